@@ -1,0 +1,166 @@
+import CSQLite
+
+// The C callbacks SQLite calls on this connection: the authorizer (what a statement reads
+// and writes, learned while it is prepared), the pre-update hook (which rows change), the
+// commit and rollback hooks (when the changes become real or vanish), and tracing.
+
+extension Database {
+  private var context: UnsafeMutableRawPointer { Unmanaged.passUnretained(self).toOpaque() }
+
+  private static func from(_ context: UnsafeMutableRawPointer?) -> Database {
+    Unmanaged<Database>.fromOpaque(context!).takeUnretainedValue()
+  }
+
+  func installHooks() {
+    sqlite3_set_authorizer(
+      sqliteConnection,
+      { context, action, first, second, _, _ in
+        Database.from(context).authorize(
+          action: action, first: first.map { String(cString: $0) },
+          second: second.map { String(cString: $0) })
+      }, context)
+    sqlite3_preupdate_hook(
+      sqliteConnection,
+      { context, _, operation, _, table, oldKey, newKey in
+        guard let table else { return }
+        Database.from(context).recordChange(
+          operation: operation, table: String(cString: table), oldKey: oldKey, newKey: newKey)
+      }, context)
+    sqlite3_commit_hook(
+      sqliteConnection,
+      { context in
+        Database.from(context).changeTracker.commitHookFired = true
+        return 0
+      }, context)
+    sqlite3_rollback_hook(
+      sqliteConnection, { context in Database.from(context).changeTracker.reset() }, context)
+  }
+
+  func removeHooks() {
+    sqlite3_set_authorizer(sqliteConnection, nil, nil)
+    sqlite3_preupdate_hook(sqliteConnection, nil, nil)
+    sqlite3_commit_hook(sqliteConnection, nil, nil)
+    sqlite3_rollback_hook(sqliteConnection, nil, nil)
+    sqlite3_trace_v2(sqliteConnection, 0, nil, nil)
+  }
+
+  private func authorize(action: Int32, first: String?, second: String?) -> Int32 {
+    let isInternal = first?.hasPrefix("sqlite_") ?? true
+    if preparingAccess != nil {
+      switch action {
+      case SQLITE_READ:
+        if let first, !isInternal { preparingAccess!.readTables.insert(first) }
+      case SQLITE_INSERT, SQLITE_UPDATE, SQLITE_DELETE:
+        if let first, !isInternal { preparingAccess!.writtenTables.insert(first) }
+      case SQLITE_CREATE_INDEX...SQLITE_CREATE_VIEW, SQLITE_DROP_INDEX...SQLITE_DROP_VIEW,
+        SQLITE_ALTER_TABLE, SQLITE_CREATE_VTABLE, SQLITE_DROP_VTABLE:
+        preparingAccess!.changesSchema = true
+      case SQLITE_SAVEPOINT:
+        if let first, let second {
+          switch first {
+          case "BEGIN": preparingAccess!.savepoint = .begin(second)
+          case "RELEASE": preparingAccess!.savepoint = .release(second)
+          case "ROLLBACK": preparingAccess!.savepoint = .rollback(second)
+          default: break
+          }
+        }
+      default:
+        break
+      }
+    }
+    // SQLite skips the pre-update hook when `DELETE FROM t` empties a table by truncation;
+    // ignoring the DELETE action turns that optimization off (rows are still deleted).
+    if action == SQLITE_DELETE, !isInternal { return SQLITE_IGNORE }
+    return SQLITE_OK
+  }
+
+  private func recordChange(operation: Int32, table: String, oldKey: Int64, newKey: Int64) {
+    switch operation {
+    case SQLITE_INSERT:
+      changeTracker.record(.insert, table: table, rowID: newKey)
+    case SQLITE_DELETE:
+      changeTracker.record(.delete, table: table, rowID: oldKey)
+    case SQLITE_UPDATE where oldKey != newKey:
+      changeTracker.record(.delete, table: table, rowID: oldKey)
+      changeTracker.record(.insert, table: table, rowID: newKey)
+    case SQLITE_UPDATE:
+      changeTracker.record(.update, table: table, rowID: newKey)
+    default:
+      break
+    }
+  }
+
+  // MARK: - Tracing
+
+  /// Calls `handler` for each statement this connection runs (`.statement`) and/or with
+  /// each statement's duration once it ends (`.profile`). Replaces any previous handler;
+  /// `nil` stops tracing.
+  ///
+  /// ```swift
+  /// db.trace(options: .profile) { print($0.expandedDescription) }
+  /// ```
+  public func trace(options: TracingOptions = .statement, _ handler: ((TraceEvent) -> Void)?) {
+    traceHandler = handler
+    guard handler != nil, !options.isEmpty else {
+      sqlite3_trace_v2(sqliteConnection, 0, nil, nil)
+      return
+    }
+    var mask: UInt32 = 0
+    if options.contains(.statement) { mask |= UInt32(SQLITE_TRACE_STMT) }
+    if options.contains(.profile) { mask |= UInt32(SQLITE_TRACE_PROFILE) }
+    sqlite3_trace_v2(
+      sqliteConnection, mask,
+      { mask, context, statement, detail in
+        let database = Database.from(context)
+        guard let handler = database.traceHandler, let statement else { return 0 }
+        let handle = OpaquePointer(statement)
+        let expanded = sqlite3_expanded_sql(handle)
+        defer { sqlite3_free(expanded) }
+        let sql = sqlite3_sql(handle).map { String(cString: $0) } ?? ""
+        let expandedSQL = expanded.map { String(cString: $0) } ?? sql
+        if mask == UInt32(SQLITE_TRACE_STMT) {
+          // Inside a trigger, SQLite passes the trigger's name as "-- TRIGGER name".
+          let text = detail.map { String(cString: $0.assumingMemoryBound(to: CChar.self)) } ?? sql
+          let isTrigger = text.hasPrefix("--")
+          handler(
+            TraceEvent(
+              kind: .statement, description: isTrigger ? text : sql,
+              expandedDescription: isTrigger ? text : expandedSQL, duration: nil))
+        } else if mask == UInt32(SQLITE_TRACE_PROFILE) {
+          let nanoseconds = detail?.load(as: Int64.self) ?? 0
+          handler(
+            TraceEvent(
+              kind: .profile, description: sql, expandedDescription: expandedSQL,
+              duration: Double(nanoseconds) / 1e9))
+        }
+        return 0
+      }, context)
+  }
+}
+
+/// Which events `Database.trace(options:_:)` reports.
+public struct TracingOptions: OptionSet, Sendable {
+  public let rawValue: Int
+  public init(rawValue: Int) { self.rawValue = rawValue }
+
+  /// Each statement as it starts (and each statement of a trigger).
+  public static let statement = TracingOptions(rawValue: 1)
+  /// Each statement as it ends, with its duration.
+  public static let profile = TracingOptions(rawValue: 2)
+}
+
+/// One traced event.
+public struct TraceEvent: Sendable, CustomStringConvertible {
+  public enum Kind: Sendable {
+    case statement
+    case profile
+  }
+
+  public var kind: Kind
+  /// The SQL as written, with `?` for its parameters.
+  public var description: String
+  /// The SQL with its bound values in place (`… WHERE "id" = 42`).
+  public var expandedDescription: String
+  /// For `.profile` events, how long the statement ran, in seconds.
+  public var duration: Double?
+}

@@ -1,0 +1,69 @@
+/// Identifies a transaction observer added with `Database.addTransactionObserver(_:)`.
+public struct TransactionObserverID: Hashable, Sendable {
+  let value: Int
+}
+
+extension Database {
+  /// Calls `onCommit` on this connection after each COMMIT that changed something, with
+  /// what it changed. Nothing is reported for rolled-back work.
+  ///
+  /// ```swift
+  /// let id = db.addTransactionObserver { changes in print(changes.tableNames) }
+  /// …
+  /// db.removeTransactionObserver(id)
+  /// ```
+  @discardableResult
+  public func addTransactionObserver(_ onCommit: @escaping (DatabaseChanges) -> Void)
+    -> TransactionObserverID
+  {
+    nextObserverID += 1
+    let id = TransactionObserverID(value: nextObserverID)
+    transactionObservers.append((id, onCommit))
+    return id
+  }
+
+  public func removeTransactionObserver(_ id: TransactionObserverID) {
+    transactionObservers.removeAll { $0.id == id }
+  }
+
+  /// After a statement ends: if it committed, hands the transaction's changes to observers.
+  func deliverCommittedChanges() {
+    guard changeTracker.commitHookFired else { return }
+    changeTracker.commitHookFired = false
+    // A COMMIT that failed after the hook (SQLITE_BUSY…) leaves the transaction open.
+    guard !isInsideTransaction else { return }
+    let committed = changeTracker.takeAll()
+    guard !committed.isEmpty, !transactionObservers.isEmpty else { return }
+    let withoutRowID = knownWithoutRowIDTables()
+    var tables: [String: TableChanges] = [:]
+    for (table, rows) in committed.rows {
+      guard !withoutRowID.contains(table) else {
+        tables[table] = TableChanges(rowIDsAreKnown: false)
+        continue
+      }
+      var changes = TableChanges()
+      for (rowID, operation) in rows {
+        switch operation {
+        case .insert: changes.insertedRowIDs.append(rowID)
+        case .update: changes.updatedRowIDs.append(rowID)
+        case .delete: changes.deletedRowIDs.append(rowID)
+        }
+      }
+      changes.insertedRowIDs.sort()
+      changes.updatedRowIDs.sort()
+      changes.deletedRowIDs.sort()
+      tables[table] = changes
+    }
+    let changes = DatabaseChanges(tables: tables, isSchemaChanged: committed.isSchemaChanged)
+    for (_, observer) in transactionObservers { observer(changes) }
+  }
+
+  private func knownWithoutRowIDTables() -> Set<String> {
+    if let withoutRowIDTables { return withoutRowIDTables }
+    let names =
+      (try? String.fetchAll(
+        self, sql: "SELECT name FROM pragma_table_list WHERE wr = 1 AND type = 'table'")) ?? []
+    withoutRowIDTables = Set(names)
+    return withoutRowIDTables!
+  }
+}

@@ -1,0 +1,299 @@
+import CSQLite
+import Foundation
+
+/// One SQLite connection.
+///
+/// A `Database` is not thread-safe and deliberately not `Sendable`: code reaches it only
+/// inside `read { db in … }` / `write { db in … }` of a `DatabaseQueue` or `DatabasePool`,
+/// which own it and serialize every access.
+///
+/// ```swift
+/// try dbQueue.write { db in
+///   try db.execute(sql: "INSERT INTO players (name, score) VALUES (?, ?)", arguments: ["Arthur", 100])
+///   let count = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM players")
+/// }
+/// ```
+public final class Database {
+  /// The raw connection handle. Only HearthSQLite's own files touch it.
+  let sqliteConnection: OpaquePointer
+  /// The configuration the connection was opened with.
+  public let configuration: Configuration
+  /// The file path, or `":memory:"`.
+  public let path: String
+  /// A short name for logs and errors (`"writer"`, `"reader.2"`).
+  public let description: String
+
+  var statementCache: [String: Statement] = [:]
+  /// Set while a statement is being prepared: the authorizer writes what it sees here.
+  var preparingAccess: StatementAccess?
+  /// The tables read by statements run inside `recordingReadTables` (a stack, for nesting).
+  var readRecorders: [Set<String>] = []
+  let changeTracker = ChangeTracker()
+  var traceHandler: ((TraceEvent) -> Void)?
+  var transactionObservers: [(id: TransactionObserverID, onCommit: (DatabaseChanges) -> Void)] = []
+  var nextObserverID = 0
+  var savepointCounter = 0
+
+  /// Opens a connection. `DatabaseQueue` and `DatabasePool` call this; most code uses them.
+  init(path: String, configuration: Configuration, readonly: Bool, description: String) throws {
+    var handle: OpaquePointer?
+    var flags = SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_URI
+    flags |= readonly ? SQLITE_OPEN_READONLY : (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)
+    let code = sqlite3_open_v2(path, &handle, flags, nil)
+    guard code == SQLITE_OK, let handle else {
+      let message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
+      if let handle { sqlite3_close_v2(handle) }
+      throw DatabaseError(
+        resultCode: ResultCode(rawValue: code), message: "cannot open \(path): \(message)")
+    }
+    self.sqliteConnection = handle
+    self.configuration = configuration
+    self.path = path
+    self.description = description
+    sqlite3_extended_result_codes(handle, 1)
+    installHooks()
+    do {
+      try setUp(readonly: readonly)
+    } catch {
+      removeHooks()
+      sqlite3_close_v2(handle)
+      throw error
+    }
+  }
+
+  deinit {
+    statementCache.removeAll()
+    removeHooks()
+    sqlite3_close_v2(sqliteConnection)
+  }
+
+  private func setUp(readonly: Bool) throws {
+    if let timeout = configuration.busyTimeout {
+      sqlite3_busy_timeout(sqliteConnection, Int32(min(timeout * 1000, Double(Int32.max))))
+    }
+    if configuration.defensive { hearth_sqlite3_enable_defensive(sqliteConnection) }
+    // Checks that the file is a database now, rather than at the first query.
+    _ = try Int.fetchOne(self, sql: "SELECT COUNT(*) FROM sqlite_master")
+    try execute(sql: "PRAGMA foreign_keys = \(configuration.foreignKeysEnabled ? "ON" : "OFF")")
+    if readonly { try execute(sql: "PRAGMA query_only = ON") }
+    for prepare in configuration.preparations { try prepare(self) }
+  }
+
+  /// SQLite's message for the last error on this connection.
+  var lastErrorMessage: String { String(cString: sqlite3_errmsg(sqliteConnection)) }
+
+  func error(code: Int32, sql: String?, arguments: StatementArguments? = nil) -> DatabaseError {
+    let extended = sqlite3_extended_errcode(sqliteConnection)
+    let resolved = (extended & 0xFF) == (code & 0xFF) ? extended : code
+    return DatabaseError(
+      resultCode: ResultCode(rawValue: resolved), message: lastErrorMessage, sql: sql,
+      arguments: arguments)
+  }
+
+  // MARK: - Facts about the connection
+
+  /// The rowid of the last successful INSERT on this connection.
+  public var lastInsertedRowID: Int64 { sqlite3_last_insert_rowid(sqliteConnection) }
+
+  /// Rows changed by the last INSERT, UPDATE or DELETE.
+  public var changesCount: Int { Int(sqlite3_changes64(sqliteConnection)) }
+
+  /// Rows changed since the connection opened.
+  public var totalChangesCount: Int { Int(sqlite3_total_changes64(sqliteConnection)) }
+
+  /// Whether a transaction is open.
+  public var isInsideTransaction: Bool { sqlite3_get_autocommit(sqliteConnection) == 0 }
+
+  /// Whether the connection refuses writes (opened read-only, or `PRAGMA query_only`).
+  public var isReadOnly: Bool {
+    sqlite3_db_readonly(sqliteConnection, "main") == 1
+      || ((try? Bool.fetchOne(self, sql: "PRAGMA query_only")) ?? false) == true
+  }
+
+  /// Stops the statement running on this connection; it fails with `SQLITE_INTERRUPT`.
+  /// The one method that may be called from another thread.
+  public func interrupt() { sqlite3_interrupt(sqliteConnection) }
+
+  // MARK: - Statements
+
+  /// Prepares one statement, not cached.
+  ///
+  /// Throws when `sql` holds anything but one statement (trailing spaces and comments aside).
+  public func makeStatement(sql: String) throws -> Statement {
+    var rest = Substring(sql)
+    guard let statement = try prepareNext(&rest, fullSQL: sql) else {
+      throw DatabaseError(resultCode: .SQLITE_MISUSE, message: "no statement in SQL", sql: sql)
+    }
+    if try prepareNext(&rest, fullSQL: sql) != nil {
+      throw DatabaseError(
+        resultCode: .SQLITE_MISUSE,
+        message: "several statements in SQL; use execute(sql:) to run them all", sql: sql)
+    }
+    return statement
+  }
+
+  /// A prepared statement from this connection's cache, prepared on first use.
+  public func cachedStatement(sql: String) throws -> Statement {
+    if let statement = statementCache[sql], !statement.isBusy { return statement }
+    let statement = try makeStatement(sql: sql)
+    if statementCache[sql] == nil {
+      if statementCache.count >= 512 { statementCache.removeAll() }
+      statementCache[sql] = statement
+    }
+    return statement
+  }
+
+  /// Prepares the first statement of `rest` and removes its text from `rest`; nil when
+  /// `rest` holds no more statements.
+  func prepareNext(_ rest: inout Substring, fullSQL: String) throws -> Statement? {
+    var utf8 = Array(rest.utf8)
+    utf8.append(0)
+    return try utf8.withUnsafeBufferPointer { buffer -> Statement? in
+      let start = UnsafeRawPointer(buffer.baseAddress!).assumingMemoryBound(to: CChar.self)
+      var handle: OpaquePointer?
+      var tail: UnsafePointer<CChar>?
+      preparingAccess = StatementAccess()
+      defer { preparingAccess = nil }
+      let code = sqlite3_prepare_v3(sqliteConnection, start, Int32(buffer.count), 0, &handle, &tail)
+      guard code == SQLITE_OK else {
+        throw error(code: code, sql: String(rest).trimmingCharacters(in: .whitespacesAndNewlines))
+      }
+      let consumed = tail.map { $0 - start } ?? (buffer.count - 1)
+      let text = String(decoding: buffer[0..<consumed], as: UTF8.self)
+      rest = Substring(String(decoding: buffer[consumed..<(buffer.count - 1)], as: UTF8.self))
+      guard let handle else {
+        // Only spaces or comments: keep going unless the input is exhausted.
+        return rest.isEmpty ? nil : try prepareNext(&rest, fullSQL: fullSQL)
+      }
+      return Statement(
+        database: self, sqliteStatement: handle,
+        sql: text.trimmingCharacters(in: .whitespacesAndNewlines), access: preparingAccess!)
+    }
+  }
+
+  /// Runs every statement of `sql`, binding `arguments` in order across them.
+  ///
+  /// ```swift
+  /// try db.execute(sql: """
+  ///   CREATE TABLE players (id INTEGER PRIMARY KEY, name TEXT NOT NULL);
+  ///   INSERT INTO players (name) VALUES (?);
+  ///   """, arguments: ["Arthur"])
+  /// ```
+  public func execute(sql: String, arguments: StatementArguments = StatementArguments()) throws {
+    // The common case, one statement: go through the cache.
+    if let cached = statementCache[sql], !cached.isBusy {
+      try cached.setArguments(arguments)
+      try run(cached) { _ in }
+      return
+    }
+    var rest = Substring(sql)
+    var position = 0
+    var first = true
+    while let statement = try prepareNext(&rest, fullSQL: sql) {
+      if first && rest.allSatisfy(\.isWhitespace) && statementCache.count < 512 {
+        statementCache[sql] = statement
+      }
+      first = false
+      try statement.bind(arguments, consumingFrom: &position)
+      try run(statement) { _ in }
+    }
+    guard position == arguments.values.count else {
+      throw DatabaseError(
+        resultCode: .SQLITE_MISUSE,
+        message: "wrong number of statement arguments: \(arguments.values.count) given, "
+          + "\(position) used",
+        sql: sql, arguments: arguments)
+    }
+  }
+
+  // MARK: - The one execution path
+
+  /// Steps `statement` to the end, calling `onRow` with each row (a live view).
+  ///
+  /// Every statement this connection runs goes through `step`/`finish`, so change tracking,
+  /// read recording and savepoint bookkeeping see all of them.
+  func run(_ statement: Statement, onRow: (Row) throws -> Void) throws {
+    try begin(statement)
+    defer { statement.isBusy = false }
+    let row = Row(sqliteStatement: statement.sqliteStatement, columns: statement.columns)
+    while try step(statement) {
+      do {
+        try onRow(row)
+      } catch {
+        finish(statement, succeeded: false)
+        throw error
+      }
+    }
+  }
+
+  /// Marks `statement` as in use and records what it reads.
+  func begin(_ statement: Statement) throws {
+    guard !statement.isBusy else {
+      throw DatabaseError(
+        resultCode: .SQLITE_MISUSE, message: "statement is already running", sql: statement.sql)
+    }
+    statement.isBusy = true
+    sqlite3_reset(statement.sqliteStatement)
+    if !readRecorders.isEmpty {
+      readRecorders[readRecorders.count - 1].formUnion(statement.access.readTables)
+    }
+  }
+
+  /// One step: true for a row, false at the end. Errors reset the statement.
+  @usableFromInline
+  func step(_ statement: Statement) throws -> Bool {
+    let code = sqlite3_step(statement.sqliteStatement)
+    switch code {
+    case SQLITE_ROW:
+      return true
+    case SQLITE_DONE:
+      finish(statement, succeeded: true)
+      return false
+    default:
+      let failure = error(code: code, sql: statement.sql, arguments: statement.arguments)
+      finish(statement, succeeded: false)
+      throw failure
+    }
+  }
+
+  /// Ends a run: resets the statement, then applies what it did to the bookkeeping.
+  func finish(_ statement: Statement, succeeded: Bool) {
+    sqlite3_reset(statement.sqliteStatement)
+    statement.isBusy = false
+    if succeeded {
+      if let savepoint = statement.access.savepoint { changeTracker.apply(savepoint) }
+      if statement.access.changesSchema {
+        changeTracker.markSchemaChanged()
+        withoutRowIDTables = nil
+      }
+    }
+    deliverCommittedChanges()
+  }
+
+  // MARK: - Read regions
+
+  /// Runs `block` and returns, with its result, the tables that its statements read.
+  ///
+  /// ```swift
+  /// let (count, tables) = try db.recordingReadTables {
+  ///   try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM players JOIN teams ON …")
+  /// }
+  /// // tables == ["players", "teams"]
+  /// ```
+  public func recordingReadTables<T>(_ block: () throws -> T) rethrows -> (T, Set<String>) {
+    readRecorders.append([])
+    do {
+      let value = try block()
+      let tables = readRecorders.removeLast()
+      if !readRecorders.isEmpty { readRecorders[readRecorders.count - 1].formUnion(tables) }
+      return (value, tables)
+    } catch {
+      readRecorders.removeLast()
+      throw error
+    }
+  }
+
+  /// WITHOUT ROWID tables of the main schema (their hook rowids mean nothing); cached until
+  /// the schema changes.
+  var withoutRowIDTables: Set<String>?
+}

@@ -1,0 +1,152 @@
+/// What one committed transaction changed: per table, the rowids inserted, updated and
+/// deleted (net of each other: a row inserted then updated is reported as inserted).
+///
+/// Reported only after COMMIT, never for rolled-back work, including work undone by
+/// `ROLLBACK TO SAVEPOINT`.
+///
+/// ```swift
+/// let observation = dbQueue.observeCommits { changes in
+///   if changes.touches(["players"]) { print(changes.tables["players"]!.insertedRowIDs) }
+/// }
+/// ```
+public struct DatabaseChanges: Hashable, Sendable, CustomStringConvertible {
+  /// Changes by table name, as the schema spells it.
+  public var tables: [String: TableChanges]
+  /// Whether the transaction created, altered or dropped a schema object.
+  public var isSchemaChanged: Bool
+
+  public init(tables: [String: TableChanges] = [:], isSchemaChanged: Bool = false) {
+    self.tables = tables
+    self.isSchemaChanged = isSchemaChanged
+  }
+
+  /// The names of the changed tables.
+  public var tableNames: Set<String> { Set(tables.keys) }
+
+  /// Whether a table of `region` changed, comparing names case-insensitively (as SQLite
+  /// does); a schema change touches every region.
+  public func touches(_ region: Set<String>) -> Bool {
+    if isSchemaChanged { return true }
+    let changed = Set(tables.keys.map { $0.lowercased() })
+    return region.contains { changed.contains($0.lowercased()) }
+  }
+
+  public var description: String {
+    let parts = tables.keys.sorted().map { "\($0): \(tables[$0]!)" }
+    return "DatabaseChanges(" + parts.joined(separator: ", ")
+      + (isSchemaChanged ? ", schema changed" : "") + ")"
+  }
+}
+
+/// The rows of one table that a transaction changed.
+public struct TableChanges: Hashable, Sendable, CustomStringConvertible {
+  public var insertedRowIDs: [Int64]
+  public var updatedRowIDs: [Int64]
+  public var deletedRowIDs: [Int64]
+  /// False for a `WITHOUT ROWID` table: it changed, but SQLite's hooks give no usable rowids.
+  public var rowIDsAreKnown: Bool
+
+  public init(
+    insertedRowIDs: [Int64] = [], updatedRowIDs: [Int64] = [], deletedRowIDs: [Int64] = [],
+    rowIDsAreKnown: Bool = true
+  ) {
+    self.insertedRowIDs = insertedRowIDs
+    self.updatedRowIDs = updatedRowIDs
+    self.deletedRowIDs = deletedRowIDs
+    self.rowIDsAreKnown = rowIDsAreKnown
+  }
+
+  public var description: String {
+    guard rowIDsAreKnown else { return "(rows unknown)" }
+    return "(inserted: \(insertedRowIDs), updated: \(updatedRowIDs), deleted: \(deletedRowIDs))"
+  }
+}
+
+/// Collects row changes as SQLite's pre-update hook reports them, one layer per open
+/// savepoint, so that `ROLLBACK TO` discards exactly the changes it undoes.
+final class ChangeTracker {
+  enum Operation {
+    case insert, update, delete
+  }
+
+  struct Layer {
+    var savepointName: String?
+    var rows: [String: [Int64: Operation]] = [:]
+    var isSchemaChanged = false
+
+    var isEmpty: Bool { rows.isEmpty && !isSchemaChanged }
+
+    /// The net effect of `earlier` followed by `later`; nil means the row is as before.
+    static func compose(_ earlier: Operation?, _ later: Operation) -> Operation? {
+      switch (earlier, later) {
+      case (nil, _): return later
+      case (.insert, .update): return .insert
+      case (.insert, .delete): return nil
+      case (.delete, .insert): return .update
+      case (.update, .delete): return .delete
+      default: return later
+      }
+    }
+
+    mutating func merge(_ upper: Layer) {
+      for (table, changes) in upper.rows {
+        var merged = rows[table] ?? [:]
+        for (rowID, operation) in changes {
+          merged[rowID] = Layer.compose(merged[rowID], operation)
+        }
+        rows[table] = merged
+      }
+      isSchemaChanged = isSchemaChanged || upper.isSchemaChanged
+    }
+  }
+
+  private(set) var layers = [Layer()]
+  var commitHookFired = false
+
+  func record(_ operation: Operation, table: String, rowID: Int64) {
+    var layer = layers.removeLast()
+    let previous = layer.rows[table]?[rowID]
+    layer.rows[table, default: [:]][rowID] = Layer.compose(previous, operation)
+    layers.append(layer)
+  }
+
+  func markSchemaChanged() {
+    layers[layers.count - 1].isSchemaChanged = true
+  }
+
+  func apply(_ action: StatementAccess.SavepointAction) {
+    switch action {
+    case .begin(let name):
+      layers.append(Layer(savepointName: name))
+    case .release(let name):
+      guard let index = index(of: name) else { return }
+      while layers.count > index {
+        let upper = layers.removeLast()
+        if layers.isEmpty { layers.append(Layer()) }
+        layers[layers.count - 1].merge(upper)
+      }
+    case .rollback(let name):
+      guard let index = index(of: name) else { return }
+      layers.removeSubrange((index + 1)...)
+      layers[index] = Layer(savepointName: layers[index].savepointName)
+    }
+  }
+
+  private func index(of name: String) -> Int? {
+    layers.lastIndex { $0.savepointName?.lowercased() == name.lowercased() }
+  }
+
+  /// Forgets everything (the transaction rolled back).
+  func reset() {
+    layers = [Layer()]
+    commitHookFired = false
+  }
+
+  /// Everything recorded, merged into one layer, and forgotten.
+  func takeAll() -> Layer {
+    var all = Layer()
+    for layer in layers { all.merge(layer) }
+    reset()
+    return all
+  }
+}
