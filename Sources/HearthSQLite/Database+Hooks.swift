@@ -70,7 +70,14 @@ extension Database {
     }
     // SQLite skips the pre-update hook when `DELETE FROM t` empties a table by truncation;
     // ignoring the DELETE action turns that optimization off (rows are still deleted).
-    if action == SQLITE_DELETE, !isInternal { return SQLITE_IGNORE }
+    // DROP TABLE asks for DELETE right after its own action, and ignoring that one would
+    // silently skip the drop: it is let through. (This also holds when SQLite re-prepares a
+    // statement during a step, outside `preparingAccess`.)
+    let followsDrop = previousActionWasDrop
+    previousActionWasDrop =
+      action == SQLITE_DROP_TABLE || action == SQLITE_DROP_TEMP_TABLE
+      || action == SQLITE_DROP_VTABLE
+    if action == SQLITE_DELETE, !isInternal, !followsDrop { return SQLITE_IGNORE }
     return SQLITE_OK
   }
 

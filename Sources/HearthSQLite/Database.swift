@@ -33,6 +33,8 @@ public final class Database {
   var transactionObservers: [(id: TransactionObserverID, onCommit: (DatabaseChanges) -> Void)] = []
   var nextObserverID = 0
   var savepointCounter = 0
+  /// Whether the authorizer's last call was a DROP TABLE (see `authorize`).
+  var previousActionWasDrop = false
 
   /// Opens a connection. `DatabaseQueue` and `DatabasePool` call this; most code uses them.
   init(path: String, configuration: Configuration, readonly: Bool, description: String) throws {
@@ -190,13 +192,18 @@ public final class Database {
     var position = 0
     var first = true
     while let statement = try prepareNext(&rest, fullSQL: sql) {
-      if first && rest.allSatisfy(\.isWhitespace) && statementCache.count < 512 {
-        statementCache[sql] = statement
-      }
+      let isLast = rest.allSatisfy(\.isWhitespace)
+      if first && isLast && statementCache.count < 512 { statementCache[sql] = statement }
       first = false
       try statement.bind(arguments, consumingFrom: &position)
+      // Check the count before the last statement runs, not after.
+      if isLast { try checkAllConsumed(arguments, position: position, sql: sql) }
       try run(statement) { _ in }
     }
+    try checkAllConsumed(arguments, position: position, sql: sql)
+  }
+
+  private func checkAllConsumed(_ arguments: StatementArguments, position: Int, sql: String) throws {
     guard position == arguments.values.count else {
       throw DatabaseError(
         resultCode: .SQLITE_MISUSE,

@@ -1,0 +1,171 @@
+import Foundation
+import HearthSQLite
+import Synchronization
+import Testing
+
+/// Collects what commit observers report.
+final class ChangeLog: Sendable {
+  private let entries = Mutex<[DatabaseChanges]>([])
+  func append(_ changes: DatabaseChanges) { entries.withLock { $0.append(changes) } }
+  var all: [DatabaseChanges] { entries.withLock { $0 } }
+}
+
+@Suite struct ChangeTrackingTests {
+  let dbQueue: DatabaseQueue
+  let log = ChangeLog()
+  let observation: TransactionObservation
+
+  init() throws {
+    dbQueue = try DatabaseQueue()
+    try dbQueue.write { db in
+      try db.execute(
+        sql: """
+          CREATE TABLE players (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, teamID INTEGER);
+          CREATE TABLE teams (id INTEGER PRIMARY KEY, name TEXT NOT NULL);
+          CREATE TABLE audit (id INTEGER PRIMARY KEY, note TEXT);
+          CREATE TABLE settings (key TEXT PRIMARY KEY, value TEXT) WITHOUT ROWID;
+          CREATE VIEW rosters AS SELECT players.name, teams.name AS team FROM players JOIN teams ON teams.id = players.teamID;
+          INSERT INTO players (id, name) VALUES (1, 'Arthur'), (2, 'Barbara'), (3, 'Craig');
+          """)
+    }
+    let log = self.log
+    observation = dbQueue.observeCommits { log.append($0) }
+  }
+
+  @Test func reportsInsertsUpdatesAndDeletesOfACommit() throws {
+    try dbQueue.write { db in
+      try db.execute(sql: "INSERT INTO players (id, name) VALUES (4, 'Dora')")
+      try db.execute(sql: "UPDATE players SET name = 'Art' WHERE id = 1")
+      try db.execute(sql: "DELETE FROM players WHERE id = 2")
+      try db.execute(sql: "INSERT INTO teams (id, name) VALUES (10, 'Reds')")
+    }
+    #expect(log.all.count == 1)
+    let changes = try #require(log.all.first)
+    #expect(changes.tables["players"] == TableChanges(insertedRowIDs: [4], updatedRowIDs: [1], deletedRowIDs: [2]))
+    #expect(changes.tables["teams"] == TableChanges(insertedRowIDs: [10]))
+    #expect(changes.tableNames == ["players", "teams"])
+    #expect(!changes.isSchemaChanged)
+    #expect(changes.touches(["Teams"]))
+    #expect(!changes.touches(["audit"]))
+  }
+
+  @Test func reportsNothingOfARolledBackTransaction() throws {
+    #expect(throws: Boom.self) {
+      try dbQueue.write { db in
+        try db.execute(sql: "DELETE FROM players")
+        throw Boom()
+      }
+    }
+    // A failing statement rolls back its transaction too.
+    #expect(throws: DatabaseError.self) {
+      try dbQueue.write { db in
+        try db.execute(sql: "INSERT INTO teams (id, name) VALUES (11, 'Blues')")
+        try db.execute(sql: "INSERT INTO players (name) VALUES ('Arthur')")
+      }
+    }
+    #expect(log.all.isEmpty)
+    try dbQueue.write { try $0.execute(sql: "INSERT INTO audit (note) VALUES ('after')") }
+    #expect(log.all.map(\.tableNames) == [["audit"]])
+  }
+
+  @Test func rolledBackSavepointsAreLeftOut() throws {
+    try dbQueue.write { db in
+      try db.execute(sql: "UPDATE players SET name = 'A' WHERE id = 1")
+      try db.inSavepoint {
+        try db.execute(sql: "DELETE FROM players WHERE id = 2")
+        try db.execute(sql: "INSERT INTO teams (id, name) VALUES (20, 'Greens')")
+        return .rollback
+      }
+      try db.inSavepoint {
+        try db.execute(sql: "DELETE FROM players WHERE id = 3")
+        return .commit
+      }
+    }
+    let changes = try #require(log.all.first)
+    #expect(changes.tables["players"] == TableChanges(updatedRowIDs: [1], deletedRowIDs: [3]))
+    #expect(changes.tables["teams"] == nil)
+  }
+
+  @Test func netEffectsWithinOneTransaction() throws {
+    try dbQueue.write { db in
+      try db.execute(sql: "INSERT INTO players (id, name) VALUES (5, 'Eve')")
+      try db.execute(sql: "UPDATE players SET name = 'Eva' WHERE id = 5")
+      try db.execute(sql: "INSERT INTO players (id, name) VALUES (6, 'Finn')")
+      try db.execute(sql: "DELETE FROM players WHERE id = 6")
+      try db.execute(sql: "UPDATE players SET id = 30 WHERE id = 3")
+    }
+    let changes = try #require(log.all.first)
+    #expect(changes.tables["players"] == TableChanges(insertedRowIDs: [5, 30], deletedRowIDs: [3]))
+  }
+
+  @Test func deletingAWholeTableReportsEveryRow() throws {
+    // SQLite's truncate optimization would skip the hooks; the authorizer turns it off.
+    try dbQueue.write { try $0.execute(sql: "DELETE FROM players") }
+    #expect(log.all.first?.tables["players"]?.deletedRowIDs == [1, 2, 3])
+  }
+
+  @Test func replaceReportsTheRowItDeleted() throws {
+    try dbQueue.write { try $0.execute(sql: "INSERT OR REPLACE INTO players (id, name) VALUES (7, 'Barbara')") }
+    #expect(log.all.first?.tables["players"] == TableChanges(insertedRowIDs: [7], deletedRowIDs: [2]))
+  }
+
+  @Test func withoutRowIDTablesAreReportedWithUnknownRows() throws {
+    try dbQueue.write { try $0.execute(sql: "INSERT INTO settings VALUES ('theme', 'dark')") }
+    #expect(log.all.first?.tables["settings"] == TableChanges(rowIDsAreKnown: false))
+  }
+
+  @Test func triggersChangesAreReported() throws {
+    try dbQueue.write { db in
+      try db.execute(sql: "CREATE TRIGGER logDeletes AFTER DELETE ON players BEGIN INSERT INTO audit (note) VALUES (old.name); END")
+    }
+    try dbQueue.write { try $0.execute(sql: "DELETE FROM players WHERE id = 1") }
+    let last = try #require(log.all.last)
+    #expect(last.tables["audit"]?.insertedRowIDs == [1])
+    #expect(log.all.first?.isSchemaChanged == true)
+  }
+
+  @Test func autocommitStatementsAreReportedToo() throws {
+    try dbQueue.writeWithoutTransaction { db in
+      try db.execute(sql: "INSERT INTO teams (id, name) VALUES (1, 'Reds')")
+      try db.execute(sql: "INSERT INTO teams (id, name) VALUES (2, 'Blues')")
+    }
+    #expect(log.all.map { $0.tables["teams"]?.insertedRowIDs } == [[1], [2]])
+  }
+
+  @Test func cancelledObservationsStopReporting() throws {
+    observation.cancel()
+    try dbQueue.write { try $0.execute(sql: "INSERT INTO audit (note) VALUES ('x')") }
+    #expect(log.all.isEmpty)
+  }
+
+  @Test func selectsReportTheTablesTheyRead() throws {
+    try dbQueue.read { db in
+      let cases: [(String, Set<String>)] = [
+        ("SELECT name FROM players", ["players"]),
+        ("SELECT COUNT(*) FROM players", ["players"]),
+        ("SELECT * FROM players JOIN teams ON teams.id = players.teamID", ["players", "teams"]),
+        ("SELECT * FROM rosters", ["rosters", "players", "teams"]),
+        ("SELECT (SELECT COUNT(*) FROM audit), name FROM teams", ["audit", "teams"]),
+        ("SELECT 1", []),
+      ]
+      for (sql, expected) in cases {
+        #expect(try db.makeStatement(sql: sql).readTables == expected, "\(sql)")
+        let (_, recorded) = try db.recordingReadTables { try Row.fetchAll(db, sql: sql) }
+        #expect(recorded == expected, "\(sql)")
+      }
+    }
+  }
+}
+
+@Suite struct SchemaChangeTests {
+  @Test func dropTableDropsAndIsReported() throws {
+    let dbQueue = try DatabaseQueue()
+    try dbQueue.write { try $0.execute(sql: "CREATE TABLE a (x); INSERT INTO a VALUES (1), (2)") }
+    let log = ChangeLog()
+    let observation = dbQueue.observeCommits { log.append($0) }
+    try dbQueue.write { try $0.execute(sql: "DROP TABLE a") }
+    #expect(try dbQueue.read { try $0.tableExists("a") } == false)
+    #expect(log.all.first?.isSchemaChanged == true)
+    withExtendedLifetime(observation) {}
+  }
+}
