@@ -6,7 +6,7 @@ import PackageDescription
 /// Every Swift target is built in Swift 6 language mode (complete concurrency checking),
 /// with existential `any` spelled out.
 let strict: [SwiftSetting] = [
-  .enableUpcomingFeature("ExistentialAny"),
+  .enableUpcomingFeature("ExistentialAny")
 ]
 
 let package = Package(

@@ -203,7 +203,8 @@ public final class Database {
     try checkAllConsumed(arguments, position: position, sql: sql)
   }
 
-  private func checkAllConsumed(_ arguments: StatementArguments, position: Int, sql: String) throws {
+  private func checkAllConsumed(_ arguments: StatementArguments, position: Int, sql: String) throws
+  {
     guard position == arguments.values.count else {
       throw DatabaseError(
         resultCode: .SQLITE_MISUSE,

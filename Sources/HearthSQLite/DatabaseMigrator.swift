@@ -88,7 +88,8 @@ public struct DatabaseMigrator: Sendable {
   }
 
   private func apply(_ migration: Migration, in db: Database) throws {
-    let disableForeignKeys = migration.foreignKeyChecks == .deferred && db.configuration.foreignKeysEnabled
+    let disableForeignKeys =
+      migration.foreignKeyChecks == .deferred && db.configuration.foreignKeysEnabled
     if disableForeignKeys { try db.execute(sql: "PRAGMA foreign_keys = OFF") }
     defer { if disableForeignKeys { try? db.execute(sql: "PRAGMA foreign_keys = ON") } }
     do {
@@ -108,7 +109,8 @@ public struct DatabaseMigrator: Sendable {
 
   private func createMigrationsTable(_ db: Database) throws {
     try db.execute(
-      sql: "CREATE TABLE IF NOT EXISTS \(Self.migrationsTable) (identifier TEXT NOT NULL PRIMARY KEY)"
+      sql:
+        "CREATE TABLE IF NOT EXISTS \(Self.migrationsTable) (identifier TEXT NOT NULL PRIMARY KEY)"
     )
   }
 
@@ -173,7 +175,10 @@ public struct DatabaseMigrator: Sendable {
   /// Drops every table, view, index and trigger.
   static func erase(_ db: Database) throws {
     try db.execute(sql: "PRAGMA foreign_keys = OFF")
-    defer { try? db.execute(sql: "PRAGMA foreign_keys = \(db.configuration.foreignKeysEnabled ? "ON" : "OFF")") }
+    defer {
+      try? db.execute(
+        sql: "PRAGMA foreign_keys = \(db.configuration.foreignKeysEnabled ? "ON" : "OFF")")
+    }
     try db.inTransaction(.immediate) {
       let objects = try Row.fetchAll(
         db,
@@ -200,7 +205,9 @@ extension Database {
   /// Whether a table (or view) of that name exists in the main schema.
   public func tableExists(_ name: String) throws -> Bool {
     try Int.fetchOne(
-      self, sql: "SELECT 1 FROM sqlite_master WHERE type IN ('table', 'view') AND name = ? COLLATE NOCASE",
+      self,
+      sql:
+        "SELECT 1 FROM sqlite_master WHERE type IN ('table', 'view') AND name = ? COLLATE NOCASE",
       arguments: [name]) != nil
   }
 }

@@ -40,10 +40,11 @@ public struct DatabaseValue: Hashable, Sendable, CustomStringConvertible {
       return "\(value)"
     case .text(let value): return "'" + value.replacingOccurrences(of: "'", with: "''") + "'"
     case .blob(let data):
-      return "X'" + data.map { byte in
-        let digits = String(byte, radix: 16, uppercase: true)
-        return byte < 16 ? "0" + digits : digits
-      }.joined() + "'"
+      return "X'"
+        + data.map { byte in
+          let digits = String(byte, radix: 16, uppercase: true)
+          return byte < 16 ? "0" + digits : digits
+        }.joined() + "'"
     }
   }
 }

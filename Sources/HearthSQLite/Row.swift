@@ -130,8 +130,10 @@ public struct Row: CustomStringConvertible {
   /// Reads any column of a stepped statement as a `DatabaseValue`.
   static func value(_ statement: OpaquePointer, _ index: Int32) -> DatabaseValue {
     switch sqlite3_column_type(statement, index) {
-    case SQLITE_INTEGER: return DatabaseValue(storage: .integer(sqlite3_column_int64(statement, index)))
-    case SQLITE_FLOAT: return DatabaseValue(storage: .double(sqlite3_column_double(statement, index)))
+    case SQLITE_INTEGER:
+      return DatabaseValue(storage: .integer(sqlite3_column_int64(statement, index)))
+    case SQLITE_FLOAT:
+      return DatabaseValue(storage: .double(sqlite3_column_double(statement, index)))
     case SQLITE_TEXT: return DatabaseValue(storage: .text(text(statement, index)))
     case SQLITE_BLOB:
       let count = Int(sqlite3_column_bytes(statement, index))

@@ -20,7 +20,9 @@ import Testing
     let writerDone = DispatchSemaphore(value: 0)
     let writer = Thread {
       while keepWriting.load(ordering: .relaxed) {
-        try? dbPool.write { try $0.execute(sql: "INSERT INTO blobs (payload) VALUES (randomblob(1000))") }
+        try? dbPool.write {
+          try $0.execute(sql: "INSERT INTO blobs (payload) VALUES (randomblob(1000))")
+        }
         written.add(1, ordering: .relaxed)
       }
       writerDone.signal()
@@ -59,8 +61,11 @@ import Testing
       configuration.journalMode = .default
       let dbQueue = try DatabaseQueue(path: path, configuration: configuration)
       try dbQueue.write { db in
-        try db.execute(sql: "CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT); CREATE INDEX tv ON t(v)")
-        for i in 0..<2000 { try db.execute(sql: "INSERT INTO t (v) VALUES (?)", arguments: ["value \(i)"]) }
+        try db.execute(
+          sql: "CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT); CREATE INDEX tv ON t(v)")
+        for i in 0..<2000 {
+          try db.execute(sql: "INSERT INTO t (v) VALUES (?)", arguments: ["value \(i)"])
+        }
       }
     }
     // Scribble over a page in the middle of the file.

@@ -41,7 +41,9 @@ final class ChangeLog: Sendable {
     }
     #expect(log.all.count == 1)
     let changes = try #require(log.all.first)
-    #expect(changes.tables["players"] == TableChanges(insertedRowIDs: [4], updatedRowIDs: [1], deletedRowIDs: [2]))
+    #expect(
+      changes.tables["players"]
+        == TableChanges(insertedRowIDs: [4], updatedRowIDs: [1], deletedRowIDs: [2]))
     #expect(changes.tables["teams"] == TableChanges(insertedRowIDs: [10]))
     #expect(changes.tableNames == ["players", "teams"])
     #expect(!changes.isSchemaChanged)
@@ -105,8 +107,11 @@ final class ChangeLog: Sendable {
   }
 
   @Test func replaceReportsTheRowItDeleted() throws {
-    try dbQueue.write { try $0.execute(sql: "INSERT OR REPLACE INTO players (id, name) VALUES (7, 'Barbara')") }
-    #expect(log.all.first?.tables["players"] == TableChanges(insertedRowIDs: [7], deletedRowIDs: [2]))
+    try dbQueue.write {
+      try $0.execute(sql: "INSERT OR REPLACE INTO players (id, name) VALUES (7, 'Barbara')")
+    }
+    #expect(
+      log.all.first?.tables["players"] == TableChanges(insertedRowIDs: [7], deletedRowIDs: [2]))
   }
 
   @Test func withoutRowIDTablesAreReportedWithUnknownRows() throws {
@@ -116,7 +121,10 @@ final class ChangeLog: Sendable {
 
   @Test func triggersChangesAreReported() throws {
     try dbQueue.write { db in
-      try db.execute(sql: "CREATE TRIGGER logDeletes AFTER DELETE ON players BEGIN INSERT INTO audit (note) VALUES (old.name); END")
+      try db.execute(
+        sql:
+          "CREATE TRIGGER logDeletes AFTER DELETE ON players BEGIN INSERT INTO audit (note) VALUES (old.name); END"
+      )
     }
     try dbQueue.write { try $0.execute(sql: "DELETE FROM players WHERE id = 1") }
     let last = try #require(log.all.last)

@@ -22,7 +22,9 @@ import Testing
     }
     let dbPool = try DatabasePool(path: directory.path("db.sqlite"), configuration: configuration)
     #expect(try dbPool.read { try Int.fetchOne($0, sql: "PRAGMA cache_size") } == -4096)
-    #expect(try dbPool.writeWithoutTransaction { try Int.fetchOne($0, sql: "PRAGMA cache_size") } == -4096)
+    #expect(
+      try dbPool.writeWithoutTransaction { try Int.fetchOne($0, sql: "PRAGMA cache_size") } == -4096
+    )
   }
 
   @Test func aFailingPreparationFailsTheOpen() throws {

@@ -108,7 +108,8 @@ import Testing
     var edited = DatabaseMigrator()
     edited.eraseDatabaseOnSchemaChange = true
     edited.registerMigration("Create lists") { db in
-      try db.execute(sql: "CREATE TABLE lists (id INTEGER PRIMARY KEY, title TEXT NOT NULL, color INTEGER)")
+      try db.execute(
+        sql: "CREATE TABLE lists (id INTEGER PRIMARY KEY, title TEXT NOT NULL, color INTEGER)")
     }
     try edited.migrate(dbPool)
     try dbPool.read { (db: Database) throws in

@@ -41,7 +41,11 @@ import Testing
     inserted.wait()
     // Several concurrent readers each see the last committed state, not the writer's.
     try await withThrowingTaskGroup(of: Int.self) { group in
-      for _ in 0..<4 { group.addTask { try await pool.read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM items")! } } }
+      for _ in 0..<4 {
+        group.addTask {
+          try await pool.read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM items")! }
+        }
+      }
       for try await seen in group { #expect(seen == 1) }
     }
     finish.signal()
@@ -97,7 +101,8 @@ import Testing
     let error = try #require(throws: DatabaseError.self) { try DatabasePool(path: garbage) }
     #expect(error.resultCode == .SQLITE_NOTADB)
     // …and the file is left as it was.
-    #expect(try Data(contentsOf: URL(fileURLWithPath: garbage)) == Data(repeating: 0x42, count: 4096))
+    #expect(
+      try Data(contentsOf: URL(fileURLWithPath: garbage)) == Data(repeating: 0x42, count: 4096))
   }
 
   @Test func busyIsATypedErrorAndAppliesNothing() throws {

@@ -26,21 +26,30 @@ import Testing
         sql: "INSERT INTO players (name, score) VALUES (:name, :score)",
         arguments: ["name": "Craig", "score": 7])
       #expect(db.lastInsertedRowID == 3)
-      try db.execute(sql: "UPDATE players SET score = score + ? WHERE score < ?", arguments: [1, 500])
+      try db.execute(
+        sql: "UPDATE players SET score = score + ? WHERE score < ?", arguments: [1, 500])
       #expect(db.changesCount == 2)
     }
-    let scores = try dbQueue.read { try Int.fetchAll($0, sql: "SELECT score FROM players ORDER BY id") }
+    let scores = try dbQueue.read {
+      try Int.fetchAll($0, sql: "SELECT score FROM players ORDER BY id")
+    }
     #expect(scores == [101, 1000, 8])
   }
 
   @Test func rowsByIndexAndByName() throws {
-    let rows = try dbQueue.read { try Row.fetchAll($0, sql: "SELECT id, name AS Name, score FROM players ORDER BY id") }
+    let rows = try dbQueue.read {
+      try Row.fetchAll($0, sql: "SELECT id, name AS Name, score FROM players ORDER BY id")
+    }
     #expect(rows.count == 2)
     #expect(rows[0].columnNames == ["id", "Name", "score"])
     #expect(try rows[0][0] as Int64 == 1)
     #expect(try rows[0]["name"] as String == "Arthur")  // names compare case-insensitively
     #expect(try rows[1]["score"] as Int == 1000)
-    #expect(rows[1] == Row(columnNames: ["id", "Name", "score"], values: [2.databaseValue, "Barbara".databaseValue, 1000.databaseValue]))
+    #expect(
+      rows[1]
+        == Row(
+          columnNames: ["id", "Name", "score"],
+          values: [2.databaseValue, "Barbara".databaseValue, 1000.databaseValue]))
   }
 
   @Test func cursorIteratesWithoutCopying() throws {
@@ -92,7 +101,10 @@ import Testing
       try dbQueue.write { try $0.execute(sql: "UPDATE players SET score = -1") }
     }
     #expect(check.extendedResultCode == .SQLITE_CONSTRAINT_CHECK)
-    #expect(try dbQueue.read { try Int.fetchAll($0, sql: "SELECT score FROM players ORDER BY id") } == [100, 1000])
+    #expect(
+      try dbQueue.read { try Int.fetchAll($0, sql: "SELECT score FROM players ORDER BY id") } == [
+        100, 1000,
+      ])
   }
 
   @Test func syntaxErrorsAreTypedWithTheirSQL() throws {
@@ -142,7 +154,8 @@ import Testing
 
   @Test func returningRowsCome() throws {
     let rows = try dbQueue.write { db in
-      try Row.fetchAll(db, sql: "INSERT INTO players (name, score) VALUES ('Eve', 3) RETURNING id, score")
+      try Row.fetchAll(
+        db, sql: "INSERT INTO players (name, score) VALUES ('Eve', 3) RETURNING id, score")
     }
     #expect(rows.count == 1)
     #expect(try rows[0]["id"] as Int == 3)

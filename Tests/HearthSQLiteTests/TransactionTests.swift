@@ -18,12 +18,12 @@ struct Boom: Error {}
 
   @Test func writeIsOneImmediateTransaction() throws {
     var traced: [String] = []
-    try dbQueue.inDatabase { db in db.trace { traced.append($0.description) } }
+    dbQueue.inDatabase { db in db.trace { traced.append($0.description) } }
     try dbQueue.write { db in
       #expect(db.isInsideTransaction)
       try db.execute(sql: "INSERT INTO items VALUES ('a')")
     }
-    try dbQueue.inDatabase { db in db.trace(nil) }
+    dbQueue.inDatabase { db in db.trace(nil) }
     #expect(traced.first == "BEGIN IMMEDIATE TRANSACTION")
     #expect(traced.last == "COMMIT TRANSACTION")
   }
@@ -59,7 +59,8 @@ struct Boom: Error {}
         }
         return .commit
       }
-      #expect(try String.fetchAll(db, sql: "SELECT name FROM items ORDER BY name") == ["kept", "outer"])
+      #expect(
+        try String.fetchAll(db, sql: "SELECT name FROM items ORDER BY name") == ["kept", "outer"])
     }
     #expect(try names() == ["kept", "outer"])
   }
@@ -115,7 +116,7 @@ struct Boom: Error {}
       try dbQueue.write { try $0.execute(sql: "INSERT INTO children (parentID) VALUES (42)") }
     }
     #expect(error.resultCode == .SQLITE_CONSTRAINT)
-    try dbQueue.inDatabase { db in #expect(!db.isInsideTransaction) }
+    dbQueue.inDatabase { db in #expect(!db.isInsideTransaction) }
     #expect(try dbQueue.read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM children") } == 0)
   }
 }

@@ -1,0 +1,80 @@
+import Foundation
+
+/// One figure of a benchmark: our code next to a baseline measured in the same run.
+struct Figure {
+  var bench: String
+  var ours: Double
+  var baseline: Double
+  var unit: String
+
+  var ratio: Double { ours / baseline }
+
+  var json: String {
+    func number(_ value: Double) -> String { String(format: "%.4f", value) }
+    return
+      #"{"bench": "\#(bench)", "ours": \#(number(ours)), "baseline": \#(number(baseline)), "ratio": \#(number(ratio)), "unit": "\#(unit)"}"#
+  }
+}
+
+/// What every benchmark receives from the command line.
+struct Options: Sendable {
+  /// A short run that only proves the benchmark works (CI).
+  var quick = false
+}
+
+/// A named benchmark that measures one or more figures.
+struct Benchmark: Sendable {
+  var name: String
+  var summary: String
+  var run: @Sendable (Options) throws -> [Figure]
+}
+
+/// Monotonic wall-clock time of `body`, in milliseconds.
+func milliseconds(_ body: () throws -> Void) rethrows -> Double {
+  let start = DispatchTime.now().uptimeNanoseconds
+  try body()
+  return Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6
+}
+
+/// Runs `ours` and `baseline` alternately `rounds` times (after one warm-up each) and
+/// returns the median time of each, so that drift in machine load hits both alike.
+func compare(
+  rounds: Int, ours: () throws -> Void, baseline: () throws -> Void
+) rethrows -> (ours: Double, baseline: Double) {
+  try ours()
+  try baseline()
+  var oursTimes: [Double] = []
+  var baselineTimes: [Double] = []
+  for round in 0..<rounds {
+    // Alternate which goes first, so neither always runs on a warmer cache.
+    if round.isMultiple(of: 2) {
+      oursTimes.append(try milliseconds(ours))
+      baselineTimes.append(try milliseconds(baseline))
+    } else {
+      baselineTimes.append(try milliseconds(baseline))
+      oursTimes.append(try milliseconds(ours))
+    }
+  }
+  return (median(oursTimes), median(baselineTimes))
+}
+
+func median(_ values: [Double]) -> Double {
+  let sorted = values.sorted()
+  let middle = sorted.count / 2
+  return sorted.count.isMultiple(of: 2) ? (sorted[middle - 1] + sorted[middle]) / 2 : sorted[middle]
+}
+
+/// A temporary directory for a benchmark's files, removed at the end.
+final class BenchmarkDirectory {
+  let url: URL
+
+  init() throws {
+    url = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "hearth-bench-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+  }
+
+  deinit { try? FileManager.default.removeItem(at: url) }
+
+  func path(_ name: String) -> String { url.appendingPathComponent(name).path }
+}

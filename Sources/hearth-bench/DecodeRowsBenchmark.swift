@@ -1,0 +1,138 @@
+import CSQLite
+import Foundation
+import HearthSQLite
+
+/// Decoding rows of eight mixed columns through `Row`, against a hand-written
+/// `sqlite3_step` loop that builds the same Swift values.
+let decodeRowsBenchmark = Benchmark(
+  name: "decode-rows",
+  summary: "decode rows of 8 mixed columns via Row vs a raw sqlite3_step loop"
+) { options in
+  let rowCount = options.quick ? 10_000 : 100_000
+  let rounds = options.quick ? 3 : 15
+  let directory = try BenchmarkDirectory()
+  let path = directory.path("decode.sqlite")
+  let dbQueue = try DatabaseQueue(path: path)
+  try dbQueue.write { db in
+    try db.execute(
+      sql: """
+        CREATE TABLE items (
+          id INTEGER PRIMARY KEY, count INTEGER NOT NULL, score REAL NOT NULL,
+          title TEXT NOT NULL, notes TEXT, isFlagged INTEGER NOT NULL, priority INTEGER,
+          createdAt REAL NOT NULL
+        )
+        """)
+    let insert = try db.makeStatement(
+      sql:
+        "INSERT INTO items (count, score, title, notes, isFlagged, priority, createdAt) VALUES (?, ?, ?, ?, ?, ?, ?)"
+    )
+    for index in 0..<rowCount {
+      try insert.execute(arguments: [
+        index * 7, Double(index) / 3, "Item number \(index)",
+        index.isMultiple(of: 2) ? "Some notes about item \(index)" : nil,
+        index.isMultiple(of: 3), index.isMultiple(of: 4) ? nil : index % 3,
+        1_700_000_000 + Double(index),
+      ])
+    }
+  }
+  let sql = "SELECT id, count, score, title, notes, isFlagged, priority, createdAt FROM items"
+
+  var raw: OpaquePointer?
+  guard sqlite3_open_v2(path, &raw, SQLITE_OPEN_READONLY, nil) == SQLITE_OK, let raw else {
+    throw BenchmarkError("cannot open \(path)")
+  }
+  defer { sqlite3_close_v2(raw) }
+
+  var checksum = (ours: 0, baseline: 0)
+  let times = try dbQueue.read { db in
+    try compare(
+      rounds: rounds,
+      ours: {
+        var items: [Item] = []
+        items.reserveCapacity(rowCount)
+        let cursor = try Row.fetchCursor(db, sql: sql)
+        while let row = try cursor.next() {
+          items.append(
+            Item(
+              id: try row[0], count: try row[1], score: try row[2], title: try row[3],
+              notes: try row[4], isFlagged: try row[5], priority: try row[6],
+              createdAt: try row[7]))
+        }
+        checksum.ours = items.checksum
+      },
+      baseline: {
+        checksum.baseline = try rawDecode(connection: raw, sql: sql, rowCount: rowCount).checksum
+      })
+  }
+  guard checksum.ours == checksum.baseline else {
+    throw BenchmarkError("decode-rows: our rows and the baseline's differ")
+  }
+  return [
+    Figure(bench: "decode-rows-\(rowCount)", ours: times.ours, baseline: times.baseline, unit: "ms")
+  ]
+}
+
+struct Item {
+  var id: Int64
+  var count: Int
+  var score: Double
+  var title: String
+  var notes: String?
+  var isFlagged: Bool
+  var priority: Int?
+  var createdAt: Double
+}
+
+extension [Item] {
+  /// A value that depends on every field, so neither loop can skip work.
+  var checksum: Int {
+    var hash = Hasher()
+    for item in self {
+      hash.combine(item.id)
+      hash.combine(item.count)
+      hash.combine(item.score)
+      hash.combine(item.title)
+      hash.combine(item.notes)
+      hash.combine(item.isFlagged)
+      hash.combine(item.priority)
+      hash.combine(item.createdAt)
+    }
+    return hash.finalize()
+  }
+}
+
+struct BenchmarkError: Error, CustomStringConvertible {
+  var description: String
+  init(_ description: String) { self.description = description }
+}
+
+/// What a careful programmer writes by hand against the C API: one prepared statement,
+/// columns read by index, NULL checked where the column allows it.
+func rawDecode(connection: OpaquePointer, sql: String, rowCount: Int) throws -> [Item] {
+  var items: [Item] = []
+  items.reserveCapacity(rowCount)
+  var statement: OpaquePointer?
+  guard sqlite3_prepare_v2(connection, sql, -1, &statement, nil) == SQLITE_OK else {
+    throw BenchmarkError("prepare failed")
+  }
+  defer { sqlite3_finalize(statement) }
+  func text(_ index: Int32) -> String {
+    let bytes = sqlite3_column_text(statement, index)!
+    let count = Int(sqlite3_column_bytes(statement, index))
+    return String(decoding: UnsafeBufferPointer(start: bytes, count: count), as: UTF8.self)
+  }
+  while sqlite3_step(statement) == SQLITE_ROW {
+    items.append(
+      Item(
+        id: sqlite3_column_int64(statement, 0),
+        count: Int(sqlite3_column_int64(statement, 1)),
+        score: sqlite3_column_double(statement, 2),
+        title: text(3),
+        notes: sqlite3_column_type(statement, 4) == SQLITE_NULL ? nil : text(4),
+        isFlagged: sqlite3_column_int64(statement, 5) != 0,
+        priority: sqlite3_column_type(statement, 6) == SQLITE_NULL
+          ? nil : Int(sqlite3_column_int64(statement, 6)),
+        createdAt: sqlite3_column_double(statement, 7)))
+  }
+  return items
+}
