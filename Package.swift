@@ -1,7 +1,36 @@
 // swift-tools-version: 6.0
 // Hearth: a personal data hub for Linux. No dependency beyond the Swift toolchain and
 // Debian's system libraries (libsqlite3-dev, libzmq3-dev); see README.md for the set-up.
+import CompilerPluginSupport
+import Foundation
 import PackageDescription
+
+/// `<toolchain>/usr/lib/swift/host`, where the toolchain ships swift-syntax's modules and
+/// libraries: macros build against them, so nothing is fetched.
+let toolchainHost: String = {
+  let path = ProcessInfo.processInfo.environment["PATH"] ?? ""
+  for directory in path.split(separator: ":") {
+    let swiftc = URL(fileURLWithPath: String(directory)).appendingPathComponent("swiftc")
+    if FileManager.default.fileExists(atPath: swiftc.path) {
+      return swiftc.resolvingSymlinksInPath()
+        .deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("lib/swift/host").path
+    }
+  }
+  return "/usr/lib/swift/host"
+}()
+
+let syntaxLibraries = [
+  "SwiftSyntax", "SwiftSyntaxMacros", "SwiftSyntaxBuilder", "SwiftDiagnostics", "SwiftParser",
+  "SwiftOperators", "SwiftBasicFormat", "SwiftSyntaxMacroExpansion",
+  "SwiftCompilerPluginMessageHandling", "SwiftParserDiagnostics",
+]
+let syntaxSwiftSettings: [SwiftSetting] = [.unsafeFlags(["-I", toolchainHost])]
+let syntaxLinkerSettings: [LinkerSetting] = [
+  .unsafeFlags(
+    ["-L", toolchainHost] + syntaxLibraries.map { "-l\($0)" }
+      + ["-Xlinker", "-rpath", "-Xlinker", toolchainHost])
+]
 
 /// Every Swift target is built in Swift 6 language mode (complete concurrency checking),
 /// with existential `any` spelled out.
@@ -13,6 +42,7 @@ let package = Package(
   name: "Hearth",
   products: [
     .library(name: "HearthSQLite", targets: ["HearthSQLite"]),
+    .library(name: "HearthQuery", targets: ["HearthQuery"]),
     .executable(name: "hearth-bench", targets: ["hearth-bench"]),
     .executable(name: "hearth-demo", targets: ["hearth-demo"]),
   ],
@@ -22,12 +52,28 @@ let package = Package(
     // No pkgConfig: libzmq.pc adds Kerberos include flags that SwiftPM rejects with a warning.
     .systemLibrary(name: "CZMQ", providers: [.apt(["libzmq3-dev"])]),
     .target(name: "HearthSQLite", dependencies: ["CSQLite"], swiftSettings: strict),
+    // Naming and quoting shared by the macros and the runtime, so both give the same answer.
+    .target(name: "HearthNaming", swiftSettings: strict),
+    .macro(
+      name: "HearthQueryMacros", dependencies: ["HearthNaming"],
+      swiftSettings: strict + syntaxSwiftSettings, linkerSettings: syntaxLinkerSettings),
+    .target(
+      name: "HearthQueryCore", dependencies: ["HearthSQLite", "HearthNaming"],
+      swiftSettings: strict),
+    .target(
+      name: "HearthQuery", dependencies: ["HearthQueryCore", "HearthQueryMacros"],
+      swiftSettings: strict),
     .executableTarget(
-      name: "hearth-bench", dependencies: ["HearthSQLite", "CSQLite"], swiftSettings: strict),
+      name: "hearth-bench", dependencies: ["HearthSQLite", "HearthQuery", "CSQLite"],
+      swiftSettings: strict),
     .executableTarget(name: "hearth-demo", dependencies: ["HearthSQLite"], swiftSettings: strict),
     .testTarget(
       name: "HearthSQLiteTests", dependencies: ["HearthSQLite", "CSQLite", "CZMQ"],
       swiftSettings: strict),
+    .testTarget(name: "HearthQueryTests", dependencies: ["HearthQuery"], swiftSettings: strict),
+    .testTarget(
+      name: "HearthQueryMacrosTests", dependencies: ["HearthQueryMacros"],
+      swiftSettings: strict + syntaxSwiftSettings, linkerSettings: syntaxLinkerSettings),
   ],
   swiftLanguageModes: [.v6]
 )

@@ -1,0 +1,68 @@
+@_exported import HearthQueryCore
+@_exported import HearthSQLite
+
+/// Makes a struct a table: typed columns, row decoding, and a `Draft` for tables with a
+/// primary key. The table name is the type's name in lower camel case, plural
+/// (`RemindersList` → `remindersLists`), unless given: `@Table("remindersTags")`.
+///
+/// ```swift
+/// @Table
+/// struct Reminder: Identifiable {
+///   let id: Int
+///   var title = ""
+///   @Column(as: Color.HexRepresentation.self) var color: Color = .red
+///   var priority: Priority?
+/// }
+/// ```
+@attached(
+  extension, conformances: Table, PrimaryKeyedTable,
+  names: named(TableColumns), named(columns), named(tableName), named(init(decoder:)),
+  named(Draft))
+public macro Table(_ name: String = "") =
+  #externalMacro(module: "HearthQueryMacros", type: "TableMacro")
+
+/// Customizes a column of a `@Table`: its name, its storage, or that it is the primary key.
+///
+/// ```swift
+/// @Column("due_date") var dueDate: Date?
+/// @Column(as: Color.HexRepresentation.self) var color: Color
+/// @Column(primaryKey: true) var title: String
+/// ```
+@attached(peer)
+public macro Column(_ name: String = "", primaryKey: Bool = false) =
+  #externalMacro(module: "HearthQueryMacros", type: "ColumnMacro")
+
+@attached(peer)
+public macro Column<Representation: QueryRepresentable>(
+  _ name: String = "", as representation: Representation.Type, primaryKey: Bool = false
+) = #externalMacro(module: "HearthQueryMacros", type: "ColumnMacro")
+
+/// A stored property of a `@Table` that is not a column. It needs a default value.
+@attached(peer)
+public macro Ephemeral() = #externalMacro(module: "HearthQueryMacros", type: "EphemeralMacro")
+
+/// SQL written as text, typed by context or by `as:`. Interpolated values are bound
+/// (`\(value)` is a `?`); columns and tables splice in (`\(Reminder.columns)`,
+/// `\(Reminder.self)`); raw text only with `\(raw: text)`.
+///
+/// ```swift
+/// try #sql("CREATE TABLE items (id INTEGER PRIMARY KEY)").execute(db)
+/// let isPastDue: some QueryExpression<Bool> = #sql("date(\(dueDate)) < date(\(now))")
+/// ```
+@freestanding(expression)
+public macro sql<QueryValue>(
+  _ queryFragment: QueryFragment, as queryValueType: QueryValue.Type = QueryValue.self
+) -> SQLQueryExpression<QueryValue> =
+  #externalMacro(module: "HearthQueryMacros", type: "SQLMacro")
+
+/// A Swift value as a bound parameter, typed as itself: `#bind(.completed)`.
+@freestanding(expression)
+public macro bind<QueryValue: QueryBindable>(_ value: QueryValue) -> BindQueryExpression<QueryValue> =
+  #externalMacro(module: "HearthQueryMacros", type: "BindMacro")
+
+/// A value of a custom representation as a bound parameter.
+@freestanding(expression)
+public macro bind<QueryValue: QueryBindable>(
+  _ value: QueryValue.QueryOutput, as representation: QueryValue.Type
+) -> BindQueryExpression<QueryValue> =
+  #externalMacro(module: "HearthQueryMacros", type: "BindMacro")

@@ -1,0 +1,39 @@
+/// A `DELETE` of `From`'s rows, returning `Returning` rows (`Void` without `returning`).
+///
+/// ```swift
+/// try Item.where { $0.id.in(ids) }.delete().execute(db)
+/// try Item.delete(item).execute(db)
+/// ```
+public struct Delete<From: Table, Returning>: Statement, Sendable {
+  public typealias QueryValue = Returning
+
+  var wheres: [QueryFragment]
+  var returningColumns: [QueryFragment] = []
+  let decode: @Sendable (inout QueryDecoder) throws -> Returning
+
+  public func _decodeRow(_ decoder: inout QueryDecoder) throws -> Returning { try decode(&decoder) }
+
+  public var query: QueryFragment {
+    var sql: QueryFragment = "DELETE FROM " + From.quotedTableName
+    if !wheres.isEmpty { sql += " WHERE " + wheres.joinedWithAnd() }
+    if !returningColumns.isEmpty { sql += " RETURNING " + returningColumns.joined() }
+    return sql
+  }
+
+  /// Rows of the deleted values.
+  public func returning<each C: QueryExpression>(_ selection: (From.TableColumns) -> (repeat each C))
+    -> Delete<From, (repeat (each C).QueryValue.QueryOutput)>
+  where repeat (each C).QueryValue: QueryRepresentable {
+    var columns: [QueryFragment] = []
+    for column in repeat each selection(From.columns) { columns.append(column.queryFragment) }
+    return Delete<From, (repeat (each C).QueryValue.QueryOutput)>(
+      wheres: wheres, returningColumns: columns,
+      decode: { decoder in (repeat try decoder.decode((each C).QueryValue.self)) })
+  }
+}
+
+extension Delete where Returning == Void {
+  init(wheres: [QueryFragment]) {
+    self.init(wheres: wheres, decode: { _ in })
+  }
+}

@@ -1,0 +1,234 @@
+import HearthNaming
+import HearthSQLite
+
+/// What SQLite does when a row breaks a constraint: `INSERT OR REPLACE`, `UPDATE OR IGNORE`…
+public enum ConflictResolution: String, Sendable {
+  case abort = "ABORT"
+  case fail = "FAIL"
+  case ignore = "IGNORE"
+  case replace = "REPLACE"
+  case rollback = "ROLLBACK"
+}
+
+/// An `INSERT` into `Into`, returning `Returning` rows (`Void` without `returning`).
+///
+/// ```swift
+/// try Reminder.insert { Reminder.Draft(title: "Get milk") }.execute(db)
+/// let id = try Reminder.insert { Reminder.Draft(title: "Call") }.returning(\.id).fetchOne(db)
+/// ```
+public struct Insert<Into: Table, Returning>: Statement, Sendable {
+  public typealias QueryValue = Returning
+
+  var conflictResolution: ConflictResolution?
+  var source: InsertSource
+  var upsert: QueryFragment?
+  var returningColumns: [QueryFragment] = []
+  let decode: @Sendable (inout QueryDecoder) throws -> Returning
+
+  public func _decodeRow(_ decoder: inout QueryDecoder) throws -> Returning { try decode(&decoder) }
+
+  public var query: QueryFragment {
+    var sql: QueryFragment = "INSERT"
+    if let conflictResolution { sql.append(raw: " OR " + conflictResolution.rawValue) }
+    sql += " INTO " + Into.quotedTableName
+    switch source {
+    case .defaultValues:
+      sql += " DEFAULT VALUES"
+    case .values(let columns, let rows):
+      sql += " " + columnList(columns) + " VALUES "
+      sql += rows.map { "(" + $0.joined() + ")" }.joined()
+    case .select(let columns, let select):
+      sql += " " + columnList(columns) + " " + select
+    }
+    if let upsert { sql += upsert }
+    if !returningColumns.isEmpty { sql += " RETURNING " + returningColumns.joined() }
+    return sql
+  }
+
+  /// Rows of the inserted values: `.returning { ($0.id, $0.title) }`, `.returning(\.id)`.
+  public func returning<each C: QueryExpression>(_ selection: (Into.TableColumns) -> (repeat each C))
+    -> Insert<Into, (repeat (each C).QueryValue.QueryOutput)>
+  where repeat (each C).QueryValue: QueryRepresentable {
+    var columns: [QueryFragment] = []
+    for column in repeat each selection(Into.columns) { columns.append(column.queryFragment) }
+    return Insert<Into, (repeat (each C).QueryValue.QueryOutput)>(
+      conflictResolution: conflictResolution, source: source, upsert: upsert,
+      returningColumns: columns, decode: { decoder in (repeat try decoder.decode((each C).QueryValue.self)) })
+  }
+
+  /// Rows of one inserted column: `.returning(\.id)`.
+  public func returning<C: QueryExpression>(_ keyPath: KeyPath<Into.TableColumns, C>)
+    -> Insert<Into, C.QueryValue.QueryOutput>
+  where C.QueryValue: QueryRepresentable {
+    returning { $0[keyPath: keyPath] }
+  }
+}
+
+/// Where the rows of an `INSERT` come from.
+enum InsertSource: Sendable {
+  case defaultValues
+  case values(columns: [String], rows: [[QueryFragment]])
+  case select(columns: [String], query: QueryFragment)
+}
+
+func columnList(_ names: [String]) -> QueryFragment {
+  "(" + names.map { QueryFragment(raw: SQLNaming.quote($0)) }.joined() + ")"
+}
+
+/// Collects the rows of an `insert { … }` or `db.seed { … }` closure.
+@resultBuilder
+public enum InsertValuesBuilder<Value> {
+  public static func buildExpression(_ value: Value) -> [Value] { [value] }
+  public static func buildExpression(_ values: [Value]) -> [Value] { values }
+  public static func buildBlock(_ components: [Value]...) -> [Value] { components.flatMap { $0 } }
+  public static func buildEither(first component: [Value]) -> [Value] { component }
+  public static func buildEither(second component: [Value]) -> [Value] { component }
+  public static func buildOptional(_ component: [Value]?) -> [Value] { component ?? [] }
+  public static func buildArray(_ components: [[Value]]) -> [Value] { components.flatMap { $0 } }
+}
+
+extension Table {
+  /// Inserts whole rows.
+  ///
+  /// ```swift
+  /// Item.insert {
+  ///   Item(id: 1, title: "Milk")
+  ///   Item(id: 2, title: "Eggs")
+  /// }
+  /// ```
+  public static func insert(
+    or conflictResolution: ConflictResolution? = nil,
+    @InsertValuesBuilder<Self> _ rows: () -> [Self]
+  ) -> Insert<Self, Void> {
+    insertRows(of: Self.self, rows(), or: conflictResolution)
+  }
+
+  /// Inserts one row.
+  public static func insert(or conflictResolution: ConflictResolution? = nil, _ row: Self)
+    -> Insert<Self, Void>
+  {
+    insertRows(of: Self.self, [row], or: conflictResolution)
+  }
+
+  /// `INSERT … DEFAULT VALUES`: one row of the columns' defaults.
+  public static func insert(or conflictResolution: ConflictResolution? = nil) -> Insert<Self, Void> {
+    Insert(conflictResolution: conflictResolution, source: .defaultValues, decode: { _ in })
+  }
+
+  /// Inserts values for chosen columns only; the others take their defaults.
+  ///
+  /// ```swift
+  /// Item.insert { ($0.title, $0.isInStock) } values: {
+  ///   ("Milk", true)
+  ///   ("Eggs", false)
+  /// }
+  /// ```
+  public static func insert<each V: QueryBindable>(
+    or conflictResolution: ConflictResolution? = nil,
+    _ columns: (TableColumns) -> (repeat TableColumn<Self, each V>),
+    @InsertValuesBuilder<(repeat (each V).QueryOutput)> values: () -> [(repeat (each V).QueryOutput)]
+  ) -> Insert<Self, Void> {
+    var names: [String] = []
+    for column in repeat each columns(Self.columns) { names.append(column.name) }
+    let rows = values().map { row in
+      var fragments: [QueryFragment] = []
+      for (type, value) in repeat ((each V).self, each row) {
+        fragments.append(QueryFragment(binding: type.init(queryOutput: value).queryBinding))
+      }
+      return fragments
+    }
+    return Insert(
+      conflictResolution: conflictResolution, source: .values(columns: names, rows: rows),
+      decode: { _ in })
+  }
+
+  /// `INSERT INTO … (columns) SELECT …`.
+  public static func insert<each V: QueryBindable>(
+    or conflictResolution: ConflictResolution? = nil,
+    _ columns: (TableColumns) -> (repeat TableColumn<Self, each V>),
+    select: () -> some Statement
+  ) -> Insert<Self, Void> {
+    var names: [String] = []
+    for column in repeat each columns(Self.columns) { names.append(column.name) }
+    return Insert(
+      conflictResolution: conflictResolution,
+      source: .select(columns: names, query: select().query), decode: { _ in })
+  }
+}
+
+extension PrimaryKeyedTable {
+  /// Inserts drafts: rows whose primary key the database may assign. When no draft has a
+  /// key, the key column is left out, so its default (a rowid, `uuid()`…) applies.
+  ///
+  /// ```swift
+  /// Reminder.insert { Reminder.Draft(title: "Get milk") }
+  /// ```
+  public static func insert(
+    or conflictResolution: ConflictResolution? = nil,
+    @InsertValuesBuilder<Draft> _ drafts: () -> [Draft]
+  ) -> Insert<Self, Void> {
+    let drafts = drafts()
+    let keyName = columns.primaryKey.name
+    let allColumns = Draft.TableColumns.allColumns
+    let keyIndex = allColumns.firstIndex { $0.name == keyName }
+    let omitKey =
+      keyIndex.map { index in drafts.allSatisfy { allColumns[index]._binding(for: $0).isNull } }
+      ?? false
+    let kept = allColumns.enumerated().filter { !(omitKey && $0.offset == keyIndex) }
+    let rows = drafts.map { draft in kept.map { QueryFragment(binding: $0.element._binding(for: draft)) } }
+    return Insert(
+      conflictResolution: conflictResolution,
+      source: .values(columns: kept.map(\.element.name), rows: rows), decode: { _ in })
+  }
+
+  /// Inserts one draft.
+  public static func insert(or conflictResolution: ConflictResolution? = nil, _ draft: Draft)
+    -> Insert<Self, Void>
+  {
+    insert(or: conflictResolution) { draft }
+  }
+
+  /// Inserts rows, or updates every other column of the rows whose primary key exists:
+  /// `INSERT … ON CONFLICT ("id") DO UPDATE SET "title" = "excluded"."title", …`.
+  public static func upsert(@InsertValuesBuilder<Self> _ rows: () -> [Self]) -> Insert<Self, Void> {
+    var insert = insertRows(of: Self.self, rows(), or: nil)
+    let key = columns.primaryKey.name
+    let updates = TableColumns.allColumns.map(\.name).filter { $0 != key }.map {
+      QueryFragment(raw: SQLNaming.quote($0) + " = \"excluded\"." + SQLNaming.quote($0))
+    }
+    insert.upsert =
+      QueryFragment(raw: " ON CONFLICT (" + SQLNaming.quote(key) + ")")
+      + (updates.isEmpty ? " DO NOTHING" : " DO UPDATE SET " + updates.joined())
+    return insert
+  }
+}
+
+func insertRows<T: Table>(of type: T.Type, _ rows: [T], or conflictResolution: ConflictResolution?)
+  -> Insert<T, Void>
+{
+  let names = T.TableColumns.allColumns.map(\.name)
+  let values = rows.map { $0._columnBindings.map { QueryFragment(binding: $0) } }
+  return Insert(
+    conflictResolution: conflictResolution, source: .values(columns: names, rows: values),
+    decode: { _ in })
+}
+
+extension Database {
+  /// Inserts rows of several tables, in order: sample data for tests and previews.
+  ///
+  /// ```swift
+  /// try db.seed {
+  ///   RemindersList(id: 1, title: "Personal")
+  ///   Reminder(id: 1, remindersListID: 1, title: "Get milk")
+  /// }
+  /// ```
+  public func seed(@InsertValuesBuilder<any Table> _ rows: () -> [any Table]) throws {
+    for row in rows() {
+      try seedRow(row)
+    }
+  }
+
+  private func seedRow<T: Table>(_ row: T) throws {
+    try T.insert(row).execute(self)
+  }
+}

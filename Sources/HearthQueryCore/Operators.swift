@@ -1,0 +1,370 @@
+// The expression language: comparisons, logic, arithmetic, and SQLite's functions, each
+// rendering to parenthesized SQL so that precedence never surprises.
+
+func binary<Value>(_ lhs: some QueryExpression, _ op: String, _ rhs: some QueryExpression)
+  -> SQLQueryExpression<Value>
+{
+  SQLQueryExpression("(" + lhs.queryFragment + QueryFragment(raw: " \(op) ") + rhs.queryFragment + ")")
+}
+
+func function<Value>(_ name: String, _ arguments: QueryFragment...) -> SQLQueryExpression<Value> {
+  SQLQueryExpression(QueryFragment(raw: name + "(") + arguments.joined() + ")")
+}
+
+/// Whether values of this type can be NULL (`IS` compares them, not `=`).
+func isOptional<Value>(_ type: Value.Type) -> Bool { type is any _OptionalProtocol.Type }
+
+// MARK: - Comparison
+
+extension QueryExpression {
+  /// `=` (`IS` when the value is optional, so that NULL equals NULL).
+  public static func == (lhs: Self, rhs: some QueryExpression<QueryValue>)
+    -> SQLQueryExpression<Bool>
+  {
+    binary(lhs, isOptional(QueryValue.self) ? "IS" : "=", rhs)
+  }
+
+  /// `<>` (`IS NOT` when the value is optional).
+  public static func != (lhs: Self, rhs: some QueryExpression<QueryValue>)
+    -> SQLQueryExpression<Bool>
+  {
+    binary(lhs, isOptional(QueryValue.self) ? "IS NOT" : "<>", rhs)
+  }
+
+  public static func < (lhs: Self, rhs: some QueryExpression<QueryValue>)
+    -> SQLQueryExpression<Bool>
+  {
+    binary(lhs, "<", rhs)
+  }
+
+  public static func > (lhs: Self, rhs: some QueryExpression<QueryValue>)
+    -> SQLQueryExpression<Bool>
+  {
+    binary(lhs, ">", rhs)
+  }
+
+  public static func <= (lhs: Self, rhs: some QueryExpression<QueryValue>)
+    -> SQLQueryExpression<Bool>
+  {
+    binary(lhs, "<=", rhs)
+  }
+
+  public static func >= (lhs: Self, rhs: some QueryExpression<QueryValue>)
+    -> SQLQueryExpression<Bool>
+  {
+    binary(lhs, ">=", rhs)
+  }
+
+  /// `a = b`.
+  public func eq(_ other: some QueryExpression<QueryValue>) -> SQLQueryExpression<Bool> {
+    binary(self, "=", other)
+  }
+
+  /// `a <> b`.
+  public func neq(_ other: some QueryExpression<QueryValue>) -> SQLQueryExpression<Bool> {
+    binary(self, "<>", other)
+  }
+
+  /// `a > b`.
+  public func gt(_ other: some QueryExpression<QueryValue>) -> SQLQueryExpression<Bool> {
+    binary(self, ">", other)
+  }
+
+  /// `a < b`.
+  public func lt(_ other: some QueryExpression<QueryValue>) -> SQLQueryExpression<Bool> {
+    binary(self, "<", other)
+  }
+
+  /// `a >= b`.
+  public func gte(_ other: some QueryExpression<QueryValue>) -> SQLQueryExpression<Bool> {
+    binary(self, ">=", other)
+  }
+
+  /// `a <= b`.
+  public func lte(_ other: some QueryExpression<QueryValue>) -> SQLQueryExpression<Bool> {
+    binary(self, "<=", other)
+  }
+
+  /// `a IS b`: equality where NULL equals NULL. `$0.dueDate.is(nil)`.
+  public func `is`(_ other: some QueryExpression<QueryValue>) -> SQLQueryExpression<Bool> {
+    binary(self, "IS", other)
+  }
+
+  /// `a IS NOT b`. `$0.dueDate.isNot(nil)`.
+  public func isNot(_ other: some QueryExpression<QueryValue>) -> SQLQueryExpression<Bool> {
+    binary(self, "IS NOT", other)
+  }
+
+  /// `a IN (…)`: `$0.id.in(ids)`.
+  public func `in`(_ values: some Sequence<some QueryExpression<QueryValue>>)
+    -> SQLQueryExpression<Bool>
+  {
+    SQLQueryExpression("(" + queryFragment + " IN (" + values.map(\.queryFragment).joined() + "))")
+  }
+
+  /// `a IN (SELECT …)`.
+  public func `in`(_ subquery: some Statement<QueryValue>) -> SQLQueryExpression<Bool> {
+    SQLQueryExpression("(" + queryFragment + " IN (" + subquery.query + "))")
+  }
+
+  /// `a BETWEEN low AND high`.
+  public func between(
+    _ lowerBound: some QueryExpression<QueryValue>, and upperBound: some QueryExpression<QueryValue>
+  ) -> SQLQueryExpression<Bool> {
+    SQLQueryExpression(
+      "(" + queryFragment + " BETWEEN " + lowerBound.queryFragment + " AND "
+        + upperBound.queryFragment + ")")
+  }
+}
+
+extension QueryExpression where QueryValue: QueryBindable {
+  /// `a IS value`, with a value written in place: `$0.dueDate.is(nil)`.
+  public func `is`(_ value: QueryValue) -> SQLQueryExpression<Bool> { binary(self, "IS", value) }
+
+  /// `a IS NOT value`: `$0.dueDate.isNot(nil)`.
+  public func isNot(_ value: QueryValue) -> SQLQueryExpression<Bool> {
+    binary(self, "IS NOT", value)
+  }
+}
+
+extension QueryExpression where QueryValue: _OptionalProtocol {
+  /// `=` against a value of the wrapped type: `$0.priority == Priority.high`.
+  public static func == (lhs: Self, rhs: some QueryExpression<QueryValue.Wrapped>)
+    -> SQLQueryExpression<Bool>
+  {
+    binary(lhs, "=", rhs)
+  }
+
+  /// `<>` against a value of the wrapped type.
+  public static func != (lhs: Self, rhs: some QueryExpression<QueryValue.Wrapped>)
+    -> SQLQueryExpression<Bool>
+  {
+    binary(lhs, "<>", rhs)
+  }
+
+  public func eq(_ other: some QueryExpression<QueryValue.Wrapped>) -> SQLQueryExpression<Bool> {
+    binary(self, "=", other)
+  }
+
+  public func neq(_ other: some QueryExpression<QueryValue.Wrapped>) -> SQLQueryExpression<Bool>
+  {
+    binary(self, "<>", other)
+  }
+
+  /// `coalesce(a, b)`: the first non-NULL value.
+  public static func ?? (lhs: Self, rhs: some QueryExpression<QueryValue.Wrapped>)
+    -> SQLQueryExpression<QueryValue.Wrapped>
+  {
+    function("coalesce", lhs.queryFragment, rhs.queryFragment)
+  }
+
+  /// `coalesce(a, b)` where both may be NULL.
+  public static func ?? (lhs: Self, rhs: some QueryExpression<QueryValue>)
+    -> SQLQueryExpression<QueryValue>
+  {
+    function("coalesce", lhs.queryFragment, rhs.queryFragment)
+  }
+}
+
+// MARK: - Logic
+
+extension QueryExpression where QueryValue == Bool {
+  public static func && (lhs: Self, rhs: some QueryExpression<Bool>) -> SQLQueryExpression<Bool> {
+    binary(lhs, "AND", rhs)
+  }
+
+  public static func || (lhs: Self, rhs: some QueryExpression<Bool>) -> SQLQueryExpression<Bool> {
+    binary(lhs, "OR", rhs)
+  }
+
+  public static prefix func ! (expression: Self) -> SQLQueryExpression<Bool> {
+    SQLQueryExpression("NOT (" + expression.queryFragment + ")")
+  }
+
+  /// `a AND b`.
+  public func and(_ other: some QueryExpression<Bool>) -> SQLQueryExpression<Bool> {
+    binary(self, "AND", other)
+  }
+
+  /// `a OR b`.
+  public func or(_ other: some QueryExpression<Bool>) -> SQLQueryExpression<Bool> {
+    binary(self, "OR", other)
+  }
+
+  /// `NOT a`.
+  public func not() -> SQLQueryExpression<Bool> { !self }
+}
+
+// MARK: - Arithmetic
+
+extension QueryExpression where QueryValue: Numeric {
+  public static func + (lhs: Self, rhs: some QueryExpression<QueryValue>)
+    -> SQLQueryExpression<QueryValue>
+  {
+    binary(lhs, "+", rhs)
+  }
+
+  public static func - (lhs: Self, rhs: some QueryExpression<QueryValue>)
+    -> SQLQueryExpression<QueryValue>
+  {
+    binary(lhs, "-", rhs)
+  }
+
+  public static func * (lhs: Self, rhs: some QueryExpression<QueryValue>)
+    -> SQLQueryExpression<QueryValue>
+  {
+    binary(lhs, "*", rhs)
+  }
+
+  public static func / (lhs: Self, rhs: some QueryExpression<QueryValue>)
+    -> SQLQueryExpression<QueryValue>
+  {
+    binary(lhs, "/", rhs)
+  }
+
+  public static prefix func - (expression: Self) -> SQLQueryExpression<QueryValue> {
+    SQLQueryExpression("(-" + expression.queryFragment + ")")
+  }
+
+  /// `abs(x)`.
+  public func abs() -> SQLQueryExpression<QueryValue> { function("abs", queryFragment) }
+}
+
+extension QueryExpression where QueryValue: BinaryInteger {
+  public static func % (lhs: Self, rhs: some QueryExpression<QueryValue>)
+    -> SQLQueryExpression<QueryValue>
+  {
+    binary(lhs, "%", rhs)
+  }
+}
+
+// MARK: - Text
+
+extension QueryExpression where QueryValue == String {
+  /// `a || b`: text concatenation.
+  public static func + (lhs: Self, rhs: some QueryExpression<String>) -> SQLQueryExpression<String>
+  {
+    binary(lhs, "||", rhs)
+  }
+
+  /// Whether the text contains `other`, case-insensitively for ASCII (SQL `LIKE`); `%`, `_`
+  /// and `\` in `other` match themselves.
+  public func contains(_ other: String) -> SQLQueryExpression<Bool> {
+    like("%" + escapeLikePattern(other) + "%", escape: "\\")
+  }
+
+  /// Whether the text starts with `prefix` (`LIKE 'prefix%'`).
+  public func hasPrefix(_ prefix: String) -> SQLQueryExpression<Bool> {
+    like(escapeLikePattern(prefix) + "%", escape: "\\")
+  }
+
+  /// Whether the text ends with `suffix` (`LIKE '%suffix'`).
+  public func hasSuffix(_ suffix: String) -> SQLQueryExpression<Bool> {
+    like("%" + escapeLikePattern(suffix), escape: "\\")
+  }
+
+  /// `a LIKE pattern [ESCAPE e]`.
+  public func like(_ pattern: String, escape: Character? = nil) -> SQLQueryExpression<Bool> {
+    var fragment = "(" + queryFragment + " LIKE " + QueryFragment(binding: pattern.queryBinding)
+    if let escape { fragment += " ESCAPE " + QueryFragment(binding: String(escape).queryBinding) }
+    return SQLQueryExpression(fragment + ")")
+  }
+
+  /// `a GLOB pattern`: case-sensitive, with `*` and `?` wildcards.
+  public func glob(_ pattern: String) -> SQLQueryExpression<Bool> {
+    binary(self, "GLOB", pattern)
+  }
+
+  /// `lower(a)`.
+  public func lower() -> SQLQueryExpression<String> { function("lower", queryFragment) }
+  /// `upper(a)`.
+  public func upper() -> SQLQueryExpression<String> { function("upper", queryFragment) }
+  /// `length(a)`: the number of characters.
+  public func length() -> SQLQueryExpression<Int> { function("length", queryFragment) }
+  /// `trim(a)`.
+  public func trim() -> SQLQueryExpression<String> { function("trim", queryFragment) }
+  /// `ltrim(a)`.
+  public func ltrim() -> SQLQueryExpression<String> { function("ltrim", queryFragment) }
+  /// `rtrim(a)`.
+  public func rtrim() -> SQLQueryExpression<String> { function("rtrim", queryFragment) }
+
+  /// `trim(a, characters)`.
+  public func trim(_ characters: String) -> SQLQueryExpression<String> {
+    function("trim", queryFragment, characters.queryFragment)
+  }
+
+  /// `replace(a, target, replacement)`.
+  public func replace(_ target: some QueryExpression<String>, _ replacement: some QueryExpression<String>)
+    -> SQLQueryExpression<String>
+  {
+    function("replace", queryFragment, target.queryFragment, replacement.queryFragment)
+  }
+
+  /// `instr(a, other)`: the 1-based position of `other`, or 0.
+  public func instr(_ other: some QueryExpression<String>) -> SQLQueryExpression<Int> {
+    function("instr", queryFragment, other.queryFragment)
+  }
+
+  /// `substr(a, start, length)` (1-based).
+  public func substr(_ start: Int, _ length: Int? = nil) -> SQLQueryExpression<String> {
+    if let length {
+      return function("substr", queryFragment, start.queryFragment, length.queryFragment)
+    }
+    return function("substr", queryFragment, start.queryFragment)
+  }
+
+  /// `a COLLATE collation`: compare with another collation (`.nocase`, `.rtrim`, `.binary`).
+  public func collate(_ collation: Collation) -> SQLQueryExpression<String> {
+    SQLQueryExpression("(" + queryFragment + QueryFragment(raw: " COLLATE \(collation.rawValue))"))
+  }
+}
+
+/// SQLite's built-in collations.
+public struct Collation: RawRepresentable, Hashable, Sendable {
+  public let rawValue: String
+  public init(rawValue: String) { self.rawValue = rawValue }
+
+  public static let binary = Collation(rawValue: "BINARY")
+  public static let nocase = Collation(rawValue: "NOCASE")
+  public static let rtrim = Collation(rawValue: "RTRIM")
+}
+
+func escapeLikePattern(_ text: String) -> String {
+  var escaped = ""
+  for character in text {
+    if character == "%" || character == "_" || character == "\\" { escaped.append("\\") }
+    escaped.append(character)
+  }
+  return escaped
+}
+
+// MARK: - Any value
+
+extension QueryExpression {
+  /// `coalesce(a, b, …)`: the first non-NULL value.
+  public func coalesce(_ others: any QueryExpression<QueryValue>...) -> SQLQueryExpression<QueryValue>
+  {
+    SQLQueryExpression(
+      "coalesce(" + ([queryFragment] + others.map(\.queryFragment)).joined() + ")")
+  }
+
+  /// `count(x)`: the number of non-NULL values (an aggregate).
+  public func count(distinct isDistinct: Bool = false) -> SQLQueryExpression<Int> {
+    SQLQueryExpression(
+      QueryFragment(raw: isDistinct ? "count(DISTINCT " : "count(") + queryFragment + ")")
+  }
+
+  /// `CAST(x AS type)`: the value as another SQLite type.
+  public func cast<Other: QueryBindable>(as type: Other.Type = Other.self)
+    -> SQLQueryExpression<Other>
+  {
+    let affinity: String
+    switch Other.self {
+    case is any BinaryInteger.Type, is Bool.Type: affinity = "INTEGER"
+    case is any BinaryFloatingPoint.Type: affinity = "REAL"
+    case is String.Type: affinity = "TEXT"
+    default: affinity = "BLOB"
+    }
+    return SQLQueryExpression("CAST(" + queryFragment + QueryFragment(raw: " AS \(affinity))"))
+  }
+}

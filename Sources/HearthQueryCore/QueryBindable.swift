@@ -1,0 +1,170 @@
+import Foundation
+import HearthSQLite
+
+/// A Swift value that can be read from the columns of a result row.
+public protocol QueryDecodable: SendableMetatype {
+  /// Reads the value from the decoder's next column(s).
+  init(decoder: inout QueryDecoder) throws
+
+  /// How many columns the value spans (1, or a table's column count).
+  static var _columnWidth: Int { get }
+}
+
+extension QueryDecodable {
+  public static var _columnWidth: Int { 1 }
+}
+
+/// A Swift type with a database form: `QueryOutput` is what Swift code holds, `Self` what
+/// the database stores. For most types they are the same; a custom representation (such as
+/// `Color.HexRepresentation`, whose `QueryOutput` is `Color`) differs.
+///
+/// ```swift
+/// struct HexRepresentation: QueryBindable, QueryRepresentable {
+///   var queryOutput: Color
+///   init(queryOutput: Color) { self.queryOutput = queryOutput }
+///   var queryBinding: QueryBinding { queryOutput.hex.databaseValue }
+///   init(decoder: inout QueryDecoder) throws { queryOutput = Color(hex: try decoder.decode(Int.self)) }
+/// }
+/// ```
+public protocol QueryRepresentable<QueryOutput>: QueryDecodable {
+  associatedtype QueryOutput = Self
+  init(queryOutput: QueryOutput)
+  var queryOutput: QueryOutput { get }
+}
+
+extension QueryRepresentable where QueryOutput == Self {
+  @inlinable public init(queryOutput: Self) { self = queryOutput }
+  @inlinable public var queryOutput: Self { self }
+}
+
+/// A value that binds to one query parameter and reads back from one column: the types of
+/// columns. Integers, `Double`, `String`, `Bool`, `Date`, `UUID`, `Data` and optionals of
+/// them conform; so does an enum that declares it, through its raw value:
+///
+/// ```swift
+/// enum Priority: Int, QueryBindable { case low = 1, medium, high }
+/// ```
+public protocol QueryBindable: QueryRepresentable, QueryExpression where QueryValue == Self {
+  /// The value to bind.
+  var queryBinding: QueryBinding { get }
+}
+
+extension QueryBindable {
+  public var queryFragment: QueryFragment { QueryFragment(binding: queryBinding) }
+}
+
+extension QueryBindable where Self: DatabaseValueConvertible {
+  @inlinable public var queryBinding: QueryBinding { databaseValue }
+
+  @inlinable public init(decoder: inout QueryDecoder) throws {
+    self = try decoder.decodeColumn(Self.self)
+  }
+}
+
+extension Int: QueryBindable {}
+extension Int8: QueryBindable {}
+extension Int16: QueryBindable {}
+extension Int32: QueryBindable {}
+extension Int64: QueryBindable {}
+extension UInt8: QueryBindable {}
+extension UInt16: QueryBindable {}
+extension UInt32: QueryBindable {}
+extension Double: QueryBindable {}
+extension Float: QueryBindable {}
+extension Bool: QueryBindable {}
+extension String: QueryBindable {}
+extension Data: QueryBindable {}
+extension Date: QueryBindable {}
+extension UUID: QueryBindable {}
+extension DatabaseValue: QueryBindable {}
+
+// MARK: - Enums
+
+extension QueryBindable where Self: RawRepresentable, RawValue: QueryBindable {
+  public var queryBinding: QueryBinding { rawValue.queryBinding }
+
+  public init(decoder: inout QueryDecoder) throws {
+    let stored = try decoder.peek()
+    let rawValue = try RawValue(decoder: &decoder)
+    guard let value = Self(rawValue: rawValue) else {
+      throw QueryDecodingError(
+        type: "\(Self.self)", value: stored.description, reason: "no case has that raw value")
+    }
+    self = value
+  }
+}
+
+// MARK: - Optional
+
+/// What every `Optional` is; lets the query language treat optional values specially
+/// (`IS` instead of `=`, `??`).
+public protocol _OptionalProtocol {
+  associatedtype Wrapped
+}
+
+extension Optional: _OptionalProtocol {}
+
+extension Optional: QueryDecodable where Wrapped: QueryDecodable {
+  @inlinable
+  public init(decoder: inout QueryDecoder) throws {
+    if try decoder.nextColumnsAreNull(Wrapped._columnWidth) {
+      decoder.skip(Wrapped._columnWidth)
+      self = nil
+    } else {
+      self = try Wrapped(decoder: &decoder)
+    }
+  }
+
+  public static var _columnWidth: Int { Wrapped._columnWidth }
+}
+
+extension Optional: QueryRepresentable where Wrapped: QueryRepresentable {
+  public typealias QueryOutput = Wrapped.QueryOutput?
+
+  @inlinable public init(queryOutput: Wrapped.QueryOutput?) {
+    self = queryOutput.map(Wrapped.init(queryOutput:))
+  }
+
+  @inlinable public var queryOutput: Wrapped.QueryOutput? { self?.queryOutput }
+}
+
+extension Optional: QueryExpression where Wrapped: QueryBindable {
+  public typealias QueryValue = Wrapped?
+}
+
+extension Optional: QueryBindable where Wrapped: QueryBindable {
+  public var queryBinding: QueryBinding { self?.queryBinding ?? .null }
+}
+
+// MARK: - JSON
+
+/// Stores a `Codable` value as JSON text: `@Column(as: [String].JSONRepresentation.self)`.
+public struct _CodableJSONRepresentation<QueryOutput: Codable>: QueryBindable {
+  public typealias QueryValue = Self
+  public var queryOutput: QueryOutput
+
+  public init(queryOutput: QueryOutput) { self.queryOutput = queryOutput }
+
+  public var queryBinding: QueryBinding {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+    guard let data = try? encoder.encode(queryOutput) else { return .null }
+    return String(decoding: data, as: UTF8.self).databaseValue
+  }
+
+  public init(decoder: inout QueryDecoder) throws {
+    let text = try decoder.decodeColumn(String.self)
+    do {
+      queryOutput = try JSONDecoder().decode(QueryOutput.self, from: Data(text.utf8))
+    } catch {
+      throw QueryDecodingError(
+        type: "\(QueryOutput.self)", value: DatabaseValue(storage: .text(text)).description,
+        reason: "not the JSON of that type (\(error))")
+    }
+  }
+}
+
+extension Decodable where Self: Encodable {
+  /// The JSON text representation of this type, for `@Column(as:)`.
+  public typealias JSONRepresentation = _CodableJSONRepresentation<Self>
+}

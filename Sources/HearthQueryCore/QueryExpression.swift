@@ -1,0 +1,50 @@
+/// Anything that renders to SQL and has a Swift type: a column, a bound value, a function
+/// call, a subquery. `QueryValue` is the Swift type of the value it stands for.
+///
+/// ```swift
+/// extension Reminder.TableColumns {
+///   var isCompleted: some QueryExpression<Bool> { status.neq(Reminder.Status.incomplete) }
+/// }
+/// ```
+public protocol QueryExpression<QueryValue>: SendableMetatype {
+  associatedtype QueryValue
+  /// The SQL of this expression.
+  var queryFragment: QueryFragment { get }
+}
+
+/// An expression written as SQL, typed by the caller. `#sql("…")` makes one.
+///
+/// ```swift
+/// let isOverdue = SQLQueryExpression("date(\(Reminder.columns.dueDate)) < date('now')", as: Bool.self)
+/// ```
+public struct SQLQueryExpression<QueryValue>: QueryExpression, Sendable {
+  public let queryFragment: QueryFragment
+
+  public init(_ queryFragment: QueryFragment, as type: QueryValue.Type = QueryValue.self) {
+    self.queryFragment = queryFragment
+  }
+
+  /// Another expression, retyped. (Labeled: a string literal must never be taken for a
+  /// `String` value here.)
+  public init(expression: some QueryExpression, as type: QueryValue.Type = QueryValue.self) {
+    queryFragment = expression.queryFragment
+  }
+}
+
+/// A value bound as a parameter, typed as itself. `#bind(value)` makes one.
+///
+/// ```swift
+/// Reminder.where { $0.status.eq(#bind(.completing)) }
+/// ```
+public struct BindQueryExpression<QueryValue: QueryBindable>: QueryExpression, Sendable {
+  public let queryFragment: QueryFragment
+
+  public init(_ value: QueryValue) {
+    queryFragment = QueryFragment(binding: value.queryBinding)
+  }
+
+  /// A value of a custom representation: `#bind(color, as: Color.HexRepresentation.self)`.
+  public init(_ value: QueryValue.QueryOutput, as type: QueryValue.Type) {
+    queryFragment = QueryFragment(binding: QueryValue(queryOutput: value).queryBinding)
+  }
+}

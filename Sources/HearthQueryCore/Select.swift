@@ -1,0 +1,219 @@
+import HearthSQLite
+
+/// A `SELECT` from `From`, whose rows decode into `Columns`.
+///
+/// ```swift
+/// Reminder.all                                   // Select<Reminder, Reminder>
+/// Reminder.select { ($0.id, $0.title) }          // Select<(Int, String), Reminder>
+/// Reminder.where(\.isCompleted).count()          // Select<Int, Reminder>
+/// ```
+public struct Select<Columns, From: Table>: Statement, Sendable {
+  public typealias QueryValue = Columns
+
+  var clauses: SelectClauses
+  let decode: @Sendable (inout QueryDecoder) throws -> Columns
+
+  init(clauses: SelectClauses, decode: @escaping @Sendable (inout QueryDecoder) throws -> Columns)
+  {
+    self.clauses = clauses
+    self.decode = decode
+  }
+
+  public func _decodeRow(_ decoder: inout QueryDecoder) throws -> Columns { try decode(&decoder) }
+
+  public var query: QueryFragment {
+    var sql: QueryFragment = clauses.distinct ? "SELECT DISTINCT " : "SELECT "
+    sql += clauses.columns.isEmpty ? From.columns.queryFragment : clauses.columns.joined()
+    sql += " FROM " + From.quotedTableName
+    if !clauses.wheres.isEmpty { sql += " WHERE " + clauses.wheres.joinedWithAnd() }
+    if !clauses.groups.isEmpty { sql += " GROUP BY " + clauses.groups.joined() }
+    if !clauses.havings.isEmpty { sql += " HAVING " + clauses.havings.joinedWithAnd() }
+    if !clauses.orders.isEmpty { sql += " ORDER BY " + clauses.orders.joined() }
+    if let limit = clauses.limit {
+      sql += " LIMIT " + limit
+      if let offset = clauses.offset { sql += " OFFSET " + offset }
+    }
+    return sql
+  }
+
+  private func with(_ change: (inout SelectClauses) -> Void) -> Self {
+    var copy = self
+    change(&copy.clauses)
+    return copy
+  }
+
+  /// Adds a condition (conditions combine with `AND`).
+  public func `where`(_ predicate: (From.TableColumns) -> some QueryExpression<Bool>) -> Self {
+    with { $0.wheres.append(predicate(From.columns).queryFragment) }
+  }
+
+  /// Adds a boolean column or computed expression as a condition.
+  public func `where`(_ keyPath: KeyPath<From.TableColumns, some QueryExpression<Bool>>) -> Self {
+    with { $0.wheres.append(From.columns[keyPath: keyPath].queryFragment) }
+  }
+
+  /// Orders by the given columns, ascending.
+  public func order<each C: QueryExpression>(by keyPaths: repeat KeyPath<From.TableColumns, each C>)
+    -> Self
+  {
+    var terms: [QueryFragment] = []
+    for keyPath in repeat each keyPaths { terms.append(From.columns[keyPath: keyPath].queryFragment) }
+    return with { $0.orders += terms }
+  }
+
+  /// Orders by terms built in a closure: one expression, a tuple, `.desc()`, `if`/`else`.
+  public func order(@OrderingBuilder _ ordering: (From.TableColumns) -> [QueryFragment]) -> Self {
+    with { $0.orders += ordering(From.columns) }
+  }
+
+  /// `LIMIT n [OFFSET m]`.
+  public func limit(_ count: Int, offset: Int? = nil) -> Self {
+    with {
+      $0.limit = QueryFragment(binding: count.queryBinding)
+      $0.offset = offset.map { QueryFragment(binding: $0.queryBinding) }
+    }
+  }
+
+  /// `SELECT DISTINCT`.
+  public func distinct(_ isDistinct: Bool = true) -> Self { with { $0.distinct = isDistinct } }
+
+  /// `GROUP BY` the given columns.
+  public func group<each C: QueryExpression>(by keyPaths: repeat KeyPath<From.TableColumns, each C>)
+    -> Self
+  {
+    var terms: [QueryFragment] = []
+    for keyPath in repeat each keyPaths { terms.append(From.columns[keyPath: keyPath].queryFragment) }
+    return with { $0.groups += terms }
+  }
+
+  /// `GROUP BY` expressions built in a closure.
+  public func group<each C: QueryExpression>(by grouping: (From.TableColumns) -> (repeat each C))
+    -> Self
+  {
+    var terms: [QueryFragment] = []
+    for term in repeat each grouping(From.columns) { terms.append(term.queryFragment) }
+    return with { $0.groups += terms }
+  }
+
+  /// `HAVING` a condition on groups.
+  public func having(_ predicate: (From.TableColumns) -> some QueryExpression<Bool>) -> Self {
+    with { $0.havings.append(predicate(From.columns).queryFragment) }
+  }
+
+  /// The number of rows this query selects: `SELECT count(*)` with the same conditions.
+  public func count() -> Select<Int, From> {
+    Select<Int, From>(
+      clauses: with { $0.columns = ["count(*)"] }.clauses,
+      decode: { try $0.decode(Int.self) })
+  }
+
+  /// Runs `count()` and returns the number.
+  public func fetchCount(_ db: Database) throws -> Int {
+    if clauses.groups.isEmpty, clauses.limit == nil, !clauses.distinct {
+      return try count().fetchOne(db) ?? 0
+    }
+    // A grouped, limited or distinct select is counted from the outside.
+    let counting = SQLQueryExpression<Int>("SELECT count(*) FROM (" + query + ")")
+    return try counting.fetchOne(db) ?? 0
+  }
+}
+
+extension Select where Columns == From {
+  /// Selects expressions instead of the whole row: one column, or a tuple.
+  ///
+  /// ```swift
+  /// Reminder.where(\.isFlagged).select { ($0.id, $0.title) }
+  /// ```
+  public func select<each C: QueryExpression>(
+    _ selection: (From.TableColumns) -> (repeat each C)
+  ) -> Select<(repeat (each C).QueryValue.QueryOutput), From>
+  where repeat (each C).QueryValue: QueryRepresentable {
+    var columns: [QueryFragment] = []
+    for column in repeat each selection(From.columns) { columns.append(column.queryFragment) }
+    var clauses = self.clauses
+    clauses.columns = columns
+    return Select<(repeat (each C).QueryValue.QueryOutput), From>(clauses: clauses) { decoder in
+      (repeat try decoder.decode((each C).QueryValue.self))
+    }
+  }
+}
+
+/// The parts of a `SELECT`, kept apart until it renders.
+struct SelectClauses: Sendable {
+  var distinct = false
+  /// Empty: every column of the table.
+  var columns: [QueryFragment] = []
+  var wheres: [QueryFragment] = []
+  var groups: [QueryFragment] = []
+  var havings: [QueryFragment] = []
+  var orders: [QueryFragment] = []
+  var limit: QueryFragment?
+  var offset: QueryFragment?
+}
+
+extension [QueryFragment] {
+  /// `a AND b AND c`; each part is already parenthesized where it needs to be.
+  func joinedWithAnd() -> QueryFragment {
+    count == 1 ? self[0] : map { "(" + $0 + ")" }.joined(separator: " AND ")
+  }
+}
+
+/// Builds the terms of an `ORDER BY`: an expression, a tuple of them, `if`/`else`.
+@resultBuilder
+public enum OrderingBuilder {
+  public static func buildExpression<each C: QueryExpression>(_ terms: (repeat each C))
+    -> [QueryFragment]
+  {
+    var fragments: [QueryFragment] = []
+    for term in repeat each terms { fragments.append(term.queryFragment) }
+    return fragments
+  }
+
+  public static func buildBlock(_ components: [QueryFragment]...) -> [QueryFragment] {
+    components.flatMap { $0 }
+  }
+
+  public static func buildEither(first component: [QueryFragment]) -> [QueryFragment] {
+    component
+  }
+
+  public static func buildEither(second component: [QueryFragment]) -> [QueryFragment] {
+    component
+  }
+
+  public static func buildOptional(_ component: [QueryFragment]?) -> [QueryFragment] {
+    component ?? []
+  }
+
+  public static func buildArray(_ components: [[QueryFragment]]) -> [QueryFragment] {
+    components.flatMap { $0 }
+  }
+}
+
+/// One term of an `ORDER BY` with its direction.
+public struct OrderingTerm: QueryExpression, Sendable {
+  public typealias QueryValue = Void
+  public let queryFragment: QueryFragment
+}
+
+/// Where NULLs sort.
+public enum NullOrdering: String, Sendable {
+  case first = "FIRST"
+  case last = "LAST"
+}
+
+extension QueryExpression {
+  /// Ascending order: `ORDER BY x ASC`.
+  public func asc(nulls: NullOrdering? = nil) -> OrderingTerm {
+    OrderingTerm(queryFragment: queryFragment + " ASC" + nullsClause(nulls))
+  }
+
+  /// Descending order: `ORDER BY x DESC`.
+  public func desc(nulls: NullOrdering? = nil) -> OrderingTerm {
+    OrderingTerm(queryFragment: queryFragment + " DESC" + nullsClause(nulls))
+  }
+}
+
+private func nullsClause(_ nulls: NullOrdering?) -> QueryFragment {
+  nulls.map { QueryFragment(raw: " NULLS " + $0.rawValue) } ?? QueryFragment()
+}

@@ -1,0 +1,94 @@
+import HearthSQLite
+
+/// A whole SQL statement whose rows decode into `QueryValue`: a select, an insert, update or
+/// delete (with `returning` rows), or `#sql` text.
+///
+/// ```swift
+/// static func searching(_ text: String) -> some Statement<Reminder> {
+///   Reminder.where { $0.title.contains(text) }
+/// }
+/// ```
+///
+/// A statement is also an expression, so it can be a subquery: `(SELECT …)`.
+public protocol Statement<QueryValue>: QueryExpression {
+  /// The statement's SQL, without surrounding parentheses.
+  var query: QueryFragment { get }
+
+  /// Reads one result row.
+  func _decodeRow(_ decoder: inout QueryDecoder) throws -> QueryValue
+}
+
+extension Statement {
+  /// The statement in parentheses, as a subquery.
+  public var queryFragment: QueryFragment { "(" + query + ")" }
+
+  /// Runs the statement; rows, if any, are discarded.
+  public func execute(_ db: Database) throws {
+    let query = self.query
+    try db.cachedStatement(sql: query.sql).execute(arguments: StatementArguments(query.bindings))
+  }
+
+  /// Every row, decoded.
+  public func fetchAll(_ db: Database) throws -> [QueryValue] {
+    let cursor = try fetchCursor(db)
+    var values: [QueryValue] = []
+    while let value = try cursor.next() { values.append(value) }
+    return values
+  }
+
+  /// The first row, decoded, or nil when there is none.
+  public func fetchOne(_ db: Database) throws -> QueryValue? {
+    try fetchCursor(db).next()
+  }
+
+  /// A cursor that decodes rows one at a time.
+  public func fetchCursor(_ db: Database) throws -> QueryCursor<QueryValue> {
+    let query = self.query
+    let statement = try db.cachedStatement(sql: query.sql)
+    return try QueryCursor(
+      rows: Row.fetchCursor(statement, arguments: StatementArguments(query.bindings)),
+      decode: _decodeRow)
+  }
+}
+
+/// Decodes the rows of a statement one at a time. Valid inside the closure that made it.
+public final class QueryCursor<Element> {
+  @usableFromInline let rows: RowCursor
+  @usableFromInline let decode: (inout QueryDecoder) throws -> Element
+
+  init(rows: RowCursor, decode: @escaping (inout QueryDecoder) throws -> Element) {
+    self.rows = rows
+    self.decode = decode
+  }
+
+  /// The next decoded row, or nil at the end.
+  @inlinable
+  public func next() throws -> Element? {
+    guard let row = try rows.next() else { return nil }
+    var decoder = QueryDecoder(row: row)
+    return try decode(&decoder)
+  }
+}
+
+extension SQLQueryExpression where QueryValue == Void {
+  /// Runs SQL that returns nothing: `try #sql("CREATE TABLE …").execute(db)`.
+  public func execute(_ db: Database) throws {
+    try db.cachedStatement(sql: queryFragment.sql).execute(
+      arguments: StatementArguments(queryFragment.bindings))
+  }
+}
+
+extension SQLQueryExpression: Statement {
+  public var query: QueryFragment { queryFragment }
+
+  /// `#sql` rows decode through the declared type, checked at run time.
+  public func _decodeRow(_ decoder: inout QueryDecoder) throws -> QueryValue {
+    if QueryValue.self == Void.self { return () as! QueryValue }
+    guard let type = QueryValue.self as? any QueryDecodable.Type else {
+      throw QueryDecodingError(
+        type: "\(QueryValue.self)", value: "a row",
+        reason: "the type of a #sql statement must be QueryDecodable to fetch it")
+    }
+    return try type.init(decoder: &decoder) as! QueryValue
+  }
+}

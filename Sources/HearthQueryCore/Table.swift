@@ -1,0 +1,104 @@
+import HearthNaming
+
+/// A struct stored as the rows of a table. `@Table` writes the conformance.
+///
+/// ```swift
+/// @Table
+/// struct Reminder: Identifiable {
+///   let id: Int
+///   var title = ""
+///   var isCompleted = false
+/// }
+/// try Reminder.where { !$0.isCompleted }.order(by: \.title).fetchAll(db)
+/// ```
+///
+/// A table's columns are reachable from the type itself (`Reminder.title`), as in `#sql`.
+@dynamicMemberLookup
+public protocol Table: QueryRepresentable where QueryOutput == Self {
+  /// The typed columns of the table, and any computed expressions added in extensions.
+  associatedtype TableColumns: TableDefinition where TableColumns.QueryValue == Self
+
+  /// The columns.
+  static var columns: TableColumns { get }
+
+  /// The table's name in the database.
+  static var tableName: String { get }
+}
+
+extension Table {
+  /// A column or computed expression of the table: `Reminder.title`, `Reminder.isCompleted`.
+  public static subscript<Member>(dynamicMember keyPath: KeyPath<TableColumns, Member>) -> Member {
+    columns[keyPath: keyPath]
+  }
+
+  public static var _columnWidth: Int { TableColumns.allColumns.count }
+
+  /// The table's quoted name.
+  static var quotedTableName: QueryFragment { QueryFragment(raw: SQLNaming.quote(tableName)) }
+
+  /// The values of this row, in column order.
+  var _columnBindings: [QueryBinding] {
+    TableColumns.allColumns.map { $0._binding(for: self) }
+  }
+}
+
+/// A table with a primary key: `find`, `update(_:)`, `delete(_:)`, `upsert`, and a `Draft`.
+public protocol PrimaryKeyedTable: Table where TableColumns: PrimaryKeyedTableDefinition {
+  /// The same columns with an optional primary key, for inserting rows whose key the
+  /// database assigns.
+  associatedtype Draft: Table
+}
+
+/// The columns of a table, as `@Table` generates them.
+public protocol TableDefinition<QueryValue>: QueryExpression, Sendable where QueryValue: Table {
+  /// Every column, in declaration order (the order rows are decoded in).
+  static var allColumns: [any TableColumnExpression<QueryValue>] { get }
+}
+
+extension TableDefinition {
+  /// All the columns, qualified: `"reminders"."id", "reminders"."title"`.
+  public var queryFragment: QueryFragment {
+    Self.allColumns.map(\.queryFragment).joined()
+  }
+}
+
+/// The columns of a table with a primary key.
+public protocol PrimaryKeyedTableDefinition: TableDefinition {
+  associatedtype PrimaryKey: QueryBindable
+  var primaryKey: TableColumn<QueryValue, PrimaryKey> { get }
+}
+
+/// A column, without its value type: what code that walks all columns sees.
+public protocol TableColumnExpression<Root>: Sendable {
+  associatedtype Root: Table
+  /// The column's name.
+  var name: String { get }
+  /// The qualified column: `"reminders"."title"`.
+  var queryFragment: QueryFragment { get }
+  /// This column's value in `row`, bound.
+  func _binding(for row: Root) -> QueryBinding
+}
+
+/// One column of `Root`, holding values of `Value` (a representation's column holds the
+/// representation; its Swift property holds `Value.QueryOutput`).
+public struct TableColumn<Root: Table, Value: QueryBindable>: TableColumnExpression,
+  QueryExpression
+{
+  public typealias QueryValue = Value
+
+  public let name: String
+  public let keyPath: any KeyPath<Root, Value.QueryOutput> & Sendable
+
+  public init(_ name: String, keyPath: any KeyPath<Root, Value.QueryOutput> & Sendable) {
+    self.name = name
+    self.keyPath = keyPath
+  }
+
+  public var queryFragment: QueryFragment {
+    QueryFragment(raw: SQLNaming.quote(Root.tableName) + "." + SQLNaming.quote(name))
+  }
+
+  public func _binding(for row: Root) -> QueryBinding {
+    Value(queryOutput: row[keyPath: keyPath]).queryBinding
+  }
+}

@@ -1,0 +1,103 @@
+import HearthNaming
+
+/// An `UPDATE` of `From`'s rows, returning `Returning` rows (`Void` without `returning`).
+///
+/// ```swift
+/// try Reminder.where { $0.status.eq(#bind(.completing)) }
+///   .update { $0.status = #bind(.completed) }
+///   .execute(db)
+/// ```
+public struct Update<From: Table, Returning>: Statement, Sendable {
+  public typealias QueryValue = Returning
+
+  var conflictResolution: ConflictResolution?
+  var assignments: [(String, QueryFragment)]
+  var wheres: [QueryFragment]
+  var returningColumns: [QueryFragment] = []
+  let decode: @Sendable (inout QueryDecoder) throws -> Returning
+
+  public func _decodeRow(_ decoder: inout QueryDecoder) throws -> Returning { try decode(&decoder) }
+
+  public var query: QueryFragment {
+    var sql: QueryFragment = "UPDATE"
+    if let conflictResolution { sql.append(raw: " OR " + conflictResolution.rawValue) }
+    sql += " " + From.quotedTableName + " SET "
+    sql += assignments.map { QueryFragment(raw: SQLNaming.quote($0.0) + " = ") + $0.1 }.joined()
+    if !wheres.isEmpty { sql += " WHERE " + wheres.joinedWithAnd() }
+    if !returningColumns.isEmpty { sql += " RETURNING " + returningColumns.joined() }
+    return sql
+  }
+
+  /// Rows of the updated values.
+  public func returning<each C: QueryExpression>(_ selection: (From.TableColumns) -> (repeat each C))
+    -> Update<From, (repeat (each C).QueryValue.QueryOutput)>
+  where repeat (each C).QueryValue: QueryRepresentable {
+    var columns: [QueryFragment] = []
+    for column in repeat each selection(From.columns) { columns.append(column.queryFragment) }
+    return Update<From, (repeat (each C).QueryValue.QueryOutput)>(
+      conflictResolution: conflictResolution, assignments: assignments, wheres: wheres,
+      returningColumns: columns,
+      decode: { decoder in (repeat try decoder.decode((each C).QueryValue.self)) })
+  }
+}
+
+extension Update where Returning == Void {
+  init(
+    conflictResolution: ConflictResolution?, assignments: [(String, QueryFragment)],
+    wheres: [QueryFragment]
+  ) {
+    self.init(
+      conflictResolution: conflictResolution, assignments: assignments, wheres: wheres,
+      decode: { _ in })
+  }
+}
+
+/// The assignments of an `update { … }` closure: `$0.title = "Milk"`, `$0.count += 1`,
+/// `$0.status = #bind(.completed)`, `$0.position = Item.select { … }` (a subquery).
+@dynamicMemberLookup
+public struct Updates<From: Table> {
+  var assignments: [(String, QueryFragment)] = []
+
+  init() {}
+
+  public subscript<Value>(dynamicMember keyPath: KeyPath<From.TableColumns, TableColumn<From, Value>>)
+    -> any QueryExpression<Value>
+  {
+    get {
+      let column = From.columns[keyPath: keyPath]
+      if let assigned = assignments.last(where: { $0.0 == column.name }) {
+        return SQLQueryExpression<Value>(assigned.1)
+      }
+      return column
+    }
+    set {
+      let column = From.columns[keyPath: keyPath]
+      assignments.removeAll { $0.0 == column.name }
+      assignments.append((column.name, newValue.queryFragment))
+    }
+  }
+}
+
+public func += <Value: Numeric>(lhs: inout any QueryExpression<Value>, rhs: some QueryExpression<Value>) {
+  lhs = SQLQueryExpression<Value>("(" + lhs.queryFragment + " + " + rhs.queryFragment + ")")
+}
+
+public func -= <Value: Numeric>(lhs: inout any QueryExpression<Value>, rhs: some QueryExpression<Value>) {
+  lhs = SQLQueryExpression<Value>("(" + lhs.queryFragment + " - " + rhs.queryFragment + ")")
+}
+
+public func *= <Value: Numeric>(lhs: inout any QueryExpression<Value>, rhs: some QueryExpression<Value>) {
+  lhs = SQLQueryExpression<Value>("(" + lhs.queryFragment + " * " + rhs.queryFragment + ")")
+}
+
+public func += (lhs: inout any QueryExpression<String>, rhs: some QueryExpression<String>) {
+  lhs = SQLQueryExpression<String>("(" + lhs.queryFragment + " || " + rhs.queryFragment + ")")
+}
+
+/// Toggles a boolean column: `$0.isFlagged.toggle()`.
+extension Updates {
+  public mutating func toggle(_ keyPath: KeyPath<From.TableColumns, TableColumn<From, Bool>>) {
+    let column = From.columns[keyPath: keyPath]
+    assignments.append((column.name, "NOT (" + column.queryFragment + ")"))
+  }
+}

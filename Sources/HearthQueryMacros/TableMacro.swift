@@ -1,0 +1,280 @@
+import HearthNaming
+import SwiftDiagnostics
+import SwiftSyntax
+import SwiftSyntaxBuilder
+import SwiftSyntaxMacros
+
+/// `@Table` and `@Table("name")`: makes a struct a table. Generates, in an extension:
+/// `TableColumns` (one typed column per stored property), `columns`, `tableName`, the
+/// row decoder `init(decoder:)`, and for a table with a primary key a `Draft` whose primary
+/// key is optional.
+public enum TableMacro: ExtensionMacro {
+  public static func expansion(
+    of node: AttributeSyntax,
+    attachedTo declaration: some DeclGroupSyntax,
+    providingExtensionsOf type: some TypeSyntaxProtocol,
+    conformingTo protocols: [TypeSyntax],
+    in context: some MacroExpansionContext
+  ) throws -> [ExtensionDeclSyntax] {
+    guard let structDecl = declaration.as(StructDeclSyntax.self) else {
+      let kind = declaration.kindName
+      throw DiagnosticsError(diagnostics: [
+        .error(
+          declaration.introducerToken, "notAStruct",
+          "@Table applies to a struct, not \(kind): a row is a value")
+      ])
+    }
+    var diagnostics: [Diagnostic] = []
+    let typeName = structDecl.name.text
+    let tableName = try explicitTableName(node) ?? SQLNaming.tableName(forTypeName: typeName)
+    var properties = TableProperty.parse(structDecl, diagnostics: &diagnostics)
+
+    let explicitKeys = properties.filter(\.explicitPrimaryKey)
+    for duplicate in explicitKeys.dropFirst() {
+      diagnostics.append(
+        .error(
+          duplicate.node, "twoPrimaryKeys",
+          "'\(duplicate.name)' is a second primary key; a table has one "
+            + "(first: '\(explicitKeys[0].name)')"))
+    }
+    if explicitKeys.isEmpty, let index = properties.firstIndex(where: { $0.name == "id" }) {
+      properties[index].isPrimaryKey = true
+    }
+    if properties.isEmpty {
+      diagnostics.append(
+        .error(structDecl.name, "noColumns", "@Table needs at least one stored property"))
+    }
+    guard diagnostics.isEmpty else { throw DiagnosticsError(diagnostics: diagnostics) }
+
+    let access = structDecl.accessPrefix
+    let primaryKey = properties.first(where: \.isPrimaryKey)
+    var conformances = ["HearthQuery.Table"]
+    if primaryKey != nil { conformances.append("HearthQuery.PrimaryKeyedTable") }
+
+    var members: [String] = []
+    members.append(
+      tableColumnsDeclaration(
+        access: access, typeName: typeName, properties: properties, primaryKey: primaryKey))
+    members.append("\(access)static let columns = TableColumns()")
+    members.append("\(access)static var tableName: String { \(stringLiteral(tableName)) }")
+    members.append(decoderInit(access: access, properties: properties))
+    if let primaryKey {
+      members.append(
+        draftDeclaration(
+          access: access, typeName: typeName, tableName: tableName, properties: properties,
+          primaryKey: primaryKey))
+    }
+    let source = """
+      extension \(type.trimmedDescription): \(conformances.joined(separator: ", ")) {
+      \(members.joined(separator: "\n"))
+      }
+      """
+    return [try ExtensionDeclSyntax(SyntaxNodeString(stringLiteral: source))]
+  }
+
+  private static func explicitTableName(_ node: AttributeSyntax) throws -> String? {
+    guard let argument = node.arguments?.as(LabeledExprListSyntax.self)?.first else {
+      return nil
+    }
+    guard let literal = argument.expression.as(StringLiteralExprSyntax.self),
+      let name = literal.representedLiteralValue, !name.isEmpty
+    else {
+      throw DiagnosticsError(diagnostics: [
+        .error(argument, "tableName", "the table name must be a non-empty string literal")
+      ])
+    }
+    return name
+  }
+
+  static func tableColumnsDeclaration(
+    access: String, typeName: String, properties: [TableProperty], primaryKey: TableProperty?,
+    optionalPrimaryKey: Bool = false
+  ) -> String {
+    var lines: [String] = []
+    for property in properties {
+      let valueType = columnType(property, optionalPrimaryKey: optionalPrimaryKey)
+      lines.append(
+        "\(access)let \(backticked(property.name)) = HearthQuery.TableColumn<\(typeName), \(valueType)>("
+          + "\(stringLiteral(property.columnName)), keyPath: \\\(typeName).\(backticked(property.name)))"
+      )
+    }
+    let all = properties.map { "\(typeName).columns.\(backticked($0.name))" }
+      .joined(separator: ", ")
+    lines.append(
+      "\(access)static var allColumns: [any HearthQuery.TableColumnExpression<\(typeName)>] { [\(all)] }"
+    )
+    var protocols = ["HearthQuery.TableDefinition"]
+    if let primaryKey, !optionalPrimaryKey {
+      protocols.append("HearthQuery.PrimaryKeyedTableDefinition")
+      lines.append(
+        "\(access)var primaryKey: HearthQuery.TableColumn<\(typeName), \(primaryKey.columnValueType)> { \(backticked(primaryKey.name)) }"
+      )
+    }
+    return """
+      \(access)struct TableColumns: \(protocols.joined(separator: ", ")) {
+      \(access)typealias QueryValue = \(typeName)
+      \(lines.joined(separator: "\n"))
+      }
+      """
+  }
+
+  private static func columnType(_ property: TableProperty, optionalPrimaryKey: Bool) -> String {
+    guard optionalPrimaryKey, property.isPrimaryKey, !property.isOptional else {
+      return property.columnValueType
+    }
+    return optional(property.columnValueType)
+  }
+
+  static func decoderInit(
+    access: String, properties: [TableProperty], optionalPrimaryKey: Bool = false
+  ) -> String {
+    var lines: [String] = []
+    for property in properties {
+      let type = columnType(property, optionalPrimaryKey: optionalPrimaryKey)
+      lines.append("self.\(backticked(property.name)) = try decoder.decode(\(type).self)")
+    }
+    return """
+      \(access)init(decoder: inout HearthQuery.QueryDecoder) throws {
+      \(lines.joined(separator: "\n"))
+      }
+      """
+  }
+
+  /// `Draft`: the same columns with an optional primary key, an initializer with the
+  /// struct's defaults, and an initializer from a full row.
+  private static func draftDeclaration(
+    access: String, typeName: String, tableName: String, properties: [TableProperty],
+    primaryKey: TableProperty
+  ) -> String {
+    let draftType = "\(typeName).Draft"
+    var stored: [String] = []
+    var parameters: [String] = []
+    var assignments: [String] = []
+    var fromRow: [String] = []
+    for property in properties {
+      let type =
+        property.isPrimaryKey && !property.isOptional ? optional(property.type) : property.type
+      let name = backticked(property.name)
+      stored.append("\(access)var \(name): \(type)")
+      var defaultValue = ""
+      if property.isPrimaryKey {
+        defaultValue = " = nil"
+      } else if let initializer = property.initializer {
+        defaultValue = " = " + qualifySelf(initializer, typeName: typeName)
+      } else if property.isOptional {
+        defaultValue = " = nil"
+      }
+      parameters.append("\(name): \(type)\(defaultValue)")
+      assignments.append("self.\(name) = \(name)")
+      fromRow.append("self.\(name) = row.\(name)")
+    }
+    let draftProperties = properties.map { property -> TableProperty in
+      var draft = property
+      if property.isPrimaryKey && !property.isOptional {
+        draft.type = optional(property.type)
+        draft.representation = property.representation.map(optional)
+      }
+      draft.isPrimaryKey = false
+      return draft
+    }
+    return """
+      \(access)struct Draft: HearthQuery.Table {
+      \(stored.joined(separator: "\n"))
+      \(access)init(\(parameters.joined(separator: ", "))) {
+      \(assignments.joined(separator: "\n"))
+      }
+      /// A draft holding every value of `row`, primary key included.
+      \(access)init(_ row: \(typeName)) {
+      \(fromRow.joined(separator: "\n"))
+      }
+      \(tableColumnsDeclaration(access: access, typeName: draftType, properties: draftProperties, primaryKey: nil))
+      \(access)static let columns = TableColumns()
+      \(access)static var tableName: String { \(stringLiteral(tableName)) }
+      \(decoderInit(access: access, properties: draftProperties))
+      }
+      """
+  }
+
+  private static func optional(_ type: String) -> String {
+    type.contains(where: { " &->".contains($0) }) ? "(\(type))?" : "\(type)?"
+  }
+
+  /// Default values move into `Draft`, where `Self` would mean the draft: name the table.
+  private static func qualifySelf(_ expression: ExprSyntax, typeName: String) -> String {
+    let rewritten = SelfRewriter(typeName: typeName).rewrite(expression)
+    return rewritten.trimmedDescription
+  }
+
+  static func stringLiteral(_ text: String) -> String {
+    "\"" + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
+  }
+
+  static func backticked(_ name: String) -> String {
+    let keywords: Set<String> = [
+      "default", "where", "in", "is", "as", "case", "class", "func", "let", "var", "return",
+      "static", "struct", "switch", "self", "Self", "protocol", "operator", "import", "init",
+      "repeat", "while", "for", "if", "else", "guard", "do", "catch", "throw", "try", "enum",
+      "extension", "internal", "private", "public", "fileprivate", "subscript", "typealias",
+      "associatedtype", "inout", "nil", "true", "false", "super", "deinit", "break", "continue",
+      "fallthrough", "defer",
+    ]
+    return keywords.contains(name) ? "`\(name)`" : name
+  }
+}
+
+/// Replaces `Self` in an expression with the table's type name.
+private final class SelfRewriter: SyntaxRewriter {
+  let typeName: String
+  init(typeName: String) { self.typeName = typeName }
+
+  override func visit(_ token: TokenSyntax) -> TokenSyntax {
+    if token.tokenKind == .keyword(.Self) {
+      return token.with(\.tokenKind, .identifier(typeName))
+    }
+    return token
+  }
+}
+
+extension DeclGroupSyntax {
+  var kindName: String {
+    switch self.kind {
+    case .classDecl: return "a class"
+    case .enumDecl: return "an enum"
+    case .actorDecl: return "an actor"
+    case .protocolDecl: return "a protocol"
+    case .extensionDecl: return "an extension"
+    default: return "this declaration"
+    }
+  }
+
+  var introducerToken: TokenSyntax {
+    if let decl = self.as(ClassDeclSyntax.self) { return decl.classKeyword }
+    if let decl = self.as(EnumDeclSyntax.self) { return decl.enumKeyword }
+    if let decl = self.as(ActorDeclSyntax.self) { return decl.actorKeyword }
+    if let decl = self.as(ProtocolDeclSyntax.self) { return decl.protocolKeyword }
+    if let decl = self.as(ExtensionDeclSyntax.self) { return decl.extensionKeyword }
+    return firstToken(viewMode: .sourceAccurate)!
+  }
+}
+
+extension StructDeclSyntax {
+  /// `"public "` for a public or package struct (so the generated members can satisfy
+  /// public requirements), else nothing.
+  var accessPrefix: String {
+    for modifier in modifiers {
+      switch modifier.name.text {
+      case "public", "open": return "public "
+      case "package": return "package "
+      default: continue
+      }
+    }
+    return ""
+  }
+}
+
+extension String {
+  func replacingOccurrences(of target: String, with replacement: String) -> String {
+    guard contains(target) else { return self }
+    return split(separator: target, omittingEmptySubsequences: false).joined(separator: replacement)
+  }
+}

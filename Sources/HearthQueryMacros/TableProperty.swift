@@ -1,0 +1,172 @@
+import SwiftDiagnostics
+import SwiftSyntax
+
+/// One stored property of a `@Table` struct, as the macro understands it.
+struct TableProperty {
+  var name: String
+  var columnName: String
+  /// The Swift type of the property, declared or inferred from a literal.
+  var type: String
+  /// The `@Column(as:)` representation, when there is one.
+  var representation: String?
+  var isPrimaryKey: Bool
+  var explicitPrimaryKey: Bool
+  var initializer: ExprSyntax?
+  var isLet: Bool
+  var node: Syntax
+
+  /// The type stored in the database: the representation, or the property's own type.
+  var columnValueType: String { representation ?? type }
+
+  var isOptional: Bool { type.hasSuffix("?") || type.hasPrefix("Optional<") }
+
+  /// Reads the stored properties of `declaration`, reporting each form it cannot handle.
+  static func parse(_ declaration: StructDeclSyntax, diagnostics: inout [Diagnostic])
+    -> [TableProperty]
+  {
+    var properties: [TableProperty] = []
+    for member in declaration.memberBlock.members {
+      guard let variable = member.decl.as(VariableDeclSyntax.self) else { continue }
+      if variable.modifiers.contains(where: {
+        ["static", "class", "lazy"].contains($0.name.text)
+      }) {
+        continue
+      }
+      if variable.attributes.contains(where: { $0.attributeName == "Ephemeral" }) {
+        for binding in variable.bindings where binding.initializer == nil && !binding.isComputed {
+          diagnostics.append(
+            .error(
+              binding, "ephemeralWithoutDefault",
+              "an @Ephemeral property needs a default value: rows are decoded without it"))
+        }
+        continue
+      }
+      let storedBindings = variable.bindings.filter { !$0.isComputed }
+      guard !storedBindings.isEmpty else { continue }
+      guard variable.bindings.count == 1, let binding = storedBindings.first else {
+        diagnostics.append(
+          .error(
+            variable, "oneBindingPerLine",
+            "@Table needs one stored property per declaration: split this line"))
+        continue
+      }
+      guard let identifier = binding.pattern.as(IdentifierPatternSyntax.self) else {
+        diagnostics.append(
+          .error(binding.pattern, "unsupportedPattern", "@Table supports only simple names here"))
+        continue
+      }
+      let name = identifier.identifier.text.trimmingCharacters(in: ["`"])
+      let isLet = variable.bindingSpecifier.tokenKind == .keyword(.let)
+      if isLet, binding.initializer != nil {
+        diagnostics.append(
+          .error(
+            variable.bindingSpecifier, "letWithDefault",
+            "a 'let' with a default value cannot be read from a row; use 'var', or mark it @Ephemeral"
+          ))
+        continue
+      }
+      let column = ColumnArguments(variable.attributes, diagnostics: &diagnostics)
+      let type: String
+      if let annotation = binding.typeAnnotation?.type {
+        type = annotation.trimmedDescription
+      } else if let initializer = binding.initializer?.value,
+        let inferred = inferType(of: initializer)
+      {
+        type = inferred
+      } else {
+        diagnostics.append(
+          .error(
+            binding, "missingType",
+            "@Table cannot infer the type of '\(name)': add a type annotation"))
+        continue
+      }
+      properties.append(
+        TableProperty(
+          name: name, columnName: column.name ?? name, type: type,
+          representation: column.representation, isPrimaryKey: column.primaryKey,
+          explicitPrimaryKey: column.primaryKey, initializer: binding.initializer?.value,
+          isLet: isLet, node: Syntax(variable)))
+    }
+    return properties
+  }
+
+  /// The type of a literal default value (`""`, `0`, `0.5`, `true`), as Swift infers it.
+  static func inferType(of expression: ExprSyntax) -> String? {
+    if expression.is(StringLiteralExprSyntax.self) { return "String" }
+    if expression.is(IntegerLiteralExprSyntax.self) { return "Int" }
+    if expression.is(FloatLiteralExprSyntax.self) { return "Double" }
+    if expression.is(BooleanLiteralExprSyntax.self) { return "Bool" }
+    if let prefix = expression.as(PrefixOperatorExprSyntax.self), prefix.operator.text == "-" {
+      return inferType(of: prefix.expression)
+    }
+    return nil
+  }
+}
+
+/// The arguments of a property's `@Column(…)` attribute.
+struct ColumnArguments {
+  var name: String?
+  var representation: String?
+  var primaryKey = false
+
+  init(_ attributes: AttributeListSyntax, diagnostics: inout [Diagnostic]) {
+    for element in attributes {
+      guard let attribute = element.as(AttributeSyntax.self),
+        attribute.attributeName.trimmedDescription == "Column",
+        let arguments = attribute.arguments?.as(LabeledExprListSyntax.self)
+      else { continue }
+      for argument in arguments {
+        switch argument.label?.text {
+        case nil:
+          guard let literal = argument.expression.as(StringLiteralExprSyntax.self),
+            let text = literal.representedLiteralValue, !text.isEmpty
+          else {
+            diagnostics.append(
+              .error(argument, "columnName", "the column name must be a non-empty string literal"))
+            continue
+          }
+          name = text
+        case "as":
+          let text = argument.expression.trimmedDescription
+          guard text.hasSuffix(".self") else {
+            diagnostics.append(
+              .error(argument, "columnAs", "write the representation as 'SomeType.self'"))
+            continue
+          }
+          representation = String(text.dropLast(5))
+        case "primaryKey":
+          primaryKey = argument.expression.trimmedDescription == "true"
+        default:
+          diagnostics.append(.error(argument, "columnArgument", "unknown @Column argument"))
+        }
+      }
+    }
+  }
+}
+
+extension PatternBindingSyntax {
+  /// True for `var x: T { … }` and `var x: T { get … }`; false for stored properties, even
+  /// with `willSet`/`didSet`.
+  var isComputed: Bool {
+    guard let accessors = accessorBlock?.accessors else { return false }
+    switch accessors {
+    case .getter: return true
+    case .accessors(let list):
+      return list.contains { ["get", "_read", "unsafeAddress"].contains($0.accessorSpecifier.text) }
+    @unknown default:
+      return false
+    }
+  }
+}
+
+extension AttributeListSyntax.Element {
+  var attributeName: String? {
+    self.as(AttributeSyntax.self)?.attributeName.trimmedDescription
+  }
+}
+
+extension String {
+  func trimmingCharacters(in set: Set<Character>) -> String {
+    String(drop(while: set.contains).reversed().drop(while: set.contains).reversed())
+  }
+}
