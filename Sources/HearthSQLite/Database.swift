@@ -23,7 +23,7 @@ public final class Database {
   /// A short name for logs and errors (`"writer"`, `"reader.2"`).
   public let description: String
 
-  var statementCache: [String: Statement] = [:]
+  var statementCache: [String: PreparedStatement] = [:]
   /// Set while a statement is being prepared: the authorizer writes what it sees here.
   var preparingAccess: StatementAccess?
   /// The tables read by statements run inside `recordingReadTables` (a stack, for nesting).
@@ -121,7 +121,7 @@ public final class Database {
   /// Prepares one statement, not cached.
   ///
   /// Throws when `sql` holds anything but one statement (trailing spaces and comments aside).
-  public func makeStatement(sql: String) throws -> Statement {
+  public func makeStatement(sql: String) throws -> PreparedStatement {
     var rest = Substring(sql)
     guard let statement = try prepareNext(&rest, fullSQL: sql) else {
       throw DatabaseError(resultCode: .SQLITE_MISUSE, message: "no statement in SQL", sql: sql)
@@ -135,7 +135,7 @@ public final class Database {
   }
 
   /// A prepared statement from this connection's cache, prepared on first use.
-  public func cachedStatement(sql: String) throws -> Statement {
+  public func cachedStatement(sql: String) throws -> PreparedStatement {
     if let statement = statementCache[sql], !statement.isBusy { return statement }
     let statement = try makeStatement(sql: sql)
     if statementCache[sql] == nil {
@@ -147,10 +147,10 @@ public final class Database {
 
   /// Prepares the first statement of `rest` and removes its text from `rest`; nil when
   /// `rest` holds no more statements.
-  func prepareNext(_ rest: inout Substring, fullSQL: String) throws -> Statement? {
+  func prepareNext(_ rest: inout Substring, fullSQL: String) throws -> PreparedStatement? {
     var utf8 = Array(rest.utf8)
     utf8.append(0)
-    return try utf8.withUnsafeBufferPointer { buffer -> Statement? in
+    return try utf8.withUnsafeBufferPointer { buffer -> PreparedStatement? in
       let start = UnsafeRawPointer(buffer.baseAddress!).assumingMemoryBound(to: CChar.self)
       var handle: OpaquePointer?
       var tail: UnsafePointer<CChar>?
@@ -167,7 +167,7 @@ public final class Database {
         // Only spaces or comments: keep going unless the input is exhausted.
         return rest.isEmpty ? nil : try prepareNext(&rest, fullSQL: fullSQL)
       }
-      return Statement(
+      return PreparedStatement(
         database: self, sqliteStatement: handle,
         sql: text.trimmingCharacters(in: .whitespacesAndNewlines), access: preparingAccess!)
     }
@@ -220,7 +220,7 @@ public final class Database {
   ///
   /// Every statement this connection runs goes through `step`/`finish`, so change tracking,
   /// read recording and savepoint bookkeeping see all of them.
-  func run(_ statement: Statement, onRow: (Row) throws -> Void) throws {
+  func run(_ statement: PreparedStatement, onRow: (Row) throws -> Void) throws {
     try begin(statement)
     defer { statement.isBusy = false }
     let row = Row(sqliteStatement: statement.sqliteStatement, columns: statement.columns)
@@ -235,7 +235,7 @@ public final class Database {
   }
 
   /// Marks `statement` as in use and records what it reads.
-  func begin(_ statement: Statement) throws {
+  func begin(_ statement: PreparedStatement) throws {
     guard !statement.isBusy else {
       throw DatabaseError(
         resultCode: .SQLITE_MISUSE, message: "statement is already running", sql: statement.sql)
@@ -249,7 +249,7 @@ public final class Database {
 
   /// One step: true for a row, false at the end. Errors reset the statement.
   @usableFromInline
-  func step(_ statement: Statement) throws -> Bool {
+  func step(_ statement: PreparedStatement) throws -> Bool {
     let code = sqlite3_step(statement.sqliteStatement)
     switch code {
     case SQLITE_ROW:
@@ -265,7 +265,7 @@ public final class Database {
   }
 
   /// Ends a run: resets the statement, then applies what it did to the bookkeeping.
-  func finish(_ statement: Statement, succeeded: Bool) {
+  func finish(_ statement: PreparedStatement, succeeded: Bool) {
     sqlite3_reset(statement.sqliteStatement)
     statement.isBusy = false
     if succeeded {

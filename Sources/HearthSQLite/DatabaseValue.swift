@@ -48,3 +48,14 @@ public struct DatabaseValue: Hashable, Sendable, CustomStringConvertible {
     }
   }
 }
+
+extension DatabaseValue: ExpressibleByIntegerLiteral, ExpressibleByFloatLiteral,
+  ExpressibleByStringLiteral, ExpressibleByBooleanLiteral, ExpressibleByNilLiteral
+{
+  public init(integerLiteral value: Int64) { self.init(storage: .integer(value)) }
+  public init(floatLiteral value: Double) { self.init(storage: .double(value)) }
+  public init(stringLiteral value: String) { self.init(storage: .text(value)) }
+  /// Booleans are stored as 0 or 1.
+  public init(booleanLiteral value: Bool) { self.init(storage: .integer(value ? 1 : 0)) }
+  public init(nilLiteral: ()) { self.init(storage: .null) }
+}

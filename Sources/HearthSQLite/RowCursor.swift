@@ -12,10 +12,10 @@ import CSQLite
 /// Each row is a live view, valid until the next call to `next()`. The cursor is valid only
 /// inside the `read`/`write` closure that made it.
 public final class RowCursor {
-  @usableFromInline let statement: Statement
+  @usableFromInline let statement: PreparedStatement
   @usableFromInline var isDone = false
 
-  init(statement: Statement, arguments: StatementArguments?) throws {
+  init(statement: PreparedStatement, arguments: StatementArguments?) throws {
     self.statement = statement
     if let arguments { try statement.setArguments(arguments) }
     try statement.database.begin(statement)
@@ -57,7 +57,7 @@ extension Row {
   }
 
   /// A cursor over the rows of a prepared statement.
-  public static func fetchCursor(_ statement: Statement, arguments: StatementArguments? = nil)
+  public static func fetchCursor(_ statement: PreparedStatement, arguments: StatementArguments? = nil)
     throws -> RowCursor
   {
     try RowCursor(statement: statement, arguments: arguments)
@@ -71,7 +71,7 @@ extension Row {
   }
 
   /// All rows of a prepared statement, copied.
-  public static func fetchAll(_ statement: Statement, arguments: StatementArguments? = nil)
+  public static func fetchAll(_ statement: PreparedStatement, arguments: StatementArguments? = nil)
     throws -> [Row]
   {
     if let arguments { try statement.setArguments(arguments) }

@@ -9,7 +9,7 @@ import CSQLite
 /// let insert = try db.makeStatement(sql: "INSERT INTO players (name) VALUES (?)")
 /// for name in ["Arthur", "Barbara"] { try insert.execute(arguments: [name]) }
 /// ```
-public final class Statement {
+public final class PreparedStatement {
   @usableFromInline let sqliteStatement: OpaquePointer
   @usableFromInline unowned let database: Database
   /// The SQL text of this one statement.
