@@ -1,0 +1,252 @@
+import Foundation
+import HearthQuery
+import Testing
+
+@Table
+struct Item: Hashable, Identifiable {
+  let id: Int
+  var title = ""
+  var isInStock = true
+  var notes = ""
+  var position = 0
+}
+
+@Suite struct StatementTests {
+  let database: DatabaseQueue
+
+  init() throws {
+    database = try DatabaseQueue()
+    try database.write { db in
+      try #sql(
+        """
+        CREATE TABLE "items" (
+          "id" INTEGER PRIMARY KEY AUTOINCREMENT,
+          "title" TEXT NOT NULL DEFAULT '' UNIQUE,
+          "isInStock" INTEGER NOT NULL DEFAULT 1,
+          "notes" TEXT NOT NULL DEFAULT '',
+          "position" INTEGER NOT NULL DEFAULT 0
+        ) STRICT
+        """
+      ).execute(db)
+    }
+  }
+
+  func items() throws -> [Item] { try database.read { try Item.order(by: \.id).fetchAll($0) } }
+
+  @Test func insertValues() throws {
+    let insert = expectSQL(
+      Item.insert {
+        Item(id: 1, title: "Milk")
+        Item(id: 2, title: "Eggs", isInStock: false, notes: "brown", position: 1)
+      },
+      #"INSERT INTO "items" ("id", "title", "isInStock", "notes", "position") VALUES (?, ?, ?, ?, ?), (?, ?, ?, ?, ?)"#,
+      bindings: [1, "Milk", 1, "", 0, 2, "Eggs", 0, "brown", 1])
+    try database.write { try insert.execute($0) }
+    #expect(try items() == [Item(id: 1, title: "Milk"), Item(id: 2, title: "Eggs", isInStock: false, notes: "brown", position: 1)])
+    try database.write { try Item.insert(Item(id: 3, title: "Flour")).execute($0) }
+    #expect(try items().count == 3)
+  }
+
+  @Test func insertsRowsFromLoopsAndBranches() throws {
+    let titles = ["A", "B", "C"]
+    let addExtra = true
+    try database.write { db in
+      try Item.insert {
+        for (index, title) in titles.enumerated() { Item(id: index + 1, title: title) }
+        if addExtra { Item(id: 10, title: "Extra") }
+      }.execute(db)
+    }
+    #expect(try items().map(\.id) == [1, 2, 3, 10])
+  }
+
+  @Test func insertDraftsLetTheDatabaseChooseTheKey() throws {
+    let insert = expectSQL(
+      Item.insert { Item.Draft(title: "Milk") },
+      #"INSERT INTO "items" ("title", "isInStock", "notes", "position") VALUES (?, ?, ?, ?)"#,
+      bindings: ["Milk", 1, "", 0])
+    try database.write { try insert.execute($0) }
+    try database.write { try Item.insert(Item.Draft(title: "Eggs", notes: "brown")).execute($0) }
+    #expect(try items() == [Item(id: 1, title: "Milk"), Item(id: 2, title: "Eggs", notes: "brown")])
+    // A draft with a key keeps it.
+    try database.write { try Item.insert { Item.Draft(id: 10, title: "Ten") }.execute($0) }
+    #expect(try items().last?.id == 10)
+    // A draft made from a row carries all of it.
+    #expect(Item.Draft(Item(id: 5, title: "Five")).id == 5)
+  }
+
+  @Test func insertChosenColumns() throws {
+    let insert = expectSQL(
+      Item.insert { ($0.title, $0.position) } values: {
+        ("Milk", 3)
+        ("Eggs", 4)
+      },
+      #"INSERT INTO "items" ("title", "position") VALUES (?, ?), (?, ?)"#,
+      bindings: ["Milk", 3, "Eggs", 4])
+    try database.write { try insert.execute($0) }
+    #expect(try items().map(\.position) == [3, 4])
+    #expect(try items().allSatisfy(\.isInStock))
+  }
+
+  @Test func insertDefaultValues() throws {
+    let insert = expectSQL(Item.insert(), #"INSERT INTO "items" DEFAULT VALUES"#)
+    try database.write { try insert.execute($0) }
+    #expect(try items() == [Item(id: 1)])
+  }
+
+  @Test func insertFromASelect() throws {
+    try database.write { db in
+      try Item.insert { Item.Draft(title: "Milk") }.execute(db)
+      let copy = expectSQL(
+        Item.insert { $0.title } select: { Item.select { $0.title + " (copy)" } },
+        #"INSERT INTO "items" ("title") SELECT ("items"."title" || ?) FROM "items""#)
+      try copy.execute(db)
+    }
+    #expect(try items().map(\.title) == ["Milk", "Milk (copy)"])
+  }
+
+  @Test func conflictResolution() throws {
+    try database.write { try Item.insert(Item(id: 1, title: "Milk")).execute($0) }
+    let error = try #require(throws: DatabaseError.self) {
+      try database.write { try Item.insert(Item(id: 2, title: "Milk")).execute($0) }
+    }
+    #expect(error.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE)
+    let ignore = expectSQL(
+      Item.insert(or: .ignore) { Item(id: 2, title: "Milk") },
+      #"INSERT OR IGNORE INTO "items" ("id", "title", "isInStock", "notes", "position") VALUES (?, ?, ?, ?, ?)"#)
+    try database.write { try ignore.execute($0) }
+    #expect(try items().map(\.id) == [1])
+    try database.write { try Item.insert(or: .replace) { Item(id: 2, title: "Milk") }.execute($0) }
+    #expect(try items().map(\.id) == [2])
+  }
+
+  @Test func upsertUpdatesExistingRows() throws {
+    try database.write { try Item.insert(Item(id: 1, title: "Milk")).execute($0) }
+    let upsert = expectSQL(
+      Item.upsert {
+        Item(id: 1, title: "Oat milk", isInStock: false)
+        Item(id: 2, title: "Eggs")
+      },
+      #"INSERT INTO "items" ("id", "title", "isInStock", "notes", "position") VALUES (?, ?, ?, ?, ?), (?, ?, ?, ?, ?) ON CONFLICT ("id") DO UPDATE SET "title" = "excluded"."title", "isInStock" = "excluded"."isInStock", "notes" = "excluded"."notes", "position" = "excluded"."position""#
+    )
+    try database.write { try upsert.execute($0) }
+    #expect(try items() == [Item(id: 1, title: "Oat milk", isInStock: false), Item(id: 2, title: "Eggs")])
+  }
+
+  @Test func returning() throws {
+    let insert = expectSQL(
+      Item.insert { Item.Draft(title: "Milk") }.returning { ($0.id, $0.title) },
+      #"INSERT INTO "items" ("title", "isInStock", "notes", "position") VALUES (?, ?, ?, ?) RETURNING "items"."id", "items"."title""#
+    )
+    let inserted = try database.write { try insert.fetchAll($0) }
+    #expect(inserted.count == 1 && inserted[0].0 == 1 && inserted[0].1 == "Milk")
+    let id = try database.write { try Item.insert { Item.Draft(title: "Eggs") }.returning(\.id).fetchOne($0) }
+    #expect(id == 2)
+    let whole = try database.write { try Item.find(1).update { $0.position = 7 }.returning { $0 }.fetchOne($0) }
+    #expect(whole == Item(id: 1, title: "Milk", position: 7))
+    let deleted = try database.write { try Item.where { $0.id == 2 }.delete().returning(\.title).fetchAll($0) }
+    #expect(deleted == ["Eggs"])
+  }
+
+  @Test func updateAWholeRow() throws {
+    try database.write { try Item.insert(Item(id: 1, title: "Milk")).execute($0) }
+    var item = try #require(try items().first)
+    item.title = "Oat milk"
+    item.isInStock = false
+    let update = expectSQL(
+      Item.update(item),
+      #"UPDATE "items" SET "title" = ?, "isInStock" = ?, "notes" = ?, "position" = ? WHERE ("items"."id" = ?)"#,
+      bindings: ["Oat milk", 0, "", 0, 1])
+    try database.write { try update.execute($0) }
+    #expect(try items() == [item])
+  }
+
+  @Test func updateWithAssignments() throws {
+    try database.write { db in
+      try Item.insert {
+        Item(id: 1, title: "Milk", position: 1)
+        Item(id: 2, title: "Eggs", isInStock: false, position: 2)
+      }.execute(db)
+    }
+    let update = expectSQL(
+      Item.where { !$0.isInStock }.update {
+        $0.isInStock = true
+        $0.position += 10
+        $0.title += "!"
+      },
+      #"UPDATE "items" SET "isInStock" = ?, "position" = ("items"."position" + ?), "title" = ("items"."title" || ?) WHERE NOT ("items"."isInStock")"#,
+      bindings: [1, 10, "!"])
+    try database.write { try update.execute($0) }
+    #expect(try items() == [Item(id: 1, title: "Milk", position: 1), Item(id: 2, title: "Eggs!", position: 12)])
+
+    let bound = expectSQL(
+      Item.find(1).update { $0.notes = #bind("from #bind") },
+      #"UPDATE "items" SET "notes" = ? WHERE ("items"."id" = ?)"#)
+    try database.write { try bound.execute($0) }
+    try database.write { try Item.update { $0.toggle(\.isInStock) }.execute($0) }
+    let stock = try items().map(\.isInStock)
+    #expect(stock == [false, false])
+    #expect(try items()[0].notes == "from #bind")
+    // Reading an assigned column builds on the assignment.
+    try database.write { try Item.find(1).update { $0.position = 5; $0.position *= 2 }.execute($0) }
+    #expect(try items()[0].position == 10)
+  }
+
+  @Test func updateWithASubquery() throws {
+    try database.write { db in
+      try Item.insert { Item(id: 1, title: "Milk", position: 4); Item(id: 2, title: "Eggs") }.execute(db)
+      try Item.find(2).update { $0.position = Item.select { ($0.position.max() ?? -1) + 1 } }.execute(db)
+    }
+    #expect(try items().map(\.position) == [4, 5])
+  }
+
+  @Test func deleteRowsByValueQueryAndKey() throws {
+    try database.write { db in
+      try Item.insert {
+        Item(id: 1, title: "A")
+        Item(id: 2, title: "B", isInStock: false)
+        Item(id: 3, title: "C")
+        Item(id: 4, title: "D")
+      }.execute(db)
+    }
+    let byValue = expectSQL(
+      Item.delete(Item(id: 1, title: "A")), #"DELETE FROM "items" WHERE ("items"."id" = ?)"#, bindings: [1])
+    try database.write { try byValue.execute($0) }
+    let byQuery = expectSQL(
+      Item.where { !$0.isInStock }.delete(), #"DELETE FROM "items" WHERE NOT ("items"."isInStock")"#)
+    try database.write { try byQuery.execute($0) }
+    try database.write { try Item.find(3).delete().execute($0) }
+    #expect(try items().map(\.id) == [4])
+    expectSQL(Item.delete(), #"DELETE FROM "items""#)
+    try database.write { try Item.delete().execute($0) }
+    #expect(try items().isEmpty)
+  }
+
+  @Test func seedInsertsRowsOfSeveralTables() throws {
+    let reminders = try makeRemindersDatabase()
+    try reminders.write { db in
+      try db.seed {
+        RemindersList(id: 3, title: "Garden")
+        Reminder(id: 10, remindersListID: 3, title: "Plant bulbs")
+        Tag(title: "outdoors")
+        ReminderTag(reminderID: 10, tagID: "outdoors")
+      }
+    }
+    let (lists, tagged) = try reminders.read { db in
+      (try RemindersList.fetchCount(db), try ReminderTag.where { $0.tagID == "outdoors" }.fetchAll(db))
+    }
+    #expect(lists == 3)
+    #expect(tagged == [ReminderTag(reminderID: 10, tagID: "outdoors")])
+  }
+
+  @Test func aFailingStatementChangesNothingAndSaysWhy() throws {
+    try database.write { try Item.insert(Item(id: 1, title: "Milk")).execute($0) }
+    let error = try #require(throws: DatabaseError.self) {
+      try database.write { db in
+        try Item.insert(Item(id: 2, title: "Eggs")).execute(db)
+        try Item.insert(Item(id: 3, title: "Milk")).execute(db)
+      }
+    }
+    #expect(error.sql?.hasPrefix(#"INSERT INTO "items""#) == true)
+    #expect(try items().map(\.id) == [1])
+  }
+}
