@@ -20,8 +20,9 @@ public enum SQLMacro: ExpressionMacro {
       ])
     }
     try validate(literal)
-    let rest = node.arguments.dropFirst().map { ", \($0.trimmedDescription)" }.joined()
-    return "HearthQuery.SQLQueryExpression(\(literal.trimmed)\(raw: rest))"
+    var arguments = node.arguments
+    arguments[arguments.startIndex].expression = ExprSyntax(literal.trimmed)
+    return "HearthQuery.SQLQueryExpression(\(raw: arguments.trimmedDescription))"
   }
 
   /// Walks the literal text (not the interpolations) the way SQLite's tokenizer would.
@@ -92,7 +93,6 @@ public enum BindMacro: ExpressionMacro {
   public static func expansion(
     of node: some FreestandingMacroExpansionSyntax, in context: some MacroExpansionContext
   ) throws -> ExprSyntax {
-    let arguments = node.arguments.map(\.trimmedDescription).joined(separator: ", ")
-    return "HearthQuery.BindQueryExpression(\(raw: arguments))"
+    return "HearthQuery.BindQueryExpression(\(raw: node.arguments.trimmedDescription))"
   }
 }
