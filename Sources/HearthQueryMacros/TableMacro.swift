@@ -40,7 +40,7 @@ public enum TableMacro: ExtensionMacro {
     if explicitKeys.isEmpty, let index = properties.firstIndex(where: { $0.name == "id" }) {
       properties[index].isPrimaryKey = true
     }
-    if properties.isEmpty {
+    if properties.isEmpty, diagnostics.isEmpty {
       diagnostics.append(
         .error(structDecl.name, "noColumns", "@Table needs at least one stored property"))
     }

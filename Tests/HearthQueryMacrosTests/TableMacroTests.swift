@@ -1,0 +1,212 @@
+import HearthQueryMacros
+import SwiftDiagnostics
+import SwiftParser
+import SwiftSyntax
+import SwiftSyntaxMacroExpansion
+import SwiftSyntaxMacros
+import Testing
+
+let macros: [String: any Macro.Type] = [
+  "Table": TableMacro.self, "Column": ColumnMacro.self, "Ephemeral": EphemeralMacro.self,
+  "sql": SQLMacro.self, "bind": BindMacro.self,
+]
+
+/// Expands `source` and returns the expanded text and the diagnostics as
+/// "line:column: message".
+func expand(_ source: String) -> (code: String, diagnostics: [String]) {
+  let file = Parser.parse(source: source)
+  let context = BasicMacroExpansionContext(
+    sourceFiles: [file: .init(moduleName: "Test", fullFilePath: "Test.swift")])
+  let expanded = file.expand(macros: macros, in: context, indentationWidth: .spaces(2))
+  let converter = SourceLocationConverter(fileName: "Test.swift", tree: file)
+  let diagnostics = context.diagnostics.map { diagnostic in
+    let location = diagnostic.location(converter: converter)
+    return "\(location.line):\(location.column): \(diagnostic.message)"
+  }
+  return (expanded.formatted().description, diagnostics)
+}
+
+/// Whitespace-insensitive comparison of generated code.
+func normalized(_ code: String) -> String {
+  code.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+}
+
+@Suite struct TableMacroTests {
+  @Test func expandsATableWithAPrimaryKey() {
+    let (code, diagnostics) = expand(
+      """
+      @Table
+      struct RemindersList {
+        let id: Int
+        var title = ""
+        @Column("colour", as: Color.HexRepresentation.self)
+        var color: Color = Self.defaultColor
+        var position: Int?
+        @Ephemeral var isExpanded = false
+        var summary: String { title }
+        static let defaultColor = Color.blue
+      }
+      """)
+    #expect(diagnostics == [])
+    let expected = """
+      extension RemindersList: HearthQuery.Table, HearthQuery.PrimaryKeyedTable {
+        struct TableColumns: HearthQuery.TableDefinition, HearthQuery.PrimaryKeyedTableDefinition {
+          typealias QueryValue = RemindersList
+          let id = HearthQuery.TableColumn<RemindersList, Int>("id", keyPath: \\RemindersList.id)
+          let title = HearthQuery.TableColumn<RemindersList, String>("title", keyPath: \\RemindersList.title)
+          let color = HearthQuery.TableColumn<RemindersList, Color.HexRepresentation>("colour", keyPath: \\RemindersList.color)
+          let position = HearthQuery.TableColumn<RemindersList, Int?>("position", keyPath: \\RemindersList.position)
+          static var allColumns: [any HearthQuery.TableColumnExpression<RemindersList>] {
+            [RemindersList.columns.id, RemindersList.columns.title, RemindersList.columns.color, RemindersList.columns.position]
+          }
+          var primaryKey: HearthQuery.TableColumn<RemindersList, Int> {
+            id
+          }
+        }
+        static let columns = TableColumns()
+        static var tableName: String {
+          "remindersLists"
+        }
+        init(decoder: inout HearthQuery.QueryDecoder) throws {
+          self.id = try decoder.decode(Int.self)
+          self.title = try decoder.decode(String.self)
+          self.color = try decoder.decode(Color.HexRepresentation.self)
+          self.position = try decoder.decode(Int?.self)
+        }
+      """
+    #expect(normalized(code).contains(normalized(expected)))
+    // The draft: optional key, the struct's defaults, `Self` named.
+    #expect(normalized(code).contains(normalized("""
+      struct Draft: HearthQuery.Table {
+        var id: Int?
+        var title: String
+        var color: Color
+        var position: Int?
+        init(id: Int? = nil, title: String = "", color: Color = RemindersList.defaultColor, position: Int? = nil) {
+      """)))
+    #expect(normalized(code).contains(normalized(
+      "let id = HearthQuery.TableColumn<RemindersList.Draft, Int?>(\"id\", keyPath: \\RemindersList.Draft.id)")))
+    #expect(normalized(code).contains(normalized("self.id = try decoder.decode(Int?.self)")))
+  }
+
+  @Test func derivesTableNamesAsTheReferenceDoes() {
+    for (type, table) in [
+      ("Reminder", "reminders"), ("RemindersList", "remindersLists"), ("SyncUp", "syncUps"),
+      ("Category", "categories"), ("Box", "boxes"), ("URLItem", "urlItems"), ("Day", "days"),
+    ] {
+      let (code, _) = expand("@Table struct \(type) { var name: String }")
+      #expect(code.contains("\"\(table)\""), "\(type)")
+    }
+    let (explicit, _) = expand(#"@Table("remindersTags") struct ReminderTag { var tagID: Int }"#)
+    #expect(explicit.contains(#""remindersTags""#))
+  }
+
+  @Test func explicitPrimaryKeyAndNoKey() {
+    let (tagged, _) = expand(
+      """
+      @Table struct Tag {
+        @Column(primaryKey: true) var title: String
+        var id: String { title }
+      }
+      """)
+    #expect(tagged.contains("var primaryKey: HearthQuery.TableColumn<Tag, String>"))
+    let (junction, _) = expand("@Table struct ReminderTag { let reminderID: Int; let tagID: Int }")
+    #expect(!junction.contains("PrimaryKeyedTable"))
+    #expect(!junction.contains("Draft"))
+  }
+
+  @Test func publicTablesGetPublicMembers() {
+    let (code, _) = expand("@Table public struct Fact { public let id: Int; public var body = \"\" }")
+    #expect(code.contains("public struct TableColumns"))
+    #expect(code.contains("public init(decoder: inout HearthQuery.QueryDecoder) throws"))
+  }
+
+  @Test func diagnosesMisuseAtTheOffendingLine() {
+    #expect(expand("@Table\nclass Reminder { var id = 0 }").diagnostics == [
+      "2:1: @Table applies to a struct, not a class: a row is a value"
+    ])
+    #expect(expand("@Table\nenum Reminder { case a }").diagnostics == [
+      "2:1: @Table applies to a struct, not an enum: a row is a value"
+    ])
+    #expect(
+      expand(
+        """
+        @Table struct Tag {
+          @Column(primaryKey: true) var title: String
+          @Column(primaryKey: true) var slug: String
+        }
+        """
+      ).diagnostics == [
+        "3:3: 'slug' is a second primary key; a table has one (first: 'title')"
+      ])
+    #expect(
+      expand(
+        """
+        @Table struct Item {
+          let id: Int
+          var theme = Theme.blue
+        }
+        """
+      ).diagnostics == ["3:7: @Table cannot infer the type of 'theme': add a type annotation"])
+    #expect(
+      expand(
+        """
+        @Table struct Item {
+          var a, b: Int
+        }
+        """
+      ).diagnostics == ["2:3: @Table needs one stored property per declaration: split this line"])
+    #expect(
+      expand(
+        """
+        @Table struct Item {
+          let id: Int
+          let kind = "fixed"
+        }
+        """
+      ).diagnostics == [
+        "3:3: a 'let' with a default value cannot be read from a row; use 'var', or mark it @Ephemeral"
+      ])
+    #expect(
+      expand(
+        """
+        @Table struct Item {
+          let id: Int
+          @Ephemeral var cache: [Int]
+        }
+        """
+      ).diagnostics == ["3:18: an @Ephemeral property needs a default value: rows are decoded without it"])
+  }
+}
+
+@Suite struct SQLMacroExpansionTests {
+  @Test func expandsToAnExpressionWithTheLiteralIntact() {
+    let (code, diagnostics) = expand(#"let x = #sql("SELECT \(Reminder.columns) FROM \(Reminder.self) WHERE id = \(id)", as: Int.self)"#)
+    #expect(diagnostics == [])
+    #expect(
+      code
+        == #"let x = HearthQuery.SQLQueryExpression("SELECT \(Reminder.columns) FROM \(Reminder.self) WHERE id = \(id)", as: Int.self)"#
+    )
+    #expect(expand("let y = #bind(.completed)").code == "let y = HearthQuery.BindQueryExpression(.completed)")
+  }
+
+  /// Positions are those the test harness reports for a detached macro node: line 1,
+  /// column 7 is the start of the literal's text inside `#sql(`.
+  @Test func refusesPlaceholdersAndUnbalancedText() {
+    #expect(expand(#"let x = #sql("SELECT * FROM t WHERE id = ?")"#).diagnostics == [
+      #"1:7: do not write '?' in #sql: interpolate the value, \(value), and it is bound"#
+    ])
+    #expect(expand(#"let x = #sql("SELECT 'unterminated FROM t")"#).diagnostics == [
+      "1:7: unterminated ' quote in SQL"
+    ])
+    #expect(expand(#"let x = #sql("SELECT count(* FROM t")"#).diagnostics == [
+      "1:7: unbalanced '(' in SQL"
+    ])
+    #expect(expand(#"let x = #sql("SELECT 1)")"#).diagnostics == ["1:7: this ')' closes nothing"])
+    // Quotes, comments and interpolations are not mistaken for placeholders.
+    #expect(expand(#"let x = #sql("SELECT '?', \"a?\" -- why?\n FROM t WHERE x = \(y)")"#).diagnostics == [])
+    #expect(expand("let x = #sql(text)").diagnostics == [
+      #"1:1: #sql takes a string literal; build dynamic SQL with \(raw:)"#
+    ])
+  }
+}
