@@ -57,7 +57,9 @@ public macro sql<QueryValue>(
 
 /// A Swift value as a bound parameter, typed as itself: `#bind(.completed)`.
 @freestanding(expression)
-public macro bind<QueryValue: QueryBindable>(_ value: QueryValue) -> BindQueryExpression<QueryValue> =
+public macro bind<QueryValue: QueryBindable>(_ value: QueryValue) -> BindQueryExpression<
+  QueryValue
+> =
   #externalMacro(module: "HearthQueryMacros", type: "BindMacro")
 
 /// A value of a custom representation as a bound parameter.

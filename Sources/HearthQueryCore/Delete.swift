@@ -21,7 +21,9 @@ public struct Delete<From: Table, Returning>: Statement, Sendable {
   }
 
   /// Rows of the deleted values.
-  public func returning<each C: QueryExpression>(_ selection: (From.TableColumns) -> (repeat each C))
+  public func returning<each C: QueryExpression>(
+    _ selection: (From.TableColumns) -> (repeat each C)
+  )
     -> Delete<From, (repeat (each C).QueryValue.QueryOutput)>
   where repeat (each C).QueryValue: QueryRepresentable {
     var columns: [QueryFragment] = []

@@ -46,14 +46,17 @@ public struct Insert<Into: Table, Returning>: Statement, Sendable {
   }
 
   /// Rows of the inserted values: `.returning { ($0.id, $0.title) }`, `.returning(\.id)`.
-  public func returning<each C: QueryExpression>(_ selection: (Into.TableColumns) -> (repeat each C))
+  public func returning<each C: QueryExpression>(
+    _ selection: (Into.TableColumns) -> (repeat each C)
+  )
     -> Insert<Into, (repeat (each C).QueryValue.QueryOutput)>
   where repeat (each C).QueryValue: QueryRepresentable {
     var columns: [QueryFragment] = []
     for column in repeat each selection(Into.columns) { columns.append(column.queryFragment) }
     return Insert<Into, (repeat (each C).QueryValue.QueryOutput)>(
       conflictResolution: conflictResolution, source: source, upsert: upsert,
-      returningColumns: columns, decode: { decoder in (repeat try decoder.decode((each C).QueryValue.self)) })
+      returningColumns: columns,
+      decode: { decoder in (repeat try decoder.decode((each C).QueryValue.self)) })
   }
 
   /// Rows of one inserted column: `.returning(\.id)`.
@@ -111,7 +114,8 @@ extension Table {
   }
 
   /// `INSERT … DEFAULT VALUES`: one row of the columns' defaults.
-  public static func insert(or conflictResolution: ConflictResolution? = nil) -> Insert<Self, Void> {
+  public static func insert(or conflictResolution: ConflictResolution? = nil) -> Insert<Self, Void>
+  {
     Insert(conflictResolution: conflictResolution, source: .defaultValues, decode: { _ in })
   }
 
@@ -126,7 +130,9 @@ extension Table {
   public static func insert<each V: QueryBindable>(
     or conflictResolution: ConflictResolution? = nil,
     _ columns: (TableColumns) -> (repeat TableColumn<Self, each V>),
-    @InsertValuesBuilder<(repeat (each V).QueryOutput)> values: () -> [(repeat (each V).QueryOutput)]
+    @InsertValuesBuilder<(repeat (each V).QueryOutput)> values: () -> [(
+      repeat (each V).QueryOutput
+    )]
   ) -> Insert<Self, Void> {
     var names: [String] = []
     for column in repeat each columns(Self.columns) { names.append(column.name) }
@@ -175,7 +181,9 @@ extension PrimaryKeyedTable {
       keyIndex.map { index in drafts.allSatisfy { allColumns[index]._binding(for: $0).isNull } }
       ?? false
     let kept = allColumns.enumerated().filter { !(omitKey && $0.offset == keyIndex) }
-    let rows = drafts.map { draft in kept.map { QueryFragment(binding: $0.element._binding(for: draft)) } }
+    let rows = drafts.map { draft in
+      kept.map { QueryFragment(binding: $0.element._binding(for: draft)) }
+    }
     return Insert(
       conflictResolution: conflictResolution,
       source: .values(columns: kept.map(\.element.name), rows: rows), decode: { _ in })

@@ -4,7 +4,8 @@
 func binary<Value>(_ lhs: some QueryExpression, _ op: String, _ rhs: some QueryExpression)
   -> SQLQueryExpression<Value>
 {
-  SQLQueryExpression("(" + lhs.queryFragment + QueryFragment(raw: " \(op) ") + rhs.queryFragment + ")")
+  SQLQueryExpression(
+    "(" + lhs.queryFragment + QueryFragment(raw: " \(op) ") + rhs.queryFragment + ")")
 }
 
 func function<Value>(_ name: String, _ arguments: QueryFragment...) -> SQLQueryExpression<Value> {
@@ -146,8 +147,7 @@ extension QueryExpression where QueryValue: _OptionalProtocol {
     binary(self, "=", other)
   }
 
-  public func neq(_ other: some QueryExpression<QueryValue.Wrapped>) -> SQLQueryExpression<Bool>
-  {
+  public func neq(_ other: some QueryExpression<QueryValue.Wrapped>) -> SQLQueryExpression<Bool> {
     binary(self, "<>", other)
   }
 
@@ -294,7 +294,9 @@ extension QueryExpression where QueryValue == String {
   }
 
   /// `replace(a, target, replacement)`.
-  public func replace(_ target: some QueryExpression<String>, _ replacement: some QueryExpression<String>)
+  public func replace(
+    _ target: some QueryExpression<String>, _ replacement: some QueryExpression<String>
+  )
     -> SQLQueryExpression<String>
   {
     function("replace", queryFragment, target.queryFragment, replacement.queryFragment)
@@ -342,8 +344,9 @@ func escapeLikePattern(_ text: String) -> String {
 
 extension QueryExpression {
   /// `coalesce(a, b, …)`: the first non-NULL value.
-  public func coalesce(_ others: any QueryExpression<QueryValue>...) -> SQLQueryExpression<QueryValue>
-  {
+  public func coalesce(_ others: any QueryExpression<QueryValue>...) -> SQLQueryExpression<
+    QueryValue
+  > {
     SQLQueryExpression(
       "coalesce(" + ([queryFragment] + others.map(\.queryFragment)).joined() + ")")
   }

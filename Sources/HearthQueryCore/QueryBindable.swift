@@ -8,10 +8,22 @@ public protocol QueryDecodable: SendableMetatype {
 
   /// How many columns the value spans (1, or a table's column count).
   static var _columnWidth: Int { get }
+
+  /// Reads the value, or nil when its columns are all NULL (how `Optional` decodes).
+  static func _decodeOptional(decoder: inout QueryDecoder) throws -> Self?
 }
 
 extension QueryDecodable {
-  public static var _columnWidth: Int { 1 }
+  @inlinable public static var _columnWidth: Int { 1 }
+
+  @inlinable
+  public static func _decodeOptional(decoder: inout QueryDecoder) throws -> Self? {
+    if try decoder.nextColumnsAreNull(_columnWidth) {
+      decoder.skip(_columnWidth)
+      return nil
+    }
+    return try Self(decoder: &decoder)
+  }
 }
 
 /// A Swift type with a database form: `QueryOutput` is what Swift code holds, `Self` what
@@ -58,6 +70,12 @@ extension QueryBindable where Self: DatabaseValueConvertible {
 
   @inlinable public init(decoder: inout QueryDecoder) throws {
     self = try decoder.decodeColumn(Self.self)
+  }
+
+  /// One read of the column does both the NULL check and the decoding.
+  @inlinable
+  public static func _decodeOptional(decoder: inout QueryDecoder) throws -> Self? {
+    try decoder.decodeColumn(Self?.self)
   }
 }
 
@@ -107,12 +125,7 @@ extension Optional: _OptionalProtocol {}
 extension Optional: QueryDecodable where Wrapped: QueryDecodable {
   @inlinable
   public init(decoder: inout QueryDecoder) throws {
-    if try decoder.nextColumnsAreNull(Wrapped._columnWidth) {
-      decoder.skip(Wrapped._columnWidth)
-      self = nil
-    } else {
-      self = try Wrapped(decoder: &decoder)
-    }
+    self = try Wrapped._decodeOptional(decoder: &decoder)
   }
 
   public static var _columnWidth: Int { Wrapped._columnWidth }

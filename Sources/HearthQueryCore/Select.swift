@@ -10,15 +10,16 @@ import HearthSQLite
 public struct Select<Columns, From: Table>: Statement, Sendable {
   public typealias QueryValue = Columns
 
-  var clauses: SelectClauses
-  let decode: @Sendable (inout QueryDecoder) throws -> Columns
+  @usableFromInline var clauses: SelectClauses
+  @usableFromInline let decode: @Sendable (inout QueryDecoder) throws -> Columns
 
-  init(clauses: SelectClauses, decode: @escaping @Sendable (inout QueryDecoder) throws -> Columns)
-  {
+  @usableFromInline
+  init(clauses: SelectClauses, decode: @escaping @Sendable (inout QueryDecoder) throws -> Columns) {
     self.clauses = clauses
     self.decode = decode
   }
 
+  @inlinable
   public func _decodeRow(_ decoder: inout QueryDecoder) throws -> Columns { try decode(&decoder) }
 
   public var query: QueryFragment {
@@ -57,7 +58,9 @@ public struct Select<Columns, From: Table>: Statement, Sendable {
     -> Self
   {
     var terms: [QueryFragment] = []
-    for keyPath in repeat each keyPaths { terms.append(From.columns[keyPath: keyPath].queryFragment) }
+    for keyPath in repeat each keyPaths {
+      terms.append(From.columns[keyPath: keyPath].queryFragment)
+    }
     return with { $0.orders += terms }
   }
 
@@ -82,7 +85,9 @@ public struct Select<Columns, From: Table>: Statement, Sendable {
     -> Self
   {
     var terms: [QueryFragment] = []
-    for keyPath in repeat each keyPaths { terms.append(From.columns[keyPath: keyPath].queryFragment) }
+    for keyPath in repeat each keyPaths {
+      terms.append(From.columns[keyPath: keyPath].queryFragment)
+    }
     return with { $0.groups += terms }
   }
 
@@ -139,6 +144,7 @@ extension Select where Columns == From {
 }
 
 /// The parts of a `SELECT`, kept apart until it renders.
+@usableFromInline
 struct SelectClauses: Sendable {
   var distinct = false
   /// Empty: every column of the table.
@@ -149,6 +155,10 @@ struct SelectClauses: Sendable {
   var orders: [QueryFragment] = []
   var limit: QueryFragment?
   var offset: QueryFragment?
+
+  @usableFromInline init() {}
+
+  @usableFromInline mutating func setWheres(_ predicates: [QueryFragment]) { wheres = predicates }
 }
 
 extension [QueryFragment] {

@@ -29,19 +29,28 @@ extension Statement {
   }
 
   /// Every row, decoded.
+  @inlinable
   public func fetchAll(_ db: Database) throws -> [QueryValue] {
-    let cursor = try fetchCursor(db)
+    let query = self.query
+    let statement = try db.cachedStatement(sql: query.sql)
+    let rows = try Row.fetchCursor(statement, arguments: StatementArguments(query.bindings))
     var values: [QueryValue] = []
-    while let value = try cursor.next() { values.append(value) }
+    var decoder = QueryDecoder(row: rows.row)
+    while try rows.step() {
+      decoder.index = 0
+      values.append(try _decodeRow(&decoder))
+    }
     return values
   }
 
   /// The first row, decoded, or nil when there is none.
+  @inlinable
   public func fetchOne(_ db: Database) throws -> QueryValue? {
     try fetchCursor(db).next()
   }
 
   /// A cursor that decodes rows one at a time.
+  @inlinable
   public func fetchCursor(_ db: Database) throws -> QueryCursor<QueryValue> {
     let query = self.query
     let statement = try db.cachedStatement(sql: query.sql)
@@ -56,6 +65,7 @@ public final class QueryCursor<Element> {
   @usableFromInline let rows: RowCursor
   @usableFromInline let decode: (inout QueryDecoder) throws -> Element
 
+  @usableFromInline
   init(rows: RowCursor, decode: @escaping (inout QueryDecoder) throws -> Element) {
     self.rows = rows
     self.decode = decode

@@ -29,7 +29,9 @@ public struct Update<From: Table, Returning>: Statement, Sendable {
   }
 
   /// Rows of the updated values.
-  public func returning<each C: QueryExpression>(_ selection: (From.TableColumns) -> (repeat each C))
+  public func returning<each C: QueryExpression>(
+    _ selection: (From.TableColumns) -> (repeat each C)
+  )
     -> Update<From, (repeat (each C).QueryValue.QueryOutput)>
   where repeat (each C).QueryValue: QueryRepresentable {
     var columns: [QueryFragment] = []
@@ -60,7 +62,9 @@ public struct Updates<From: Table> {
 
   init() {}
 
-  public subscript<Value>(dynamicMember keyPath: KeyPath<From.TableColumns, TableColumn<From, Value>>)
+  public subscript<Value>(
+    dynamicMember keyPath: KeyPath<From.TableColumns, TableColumn<From, Value>>
+  )
     -> any QueryExpression<Value>
   {
     get {
@@ -78,15 +82,21 @@ public struct Updates<From: Table> {
   }
 }
 
-public func += <Value: Numeric>(lhs: inout any QueryExpression<Value>, rhs: some QueryExpression<Value>) {
+public func += <Value: Numeric>(
+  lhs: inout any QueryExpression<Value>, rhs: some QueryExpression<Value>
+) {
   lhs = SQLQueryExpression<Value>("(" + lhs.queryFragment + " + " + rhs.queryFragment + ")")
 }
 
-public func -= <Value: Numeric>(lhs: inout any QueryExpression<Value>, rhs: some QueryExpression<Value>) {
+public func -= <Value: Numeric>(
+  lhs: inout any QueryExpression<Value>, rhs: some QueryExpression<Value>
+) {
   lhs = SQLQueryExpression<Value>("(" + lhs.queryFragment + " - " + rhs.queryFragment + ")")
 }
 
-public func *= <Value: Numeric>(lhs: inout any QueryExpression<Value>, rhs: some QueryExpression<Value>) {
+public func *= <Value: Numeric>(
+  lhs: inout any QueryExpression<Value>, rhs: some QueryExpression<Value>
+) {
   lhs = SQLQueryExpression<Value>("(" + lhs.queryFragment + " * " + rhs.queryFragment + ")")
 }
 

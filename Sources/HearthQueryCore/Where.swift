@@ -13,16 +13,17 @@ import HearthSQLite
 public struct Where<From: Table>: Statement, Sendable {
   public typealias QueryValue = From
 
-  var predicates: [QueryFragment]
+  @usableFromInline var predicates: [QueryFragment]
 
   public init() { predicates = [] }
 
   init(predicates: [QueryFragment]) { self.predicates = predicates }
 
   /// The rows this matches, as a `Select` of whole rows.
+  @inlinable
   public var all: Select<From, From> {
     var clauses = SelectClauses()
-    clauses.wheres = predicates
+    clauses.setWheres(predicates)
     return Select(clauses: clauses) { try From(decoder: &$0) }
   }
 
@@ -97,6 +98,7 @@ public struct Where<From: Table>: Statement, Sendable {
 
 extension Table {
   /// Every row: `SELECT … FROM "table"`.
+  @inlinable
   public static var all: Select<Self, Self> { Where<Self>().all }
 
   /// Rows matching a condition.
@@ -121,7 +123,9 @@ extension Table {
     all.select(selection)
   }
 
-  public static func order<each C: QueryExpression>(by keyPaths: repeat KeyPath<TableColumns, each C>)
+  public static func order<each C: QueryExpression>(
+    by keyPaths: repeat KeyPath<TableColumns, each C>
+  )
     -> Select<Self, Self>
   {
     all.order(by: repeat each keyPaths)
@@ -141,7 +145,9 @@ extension Table {
     all.distinct(isDistinct)
   }
 
-  public static func group<each C: QueryExpression>(by keyPaths: repeat KeyPath<TableColumns, each C>)
+  public static func group<each C: QueryExpression>(
+    by keyPaths: repeat KeyPath<TableColumns, each C>
+  )
     -> Select<Self, Self>
   {
     all.group(by: repeat each keyPaths)

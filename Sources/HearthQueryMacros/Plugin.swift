@@ -1,8 +1,8 @@
+import Foundation
 // The compiler plugin's entry point. `SwiftCompilerPlugin` (which normally supplies `@main`)
 // is not in the toolchain, so this file answers the compiler's messages itself, over
 // stdin/stdout, each framed as an 8-byte little-endian length followed by JSON.
 @_spi(PluginMessage) import SwiftCompilerPluginMessageHandling
-import Foundation
 import SwiftSyntaxMacros
 
 struct HearthQueryMacrosProvider: PluginProvider {

@@ -206,7 +206,9 @@ public enum TableMacro: ExtensionMacro {
   }
 
   static func stringLiteral(_ text: String) -> String {
-    "\"" + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
+    "\""
+      + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(
+        of: "\"", with: "\\\"") + "\""
   }
 
   static func backticked(_ name: String) -> String {

@@ -152,7 +152,9 @@ extension PatternBindingSyntax {
     switch accessors {
     case .getter: return true
     case .accessors(let list):
-      return list.contains { ["get", "_read", "unsafeAddress"].contains($0.accessorSpecifier.text) }
+      return list.contains {
+        ["get", "_read", "unsafeAddress"].contains($0.accessorSpecifier.text)
+      }
     @unknown default:
       return false
     }

@@ -24,15 +24,26 @@ public protocol DatabaseValueConvertible {
   /// The Swift value of a stored one, or nil when the stored value cannot become `Self`.
   static func fromDatabaseValue(_ dbValue: DatabaseValue) -> Self?
 
-  /// Reads column `index` of `row`. The default goes through `fromDatabaseValue`; the
-  /// standard types read the live statement directly, as a hand-written loop does.
+  /// Reads column `index` of `row`: through `_fromSQLiteValue` for a live row when the
+  /// type offers it, else through `fromDatabaseValue`.
   static func decode(from row: Row, atIndex index: Int) throws -> Self
+
+  /// Plumbing for the fast path of the standard types: the Swift value of a live SQLite
+  /// value (`sqlite3_value *`), or nil when its storage class does not fit, in which case
+  /// the checked slow path runs and reports the error. Not for user types.
+  static func _fromSQLiteValue(_ value: OpaquePointer) -> Self?
 }
 
 extension DatabaseValueConvertible {
   @inlinable
+  public static func _fromSQLiteValue(_ value: OpaquePointer) -> Self? { nil }
+
+  @inlinable
   public static func decode(from row: Row, atIndex index: Int) throws -> Self {
-    try row.decodeThroughDatabaseValue(Self.self, atIndex: index)
+    if let value = row.sqliteValue(atIndex: index), let decoded = _fromSQLiteValue(value) {
+      return decoded
+    }
+    return try row.decodeThroughDatabaseValue(Self.self, atIndex: index)
   }
 }
 
@@ -55,6 +66,11 @@ extension Optional: DatabaseValueConvertible where Wrapped: DatabaseValueConvert
 
   @inlinable
   public static func decode(from row: Row, atIndex index: Int) throws -> Wrapped? {
+    if let value = row.sqliteValue(atIndex: index) {
+      if sqlite3_value_type(value) == SQLITE_NULL { return nil }
+      if let decoded = Wrapped._fromSQLiteValue(value) { return decoded }
+      return try Wrapped.decode(from: row, atIndex: index)
+    }
     if try row.hasNull(atIndex: index) { return nil }
     return try Wrapped.decode(from: row, atIndex: index)
   }
@@ -74,13 +90,8 @@ extension Int64: DatabaseValueConvertible {
   }
 
   @inlinable
-  public static func decode(from row: Row, atIndex index: Int) throws -> Int64 {
-    if let statement = row.sqliteStatement, index >= 0, index < row.count,
-      sqlite3_column_type(statement, Int32(index)) == SQLITE_INTEGER
-    {
-      return sqlite3_column_int64(statement, Int32(index))
-    }
-    return try row.decodeThroughDatabaseValue(Int64.self, atIndex: index)
+  public static func _fromSQLiteValue(_ value: OpaquePointer) -> Int64? {
+    sqlite3_value_type(value) == SQLITE_INTEGER ? sqlite3_value_int64(value) : nil
   }
 }
 
@@ -95,14 +106,8 @@ extension _DatabaseInteger {
   }
 
   @inlinable
-  public static func decode(from row: Row, atIndex index: Int) throws -> Self {
-    if let statement = row.sqliteStatement, index >= 0, index < row.count,
-      sqlite3_column_type(statement, Int32(index)) == SQLITE_INTEGER,
-      let value = Self(exactly: sqlite3_column_int64(statement, Int32(index)))
-    {
-      return value
-    }
-    return try row.decodeThroughDatabaseValue(Self.self, atIndex: index)
+  public static func _fromSQLiteValue(_ value: OpaquePointer) -> Self? {
+    sqlite3_value_type(value) == SQLITE_INTEGER ? Self(exactly: sqlite3_value_int64(value)) : nil
   }
 }
 
@@ -130,13 +135,8 @@ extension Bool: DatabaseValueConvertible {
   }
 
   @inlinable
-  public static func decode(from row: Row, atIndex index: Int) throws -> Bool {
-    if let statement = row.sqliteStatement, index >= 0, index < row.count,
-      sqlite3_column_type(statement, Int32(index)) == SQLITE_INTEGER
-    {
-      return sqlite3_column_int64(statement, Int32(index)) != 0
-    }
-    return try row.decodeThroughDatabaseValue(Bool.self, atIndex: index)
+  public static func _fromSQLiteValue(_ value: OpaquePointer) -> Bool? {
+    sqlite3_value_type(value) == SQLITE_INTEGER ? sqlite3_value_int64(value) != 0 : nil
   }
 }
 
@@ -154,14 +154,9 @@ extension Double: DatabaseValueConvertible {
   }
 
   @inlinable
-  public static func decode(from row: Row, atIndex index: Int) throws -> Double {
-    if let statement = row.sqliteStatement, index >= 0, index < row.count {
-      let type = sqlite3_column_type(statement, Int32(index))
-      if type == SQLITE_FLOAT || type == SQLITE_INTEGER {
-        return sqlite3_column_double(statement, Int32(index))
-      }
-    }
-    return try row.decodeThroughDatabaseValue(Double.self, atIndex: index)
+  public static func _fromSQLiteValue(_ value: OpaquePointer) -> Double? {
+    let type = sqlite3_value_type(value)
+    return type == SQLITE_FLOAT || type == SQLITE_INTEGER ? sqlite3_value_double(value) : nil
   }
 }
 
@@ -184,13 +179,8 @@ extension String: DatabaseValueConvertible {
   }
 
   @inlinable
-  public static func decode(from row: Row, atIndex index: Int) throws -> String {
-    if let statement = row.sqliteStatement, index >= 0, index < row.count,
-      sqlite3_column_type(statement, Int32(index)) == SQLITE_TEXT
-    {
-      return Row.text(statement, Int32(index))
-    }
-    return try row.decodeThroughDatabaseValue(String.self, atIndex: index)
+  public static func _fromSQLiteValue(_ value: OpaquePointer) -> String? {
+    sqlite3_value_type(value) == SQLITE_TEXT ? Row.text(value) : nil
   }
 }
 

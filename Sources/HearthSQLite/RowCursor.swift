@@ -13,32 +13,46 @@ import CSQLite
 /// inside the `read`/`write` closure that made it.
 public final class RowCursor {
   @usableFromInline let statement: PreparedStatement
+  /// Held strongly (the statement's own reference is unowned, and checking it on every row
+  /// costs): a cursor lives only inside its database's closure anyway.
+  @usableFromInline let database: Database
   @usableFromInline var isDone = false
 
   init(statement: PreparedStatement, arguments: StatementArguments?) throws {
     self.statement = statement
+    database = statement.database
     if let arguments { try statement.setArguments(arguments) }
-    try statement.database.begin(statement)
+    try database.begin(statement)
   }
 
   deinit {
-    if !isDone { statement.database.finish(statement, succeeded: false) }
+    if !isDone { database.finish(statement, succeeded: false) }
   }
 
   /// The next row, or nil at the end.
   @inlinable
   public func next() throws -> Row? {
-    if isDone { return nil }
+    try step() ? row : nil
+  }
+
+  /// The current row: a live view that reads whatever row the last `step()` reached.
+  public var row: Row {
+    Row(sqliteStatement: statement.sqliteStatement, columns: statement.columns)
+  }
+
+  /// Moves to the next row; false at the end. With `row`, lets a loop read every row
+  /// through one `Row` value instead of a new one per row.
+  @inlinable
+  public func step() throws -> Bool {
+    if isDone { return false }
     do {
-      if try statement.database.step(statement) {
-        return Row(sqliteStatement: statement.sqliteStatement, columns: statement.columns)
-      }
+      if try database.step(statement) { return true }
     } catch {
       isDone = true
       throw error
     }
     isDone = true
-    return nil
+    return false
   }
 
   /// Calls `body` with each remaining row.
@@ -57,7 +71,9 @@ extension Row {
   }
 
   /// A cursor over the rows of a prepared statement.
-  public static func fetchCursor(_ statement: PreparedStatement, arguments: StatementArguments? = nil)
+  public static func fetchCursor(
+    _ statement: PreparedStatement, arguments: StatementArguments? = nil
+  )
     throws -> RowCursor
   {
     try RowCursor(statement: statement, arguments: arguments)

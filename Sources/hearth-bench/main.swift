@@ -6,7 +6,7 @@
 //   {"bench": …, "ours": …, "baseline": …, "ratio": …, "unit": …}
 import Foundation
 
-let benchmarks = [decodeRowsBenchmark]
+let benchmarks = [decodeRowsBenchmark, decodeTableBenchmark]
 
 func printError(_ text: String) {
   FileHandle.standardError.write(Data((text + "\n").utf8))

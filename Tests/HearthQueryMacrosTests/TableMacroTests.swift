@@ -76,16 +76,22 @@ func normalized(_ code: String) -> String {
       """
     #expect(normalized(code).contains(normalized(expected)))
     // The draft: optional key, the struct's defaults, `Self` named.
-    #expect(normalized(code).contains(normalized("""
-      struct Draft: HearthQuery.Table {
-        var id: Int?
-        var title: String
-        var color: Color
-        var position: Int?
-        init(id: Int? = nil, title: String = "", color: Color = RemindersList.defaultColor, position: Int? = nil) {
-      """)))
-    #expect(normalized(code).contains(normalized(
-      "let id = HearthQuery.TableColumn<RemindersList.Draft, Int?>(\"id\", keyPath: \\RemindersList.Draft.id)")))
+    #expect(
+      normalized(code).contains(
+        normalized(
+          """
+          struct Draft: HearthQuery.Table {
+            var id: Int?
+            var title: String
+            var color: Color
+            var position: Int?
+            init(id: Int? = nil, title: String = "", color: Color = RemindersList.defaultColor, position: Int? = nil) {
+          """)))
+    #expect(
+      normalized(code).contains(
+        normalized(
+          "let id = HearthQuery.TableColumn<RemindersList.Draft, Int?>(\"id\", keyPath: \\RemindersList.Draft.id)"
+        )))
     #expect(normalized(code).contains(normalized("self.id = try decoder.decode(Int?.self)")))
   }
 
@@ -116,18 +122,21 @@ func normalized(_ code: String) -> String {
   }
 
   @Test func publicTablesGetPublicMembers() {
-    let (code, _) = expand("@Table public struct Fact { public let id: Int; public var body = \"\" }")
+    let (code, _) = expand(
+      "@Table public struct Fact { public let id: Int; public var body = \"\" }")
     #expect(code.contains("public struct TableColumns"))
     #expect(code.contains("public init(decoder: inout HearthQuery.QueryDecoder) throws"))
   }
 
   @Test func diagnosesMisuseAtTheOffendingLine() {
-    #expect(expand("@Table\nclass Reminder { var id = 0 }").diagnostics == [
-      "2:1: @Table applies to a struct, not a class: a row is a value"
-    ])
-    #expect(expand("@Table\nenum Reminder { case a }").diagnostics == [
-      "2:1: @Table applies to a struct, not an enum: a row is a value"
-    ])
+    #expect(
+      expand("@Table\nclass Reminder { var id = 0 }").diagnostics == [
+        "2:1: @Table applies to a struct, not a class: a row is a value"
+      ])
+    #expect(
+      expand("@Table\nenum Reminder { case a }").diagnostics == [
+        "2:1: @Table applies to a struct, not an enum: a row is a value"
+      ])
     #expect(
       expand(
         """
@@ -175,38 +184,50 @@ func normalized(_ code: String) -> String {
           @Ephemeral var cache: [Int]
         }
         """
-      ).diagnostics == ["3:18: an @Ephemeral property needs a default value: rows are decoded without it"])
+      ).diagnostics == [
+        "3:18: an @Ephemeral property needs a default value: rows are decoded without it"
+      ])
   }
 }
 
 @Suite struct SQLMacroExpansionTests {
   @Test func expandsToAnExpressionWithTheLiteralIntact() {
-    let (code, diagnostics) = expand(#"let x = #sql("SELECT \(Reminder.columns) FROM \(Reminder.self) WHERE id = \(id)", as: Int.self)"#)
+    let (code, diagnostics) = expand(
+      #"let x = #sql("SELECT \(Reminder.columns) FROM \(Reminder.self) WHERE id = \(id)", as: Int.self)"#
+    )
     #expect(diagnostics == [])
     #expect(
       code
         == #"let x = HearthQuery.SQLQueryExpression("SELECT \(Reminder.columns) FROM \(Reminder.self) WHERE id = \(id)", as: Int.self)"#
     )
-    #expect(expand("let y = #bind(.completed)").code == "let y = HearthQuery.BindQueryExpression(.completed)")
+    #expect(
+      expand("let y = #bind(.completed)").code
+        == "let y = HearthQuery.BindQueryExpression(.completed)")
   }
 
   /// Positions are those the test harness reports for a detached macro node: line 1,
   /// column 7 is the start of the literal's text inside `#sql(`.
   @Test func refusesPlaceholdersAndUnbalancedText() {
-    #expect(expand(#"let x = #sql("SELECT * FROM t WHERE id = ?")"#).diagnostics == [
-      #"1:7: do not write '?' in #sql: interpolate the value, \(value), and it is bound"#
-    ])
-    #expect(expand(#"let x = #sql("SELECT 'unterminated FROM t")"#).diagnostics == [
-      "1:7: unterminated ' quote in SQL"
-    ])
-    #expect(expand(#"let x = #sql("SELECT count(* FROM t")"#).diagnostics == [
-      "1:7: unbalanced '(' in SQL"
-    ])
+    #expect(
+      expand(#"let x = #sql("SELECT * FROM t WHERE id = ?")"#).diagnostics == [
+        #"1:7: do not write '?' in #sql: interpolate the value, \(value), and it is bound"#
+      ])
+    #expect(
+      expand(#"let x = #sql("SELECT 'unterminated FROM t")"#).diagnostics == [
+        "1:7: unterminated ' quote in SQL"
+      ])
+    #expect(
+      expand(#"let x = #sql("SELECT count(* FROM t")"#).diagnostics == [
+        "1:7: unbalanced '(' in SQL"
+      ])
     #expect(expand(#"let x = #sql("SELECT 1)")"#).diagnostics == ["1:7: this ')' closes nothing"])
     // Quotes, comments and interpolations are not mistaken for placeholders.
-    #expect(expand(#"let x = #sql("SELECT '?', \"a?\" -- why?\n FROM t WHERE x = \(y)")"#).diagnostics == [])
-    #expect(expand("let x = #sql(text)").diagnostics == [
-      #"1:1: #sql takes a string literal; build dynamic SQL with \(raw:)"#
-    ])
+    #expect(
+      expand(#"let x = #sql("SELECT '?', \"a?\" -- why?\n FROM t WHERE x = \(y)")"#).diagnostics
+        == [])
+    #expect(
+      expand("let x = #sql(text)").diagnostics == [
+        #"1:1: #sql takes a string literal; build dynamic SQL with \(raw:)"#
+      ])
   }
 }

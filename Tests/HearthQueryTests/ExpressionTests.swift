@@ -37,7 +37,9 @@ struct Player: Hashable, Identifiable {
 
   /// The ids of the players matching `predicate`.
   func ids(_ predicate: (Player.TableColumns) -> some QueryExpression<Bool>) throws -> [Int] {
-    try database.read { db in try Player.where(predicate).order(by: \.id).select { $0.id }.fetchAll(db) }
+    try database.read { db in
+      try Player.where(predicate).order(by: \.id).select { $0.id }.fetchAll(db)
+    }
   }
 
   /// The value of `expression` for player `id`.
@@ -139,18 +141,24 @@ struct Player: Hashable, Identifiable {
   }
 
   @Test func coalescing() throws {
-    expectSQL(Player.columns.nickname ?? Player.columns.name, #"coalesce("players"."nickname", "players"."name")"#)
+    expectSQL(
+      Player.columns.nickname ?? Player.columns.name,
+      #"coalesce("players"."nickname", "players"."name")"#)
     #expect(try value(of: 1) { $0.nickname ?? $0.name } == "Art")
     #expect(try value(of: 2) { $0.nickname ?? $0.name } == "Barbara")
     #expect(try value(of: 2) { $0.nickname ?? "none" } == "none")
-    #expect(try value(of: 2) { $0.nickname.coalesce($0.joinedAt.cast(as: String?.self), Optional("x")) } == "x")
+    #expect(
+      try value(of: 2) { $0.nickname.coalesce($0.joinedAt.cast(as: String?.self), Optional("x")) }
+        == "x")
     let plain: Int? = nil
     #expect((plain ?? 3) == 3)  // the standard library's ?? still applies to plain values
   }
 
   @Test func boundValuesNeverBecomeSQL() throws {
     let hostile = "x'); DROP TABLE players; --"
-    expectSQL(Player.columns.name == hostile, #"("players"."name" = ?)"#, bindings: [.init(stringLiteral: hostile)])
+    expectSQL(
+      Player.columns.name == hostile, #"("players"."name" = ?)"#,
+      bindings: [.init(stringLiteral: hostile)])
     #expect(try ids { $0.name == hostile } == [])
     #expect(try database.read { try Player.fetchCount($0) } == 4)
   }

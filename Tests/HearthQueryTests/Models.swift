@@ -104,7 +104,9 @@ func makeRemindersDatabase() throws -> DatabaseQueue {
     try db.seed {
       RemindersList(id: 1, title: "Personal", position: 0)
       RemindersList(id: 2, color: 0xef7e4a, title: "Work", position: 1)
-      Reminder(id: 1, dueDate: Date(timeIntervalSince1970: 1_700_000_000), notes: "Milk, eggs", remindersListID: 1, title: "Groceries")
+      Reminder(
+        id: 1, dueDate: Date(timeIntervalSince1970: 1_700_000_000), notes: "Milk, eggs",
+        remindersListID: 1, title: "Groceries")
       Reminder(id: 2, isFlagged: true, priority: .high, remindersListID: 1, title: "Haircut")
       Reminder(id: 3, remindersListID: 2, status: .completed, title: "Send report")
       Tag(title: "car")

@@ -39,7 +39,8 @@ import Testing
 
   @Test func rawTextOnlyWhenAskedFor() throws {
     let column = "title"
-    let raw: SQLQueryExpression<String> = #sql("SELECT \(raw: column) FROM reminders WHERE id = \(2)")
+    let raw: SQLQueryExpression<String> = #sql(
+      "SELECT \(raw: column) FROM reminders WHERE id = \(2)")
     #expect(raw.query.sql == "SELECT title FROM reminders WHERE id = ?")
     #expect(try database.read { try raw.fetchOne($0) } == "Haircut")
     let bound: SQLQueryExpression<String> = #sql("SELECT \(column) FROM reminders WHERE id = 2")
@@ -59,7 +60,9 @@ import Testing
   }
 
   @Test func statementsWithAnExplicitType() throws {
-    let count = try database.read { try #sql("SELECT count(*) FROM reminders", as: Int.self).fetchOne($0) }
+    let count = try database.read {
+      try #sql("SELECT count(*) FROM reminders", as: Int.self).fetchOne($0)
+    }
     #expect(count == 3)
   }
 }

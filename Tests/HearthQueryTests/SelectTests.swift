@@ -10,7 +10,8 @@ import Testing
     try database.read { try statement.fetchAll($0) }
   }
 
-  let columns = #""reminders"."id", "reminders"."dueDate", "reminders"."isFlagged", "reminders"."notes", "reminders"."priority", "reminders"."remindersListID", "reminders"."status", "reminders"."title""#
+  let columns =
+    #""reminders"."id", "reminders"."dueDate", "reminders"."isFlagged", "reminders"."notes", "reminders"."priority", "reminders"."remindersListID", "reminders"."status", "reminders"."title""#
 
   @Test func all() throws {
     expectSQL(Reminder.all, #"SELECT \#(columns) FROM "reminders""#)
@@ -34,10 +35,12 @@ import Testing
 
   @Test func whereClosureAndKeyPath() throws {
     let flagged = expectSQL(
-      Reminder.where { $0.isFlagged }, #"SELECT \#(columns) FROM "reminders" WHERE "reminders"."isFlagged""#)
+      Reminder.where { $0.isFlagged },
+      #"SELECT \#(columns) FROM "reminders" WHERE "reminders"."isFlagged""#)
     #expect(try fetch(flagged).map(\.id) == [2])
     let byKeyPath = expectSQL(
-      Reminder.where(\.isFlagged), #"SELECT \#(columns) FROM "reminders" WHERE "reminders"."isFlagged""#)
+      Reminder.where(\.isFlagged),
+      #"SELECT \#(columns) FROM "reminders" WHERE "reminders"."isFlagged""#)
     #expect(try fetch(byKeyPath).map(\.id) == [2])
     let chained = expectSQL(
       Reminder.where { $0.remindersListID == 1 }.where { !$0.isFlagged },
@@ -49,7 +52,8 @@ import Testing
   @Test func computedExpressionsAndStaticHelpers() throws {
     let incomplete = expectSQL(
       Reminder.incomplete,
-      #"SELECT \#(columns) FROM "reminders" WHERE NOT (("reminders"."status" <> ?))"#, bindings: [0])
+      #"SELECT \#(columns) FROM "reminders" WHERE NOT (("reminders"."status" <> ?))"#, bindings: [0]
+    )
     #expect(try fetch(incomplete).map(\.id) == [1, 2])
     let scheduled = Reminder.where(\.isScheduled)
     #expect(try fetch(scheduled).map(\.id) == [1])
@@ -66,7 +70,8 @@ import Testing
   @Test func orderByClosureWithTuplesDirectionsAndBranches() throws {
     let tuple = expectSQL(
       Reminder.order { ($0.isFlagged.desc(), $0.title.asc()) },
-      #"SELECT \#(columns) FROM "reminders" ORDER BY "reminders"."isFlagged" DESC, "reminders"."title" ASC"#)
+      #"SELECT \#(columns) FROM "reminders" ORDER BY "reminders"."isFlagged" DESC, "reminders"."title" ASC"#
+    )
     #expect(try fetch(tuple).map(\.id) == [2, 1, 3])
     for forward in [true, false] {
       let query = Reminder.order {
@@ -81,7 +86,8 @@ import Testing
       #expect(try fetch(query).map(\.id) == (forward ? [1, 2, 3] : [3, 2, 1]))
     }
     let nulls = Reminder.order { $0.dueDate.desc(nulls: .last) }
-    expectSQL(nulls, #"SELECT \#(columns) FROM "reminders" ORDER BY "reminders"."dueDate" DESC NULLS LAST"#)
+    expectSQL(
+      nulls, #"SELECT \#(columns) FROM "reminders" ORDER BY "reminders"."dueDate" DESC NULLS LAST"#)
   }
 
   @Test func limitAndOffset() throws {
@@ -131,7 +137,8 @@ import Testing
       bindings: [2])
     #expect(try database.read { try one.fetchOne($0) }?.title == "Haircut")
     let some = expectSQL(
-      Reminder.find([1, 3]), #"SELECT \#(columns) FROM "reminders" WHERE ("reminders"."id" IN (?, ?))"#)
+      Reminder.find([1, 3]),
+      #"SELECT \#(columns) FROM "reminders" WHERE ("reminders"."id" IN (?, ?))"#)
     #expect(try fetch(some).map(\.id) == [1, 3])
     #expect(try database.read { try Reminder.find(99).fetchOne($0) } == nil)
     #expect(try database.read { try Tag.find("car").fetchOne($0) } == Tag(title: "car"))
@@ -139,7 +146,9 @@ import Testing
 
   @Test func groupAndHaving() throws {
     let busyLists = expectSQL(
-      Reminder.group(by: \.remindersListID).having { $0.id.count() > 1 }.select { $0.remindersListID },
+      Reminder.group(by: \.remindersListID).having { $0.id.count() > 1 }.select {
+        $0.remindersListID
+      },
       #"SELECT "reminders"."remindersListID" FROM "reminders" GROUP BY "reminders"."remindersListID" HAVING (count("reminders"."id") > ?)"#
     )
     #expect(try fetch(busyLists) == [1])

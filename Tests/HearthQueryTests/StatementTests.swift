@@ -42,7 +42,11 @@ struct Item: Hashable, Identifiable {
       #"INSERT INTO "items" ("id", "title", "isInStock", "notes", "position") VALUES (?, ?, ?, ?, ?), (?, ?, ?, ?, ?)"#,
       bindings: [1, "Milk", 1, "", 0, 2, "Eggs", 0, "brown", 1])
     try database.write { try insert.execute($0) }
-    #expect(try items() == [Item(id: 1, title: "Milk"), Item(id: 2, title: "Eggs", isInStock: false, notes: "brown", position: 1)])
+    #expect(
+      try items() == [
+        Item(id: 1, title: "Milk"),
+        Item(id: 2, title: "Eggs", isInStock: false, notes: "brown", position: 1),
+      ])
     try database.write { try Item.insert(Item(id: 3, title: "Flour")).execute($0) }
     #expect(try items().count == 3)
   }
@@ -66,7 +70,8 @@ struct Item: Hashable, Identifiable {
       bindings: ["Milk", 1, "", 0])
     try database.write { try insert.execute($0) }
     try database.write { try Item.insert(Item.Draft(title: "Eggs", notes: "brown")).execute($0) }
-    #expect(try items() == [Item(id: 1, title: "Milk"), Item(id: 2, title: "Eggs", notes: "brown")])
+    #expect(
+      try items() == [Item(id: 1, title: "Milk"), Item(id: 2, title: "Eggs", notes: "brown")])
     // A draft with a key keeps it.
     try database.write { try Item.insert { Item.Draft(id: 10, title: "Ten") }.execute($0) }
     #expect(try items().last?.id == 10)
@@ -76,7 +81,9 @@ struct Item: Hashable, Identifiable {
 
   @Test func insertChosenColumns() throws {
     let insert = expectSQL(
-      Item.insert { ($0.title, $0.position) } values: {
+      Item.insert {
+        ($0.title, $0.position)
+      } values: {
         ("Milk", 3)
         ("Eggs", 4)
       },
@@ -97,7 +104,11 @@ struct Item: Hashable, Identifiable {
     try database.write { db in
       try Item.insert { Item.Draft(title: "Milk") }.execute(db)
       let copy = expectSQL(
-        Item.insert { $0.title } select: { Item.select { $0.title + " (copy)" } },
+        Item.insert {
+          $0.title
+        } select: {
+          Item.select { $0.title + " (copy)" }
+        },
         #"INSERT INTO "items" ("title") SELECT ("items"."title" || ?) FROM "items""#)
       try copy.execute(db)
     }
@@ -112,7 +123,8 @@ struct Item: Hashable, Identifiable {
     #expect(error.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE)
     let ignore = expectSQL(
       Item.insert(or: .ignore) { Item(id: 2, title: "Milk") },
-      #"INSERT OR IGNORE INTO "items" ("id", "title", "isInStock", "notes", "position") VALUES (?, ?, ?, ?, ?)"#)
+      #"INSERT OR IGNORE INTO "items" ("id", "title", "isInStock", "notes", "position") VALUES (?, ?, ?, ?, ?)"#
+    )
     try database.write { try ignore.execute($0) }
     #expect(try items().map(\.id) == [1])
     try database.write { try Item.insert(or: .replace) { Item(id: 2, title: "Milk") }.execute($0) }
@@ -129,7 +141,8 @@ struct Item: Hashable, Identifiable {
       #"INSERT INTO "items" ("id", "title", "isInStock", "notes", "position") VALUES (?, ?, ?, ?, ?), (?, ?, ?, ?, ?) ON CONFLICT ("id") DO UPDATE SET "title" = "excluded"."title", "isInStock" = "excluded"."isInStock", "notes" = "excluded"."notes", "position" = "excluded"."position""#
     )
     try database.write { try upsert.execute($0) }
-    #expect(try items() == [Item(id: 1, title: "Oat milk", isInStock: false), Item(id: 2, title: "Eggs")])
+    #expect(
+      try items() == [Item(id: 1, title: "Oat milk", isInStock: false), Item(id: 2, title: "Eggs")])
   }
 
   @Test func returning() throws {
@@ -139,11 +152,17 @@ struct Item: Hashable, Identifiable {
     )
     let inserted = try database.write { try insert.fetchAll($0) }
     #expect(inserted.count == 1 && inserted[0].0 == 1 && inserted[0].1 == "Milk")
-    let id = try database.write { try Item.insert { Item.Draft(title: "Eggs") }.returning(\.id).fetchOne($0) }
+    let id = try database.write {
+      try Item.insert { Item.Draft(title: "Eggs") }.returning(\.id).fetchOne($0)
+    }
     #expect(id == 2)
-    let whole = try database.write { try Item.find(1).update { $0.position = 7 }.returning { $0 }.fetchOne($0) }
+    let whole = try database.write {
+      try Item.find(1).update { $0.position = 7 }.returning { $0 }.fetchOne($0)
+    }
     #expect(whole == Item(id: 1, title: "Milk", position: 7))
-    let deleted = try database.write { try Item.where { $0.id == 2 }.delete().returning(\.title).fetchAll($0) }
+    let deleted = try database.write {
+      try Item.where { $0.id == 2 }.delete().returning(\.title).fetchAll($0)
+    }
     #expect(deleted == ["Eggs"])
   }
 
@@ -176,7 +195,10 @@ struct Item: Hashable, Identifiable {
       #"UPDATE "items" SET "isInStock" = ?, "position" = ("items"."position" + ?), "title" = ("items"."title" || ?) WHERE NOT ("items"."isInStock")"#,
       bindings: [1, 10, "!"])
     try database.write { try update.execute($0) }
-    #expect(try items() == [Item(id: 1, title: "Milk", position: 1), Item(id: 2, title: "Eggs!", position: 12)])
+    #expect(
+      try items() == [
+        Item(id: 1, title: "Milk", position: 1), Item(id: 2, title: "Eggs!", position: 12),
+      ])
 
     let bound = expectSQL(
       Item.find(1).update { $0.notes = #bind("from #bind") },
@@ -187,14 +209,23 @@ struct Item: Hashable, Identifiable {
     #expect(stock == [false, false])
     #expect(try items()[0].notes == "from #bind")
     // Reading an assigned column builds on the assignment.
-    try database.write { try Item.find(1).update { $0.position = 5; $0.position *= 2 }.execute($0) }
+    try database.write {
+      try Item.find(1).update {
+        $0.position = 5
+        $0.position *= 2
+      }.execute($0)
+    }
     #expect(try items()[0].position == 10)
   }
 
   @Test func updateWithASubquery() throws {
     try database.write { db in
-      try Item.insert { Item(id: 1, title: "Milk", position: 4); Item(id: 2, title: "Eggs") }.execute(db)
-      try Item.find(2).update { $0.position = Item.select { ($0.position.max() ?? -1) + 1 } }.execute(db)
+      try Item.insert {
+        Item(id: 1, title: "Milk", position: 4)
+        Item(id: 2, title: "Eggs")
+      }.execute(db)
+      try Item.find(2).update { $0.position = Item.select { ($0.position.max() ?? -1) + 1 } }
+        .execute(db)
     }
     #expect(try items().map(\.position) == [4, 5])
   }
@@ -209,10 +240,12 @@ struct Item: Hashable, Identifiable {
       }.execute(db)
     }
     let byValue = expectSQL(
-      Item.delete(Item(id: 1, title: "A")), #"DELETE FROM "items" WHERE ("items"."id" = ?)"#, bindings: [1])
+      Item.delete(Item(id: 1, title: "A")), #"DELETE FROM "items" WHERE ("items"."id" = ?)"#,
+      bindings: [1])
     try database.write { try byValue.execute($0) }
     let byQuery = expectSQL(
-      Item.where { !$0.isInStock }.delete(), #"DELETE FROM "items" WHERE NOT ("items"."isInStock")"#)
+      Item.where { !$0.isInStock }.delete(), #"DELETE FROM "items" WHERE NOT ("items"."isInStock")"#
+    )
     try database.write { try byQuery.execute($0) }
     try database.write { try Item.find(3).delete().execute($0) }
     #expect(try items().map(\.id) == [4])
@@ -232,7 +265,10 @@ struct Item: Hashable, Identifiable {
       }
     }
     let (lists, tagged) = try reminders.read { db in
-      (try RemindersList.fetchCount(db), try ReminderTag.where { $0.tagID == "outdoors" }.fetchAll(db))
+      (
+        try RemindersList.fetchCount(db),
+        try ReminderTag.where { $0.tagID == "outdoors" }.fetchAll(db)
+      )
     }
     #expect(lists == 3)
     #expect(tagged == [ReminderTag(reminderID: 10, tagID: "outdoors")])

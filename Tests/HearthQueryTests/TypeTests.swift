@@ -83,7 +83,8 @@ struct Swatch: Hashable, Identifiable {
     let stored = try database.read { db in
       try Row.fetchOne(
         db,
-        sql: "SELECT id, color, labels, created_at, isFavorite, hex(thumbnail), typeof(thumbnail), weight FROM swatches"
+        sql:
+          "SELECT id, color, labels, created_at, isFavorite, hex(thumbnail), typeof(thumbnail), weight FROM swatches"
       )!
     }
     #expect(try stored[0] as String == "e621e1f8-c36c-495a-93fc-0c247a3e6e5f")
@@ -120,8 +121,13 @@ struct Swatch: Hashable, Identifiable {
 
   @Test func customColumnNamesAndRepresentationsInQueries() throws {
     try database.write { db in
-      try Swatch.insert { Swatch.Draft(color: Color(red: 0, green: 0, blue: 1), createdAt: created) }.execute(db)
-      try Swatch.insert { Swatch.Draft(color: Color(red: 1, green: 0, blue: 0), createdAt: created.addingTimeInterval(60)) }.execute(db)
+      try Swatch.insert {
+        Swatch.Draft(color: Color(red: 0, green: 0, blue: 1), createdAt: created)
+      }.execute(db)
+      try Swatch.insert {
+        Swatch.Draft(
+          color: Color(red: 1, green: 0, blue: 0), createdAt: created.addingTimeInterval(60))
+      }.execute(db)
     }
     expectSQL(Swatch.columns.createdAt, #""swatches"."created_at""#)
     let red = Color(red: 1, green: 0, blue: 0)
@@ -131,7 +137,9 @@ struct Swatch: Hashable, Identifiable {
       bindings: [0x010000])
     let colors: [Color] = try database.read { try query.fetchAll($0) }
     #expect(colors == [red])
-    let latest = try database.read { try Swatch.order { $0.createdAt.desc() }.select(\.createdAt).fetchOne($0) }
+    let latest = try database.read {
+      try Swatch.order { $0.createdAt.desc() }.select(\.createdAt).fetchOne($0)
+    }
     #expect(latest == created.addingTimeInterval(60))
   }
 
@@ -140,20 +148,26 @@ struct Swatch: Hashable, Identifiable {
     let raw = try db.read { try Int.fetchAll($0, sql: "SELECT status FROM reminders ORDER BY id") }
     #expect(raw == [0, 0, 1])
     try db.write { try $0.execute(sql: "UPDATE reminders SET status = 7 WHERE id = 1") }
-    let error = try #require(throws: QueryDecodingError.self) { try db.read { try Reminder.find(1).fetchOne($0) } }
+    let error = try #require(throws: QueryDecodingError.self) {
+      try db.read { try Reminder.find(1).fetchOne($0) }
+    }
     #expect(error.description.contains("Status"))
   }
 
   @Test func wrongStoredTypesAreTypedErrors() throws {
     try database.write { db in
       try db.execute(
-        sql: "INSERT INTO swatches (id, color, labels, created_at) VALUES ('x', 1, 'not json', 'yesterday')")
+        sql:
+          "INSERT INTO swatches (id, color, labels, created_at) VALUES ('x', 1, 'not json', 'yesterday')"
+      )
     }
     #expect(throws: (any Error).self) { try database.read { try Swatch.fetchAll($0) } }
     let labels = try #require(throws: QueryDecodingError.self) {
       try database.read { try Swatch.select(\.labels).fetchAll($0) }
     }
     #expect(labels.value == "'not json'")
-    #expect(throws: RowDecodingError.self) { try database.read { try Swatch.select(\.createdAt).fetchAll($0) } }
+    #expect(throws: RowDecodingError.self) {
+      try database.read { try Swatch.select(\.createdAt).fetchAll($0) }
+    }
   }
 }

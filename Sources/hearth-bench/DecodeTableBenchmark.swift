@@ -1,0 +1,100 @@
+import CSQLite
+import Foundation
+import HearthQuery
+
+/// The generated `@Table` decoder reading the rows of the decode-rows benchmark: the same
+/// eight columns, through `fetchAll`, against the same raw `sqlite3_step` loop.
+@Table
+struct BenchItem {
+  let id: Int64
+  var count: Int
+  var score: Double
+  var title: String
+  var notes: String?
+  var isFlagged: Bool
+  var priority: Int?
+  var createdAt: Double
+}
+
+let decodeTableBenchmark = Benchmark(
+  name: "decode-table",
+  summary: "fetchAll of a @Table struct (8 mixed columns) vs a raw sqlite3_step loop"
+) { options in
+  let rowCount = options.quick ? 10_000 : 100_000
+  let rounds = options.quick ? 3 : 15
+  let directory = try BenchmarkDirectory()
+  let path = directory.path("decode-table.sqlite")
+  let dbQueue = try DatabaseQueue(path: path)
+  try dbQueue.write { db in
+    try fillItems(db, table: "benchItems", rowCount: rowCount)
+  }
+  var raw: OpaquePointer?
+  guard sqlite3_open_v2(path, &raw, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, nil) == SQLITE_OK,
+    let raw
+  else {
+    throw BenchmarkError("cannot open \(path)")
+  }
+  defer { sqlite3_close_v2(raw) }
+  let sql = BenchItem.all.query.sql
+
+  var checksum = (ours: 0, baseline: 0)
+  let times = try dbQueue.read { db in
+    try compare(
+      rounds: rounds,
+      ours: {
+        checksum.ours = try BenchItem.all.fetchAll(db).checksum
+      },
+      baseline: {
+        checksum.baseline = try rawDecode(connection: raw, sql: sql, rowCount: rowCount).checksum
+      })
+  }
+  guard checksum.ours == checksum.baseline else {
+    throw BenchmarkError("decode-table: our rows and the baseline's differ")
+  }
+  return [
+    Figure(
+      bench: "decode-table-\(rowCount)", ours: times.ours, baseline: times.baseline, unit: "ms")
+  ]
+}
+
+/// Creates `table` with the benchmark's eight columns and `rowCount` rows.
+func fillItems(_ db: Database, table: String, rowCount: Int) throws {
+  try db.execute(
+    sql: """
+      CREATE TABLE \(table) (
+        id INTEGER PRIMARY KEY, count INTEGER NOT NULL, score REAL NOT NULL,
+        title TEXT NOT NULL, notes TEXT, isFlagged INTEGER NOT NULL, priority INTEGER,
+        createdAt REAL NOT NULL
+      )
+      """)
+  let insert = try db.makeStatement(
+    sql:
+      "INSERT INTO \(table) (count, score, title, notes, isFlagged, priority, createdAt) VALUES (?, ?, ?, ?, ?, ?, ?)"
+  )
+  for index in 0..<rowCount {
+    try insert.execute(arguments: [
+      index * 7, Double(index) / 3, "Item number \(index)",
+      index.isMultiple(of: 2) ? "Some notes about item \(index)" : nil,
+      index.isMultiple(of: 3), index.isMultiple(of: 4) ? nil : index % 3,
+      1_700_000_000 + Double(index),
+    ])
+  }
+}
+
+extension [BenchItem] {
+  /// The same checksum as `[Item].checksum`, field by field.
+  var checksum: Int {
+    var hash = Hasher()
+    for item in self {
+      hash.combine(item.id)
+      hash.combine(item.count)
+      hash.combine(item.score)
+      hash.combine(item.title)
+      hash.combine(item.notes)
+      hash.combine(item.isFlagged)
+      hash.combine(item.priority)
+      hash.combine(item.createdAt)
+    }
+    return hash.finalize()
+  }
+}
