@@ -6,10 +6,12 @@ import SwiftSyntaxMacroExpansion
 import SwiftSyntaxMacros
 import Testing
 
-let macros: [String: any Macro.Type] = [
-  "Table": TableMacro.self, "Column": ColumnMacro.self, "Ephemeral": EphemeralMacro.self,
-  "sql": SQLMacro.self, "bind": BindMacro.self,
-]
+var macros: [String: any Macro.Type] {
+  [
+    "Table": TableMacro.self, "Column": ColumnMacro.self, "Ephemeral": EphemeralMacro.self,
+    "sql": SQLMacro.self, "bind": BindMacro.self,
+  ]
+}
 
 /// Expands `source` and returns the expanded text and the diagnostics as
 /// "line:column: message".
@@ -17,7 +19,8 @@ func expand(_ source: String) -> (code: String, diagnostics: [String]) {
   let file = Parser.parse(source: source)
   let context = BasicMacroExpansionContext(
     sourceFiles: [file: .init(moduleName: "Test", fullFilePath: "Test.swift")])
-  let expanded = file.expand(macros: macros, in: context, indentationWidth: .spaces(2))
+  let expanded = file.expand(
+    macros: macros, contextGenerator: { _ in context }, indentationWidth: .spaces(2))
   let converter = SourceLocationConverter(fileName: "Test.swift", tree: file)
   let diagnostics = context.diagnostics.map { diagnostic in
     let location = diagnostic.location(converter: converter)
