@@ -14,10 +14,8 @@
 ///   var priority: Priority?
 /// }
 /// ```
-@attached(
-  extension, conformances: Table, PrimaryKeyedTable,
-  names: named(TableColumns), named(columns), named(tableName), named(init(decoder:)),
-  named(Draft))
+@attached(member, names: named(TableColumns), named(columns), named(tableName), named(Draft))
+@attached(extension, conformances: Table, PrimaryKeyedTable, names: named(init(decoder:)))
 public macro Table(_ name: String = "") =
   #externalMacro(module: "HearthQueryMacros", type: "TableMacro")
 

@@ -108,6 +108,11 @@ extension QueryExpression {
     SQLQueryExpression("(" + queryFragment + " IN (" + subquery.query + "))")
   }
 
+  /// `a IN (SELECT …)` where the subquery's values may be NULL (`min()`, `max()`…).
+  public func `in`(_ subquery: some Statement<QueryValue?>) -> SQLQueryExpression<Bool> {
+    SQLQueryExpression("(" + queryFragment + " IN (" + subquery.query + "))")
+  }
+
   /// `a BETWEEN low AND high`.
   public func between(
     _ lowerBound: some QueryExpression<QueryValue>, and upperBound: some QueryExpression<QueryValue>

@@ -20,6 +20,14 @@ public struct QueryDecoder {
     try T(decoder: &self).queryOutput
   }
 
+  /// Reads the next value of `column`'s type: what `@Table`'s generated decoder calls.
+  @inlinable
+  public mutating func decode<Root, Value>(_ column: TableColumn<Root, Value>) throws
+    -> Value.QueryOutput
+  {
+    try Value(decoder: &self).queryOutput
+  }
+
   /// Reads the next column as a SQLite value type.
   @inlinable
   public mutating func decodeColumn<T: DatabaseValueConvertible>(_ type: T.Type) throws -> T {

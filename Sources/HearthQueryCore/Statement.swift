@@ -81,10 +81,10 @@ public final class QueryCursor<Element> {
 }
 
 extension SQLQueryExpression where QueryValue == Void {
-  /// Runs SQL that returns nothing: `try #sql("CREATE TABLE …").execute(db)`.
+  /// Runs SQL that returns nothing: `try #sql("CREATE TABLE …").execute(db)`. The text may
+  /// hold several statements; interpolated values bind in order across them.
   public func execute(_ db: Database) throws {
-    try db.cachedStatement(sql: queryFragment.sql).execute(
-      arguments: StatementArguments(queryFragment.bindings))
+    try db.execute(sql: queryFragment.sql, arguments: StatementArguments(queryFragment.bindings))
   }
 }
 

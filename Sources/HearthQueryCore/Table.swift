@@ -77,6 +77,8 @@ public protocol TableColumnExpression<Root>: Sendable {
   var queryFragment: QueryFragment { get }
   /// This column's value in `row`, bound.
   func _binding(for row: Root) -> QueryBinding
+  /// The Swift property the column stores.
+  var _keyPath: AnyKeyPath { get }
 }
 
 /// One column of `Root`, holding values of `Value` (a representation's column holds the
@@ -97,6 +99,8 @@ public struct TableColumn<Root: Table, Value: QueryBindable>: TableColumnExpress
   public var queryFragment: QueryFragment {
     QueryFragment(raw: SQLNaming.quote(Root.tableName) + "." + SQLNaming.quote(name))
   }
+
+  public var _keyPath: AnyKeyPath { keyPath }
 
   public func _binding(for row: Root) -> QueryBinding {
     Value(queryOutput: row[keyPath: keyPath]).queryBinding

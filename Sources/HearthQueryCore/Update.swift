@@ -28,6 +28,13 @@ public struct Update<From: Table, Returning>: Statement, Sendable {
     return sql
   }
 
+  /// Adds a condition on the rows to update.
+  public func `where`(_ predicate: (From.TableColumns) -> some QueryExpression<Bool>) -> Self {
+    var copy = self
+    copy.wheres.append(predicate(From.columns).queryFragment)
+    return copy
+  }
+
   /// Rows of the updated values.
   public func returning<each C: QueryExpression>(
     _ selection: (From.TableColumns) -> (repeat each C)

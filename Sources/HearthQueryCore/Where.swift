@@ -1,3 +1,4 @@
+import HearthNaming
 import HearthSQLite
 
 /// Conditions on the rows of `From`, not yet a statement of a kind: select from it, count
@@ -113,6 +114,21 @@ extension Table {
     -> Where<Self>
   {
     Where<Self>().where(keyPath)
+  }
+
+  /// Rows whose stored `Bool` property is true: `Item.where(\Item.isInStock)`.
+  ///
+  /// A computed property has no column: the query then fails when it runs, with SQLite's
+  /// "no such column: no stored column for \Item.isCompleted". (For computed conditions,
+  /// extend `TableColumns` and write `Item.where(\.isCompleted)`; that form wins whenever
+  /// both apply.)
+  @_disfavoredOverload
+  public static func `where`(_ keyPath: KeyPath<Self, Bool>) -> Where<Self> {
+    let column = TableColumns.allColumns.first { $0._keyPath == keyPath }
+    let predicate =
+      column?.queryFragment
+      ?? QueryFragment(raw: SQLNaming.quote("no stored column for \(keyPath)"))
+    return Where<Self>(predicates: [predicate])
   }
 
   /// Selects expressions from every row.

@@ -4,18 +4,24 @@ import SwiftSyntax
 import SwiftSyntaxBuilder
 import SwiftSyntaxMacros
 
-/// `@Table` and `@Table("name")`: makes a struct a table. Generates, in an extension:
-/// `TableColumns` (one typed column per stored property), `columns`, `tableName`, the
-/// row decoder `init(decoder:)`, and for a table with a primary key a `Draft` whose primary
-/// key is optional.
-public enum TableMacro: ExtensionMacro {
-  public static func expansion(
-    of node: AttributeSyntax,
-    attachedTo declaration: some DeclGroupSyntax,
-    providingExtensionsOf type: some TypeSyntaxProtocol,
-    conformingTo protocols: [TypeSyntax],
-    in context: some MacroExpansionContext
-  ) throws -> [ExtensionDeclSyntax] {
+/// `@Table` and `@Table("name")`: makes a struct a table.
+///
+/// As members (inside the struct, so that every type name resolves as in the struct's own
+/// body, nested types included): `TableColumns` (one typed column per stored property),
+/// `columns`, `tableName`, and for a table with a primary key a `Draft` whose key is
+/// optional. In an extension (so that the memberwise initializer survives): the
+/// conformances and the row decoder `init(decoder:)`, which names no type.
+public enum TableMacro: MemberMacro, ExtensionMacro {
+  struct Model {
+    var typeName: String
+    var tableName: String
+    var properties: [TableProperty]
+    var access: String
+    var primaryKey: TableProperty? { properties.first(where: \.isPrimaryKey) }
+  }
+
+  /// Reads the struct, or throws every diagnostic it deserves.
+  static func model(_ node: AttributeSyntax, _ declaration: some DeclGroupSyntax) throws -> Model {
     guard let structDecl = declaration.as(StructDeclSyntax.self) else {
       let kind = declaration.kindName
       throw DiagnosticsError(diagnostics: [
@@ -45,28 +51,49 @@ public enum TableMacro: ExtensionMacro {
         .error(structDecl.name, "noColumns", "@Table needs at least one stored property"))
     }
     guard diagnostics.isEmpty else { throw DiagnosticsError(diagnostics: diagnostics) }
+    return Model(
+      typeName: typeName, tableName: tableName, properties: properties,
+      access: structDecl.accessPrefix)
+  }
 
-    let access = structDecl.accessPrefix
-    let primaryKey = properties.first(where: \.isPrimaryKey)
-    var conformances = ["HearthQuery.Table"]
-    if primaryKey != nil { conformances.append("HearthQuery.PrimaryKeyedTable") }
-
-    var members: [String] = []
-    members.append(
+  public static func expansion(
+    of node: AttributeSyntax,
+    providingMembersOf declaration: some DeclGroupSyntax,
+    conformingTo protocols: [TypeSyntax],
+    in context: some MacroExpansionContext
+  ) throws -> [DeclSyntax] {
+    // Diagnostics come from the extension role, once.
+    guard let model = try? model(node, declaration) else { return [] }
+    let access = model.access
+    var members: [String] = [
       tableColumnsDeclaration(
-        access: access, typeName: typeName, properties: properties, primaryKey: primaryKey))
-    members.append("\(access)static let columns = TableColumns()")
-    members.append("\(access)static var tableName: String { \(stringLiteral(tableName)) }")
-    members.append(decoderInit(access: access, properties: properties))
-    if let primaryKey {
+        access: access, typeName: model.typeName, properties: model.properties,
+        primaryKey: model.primaryKey),
+      "\(access)static let columns = TableColumns()",
+      "\(access)static var tableName: String { \(stringLiteral(model.tableName)) }",
+    ]
+    if let primaryKey = model.primaryKey {
       members.append(
         draftDeclaration(
-          access: access, typeName: typeName, tableName: tableName, properties: properties,
-          primaryKey: primaryKey))
+          access: access, typeName: model.typeName, tableName: model.tableName,
+          properties: model.properties, primaryKey: primaryKey))
     }
+    return members.map { DeclSyntax(stringLiteral: $0) }
+  }
+
+  public static func expansion(
+    of node: AttributeSyntax,
+    attachedTo declaration: some DeclGroupSyntax,
+    providingExtensionsOf type: some TypeSyntaxProtocol,
+    conformingTo protocols: [TypeSyntax],
+    in context: some MacroExpansionContext
+  ) throws -> [ExtensionDeclSyntax] {
+    let model = try model(node, declaration)
+    var conformances = ["HearthQuery.Table"]
+    if model.primaryKey != nil { conformances.append("HearthQuery.PrimaryKeyedTable") }
     let source = """
       extension \(type.trimmedDescription): \(conformances.joined(separator: ", ")) {
-      \(members.joined(separator: "\n"))
+      \(decoderInit(access: model.access, properties: model.properties))
       }
       """
     return [try ExtensionDeclSyntax(SyntaxNodeString(stringLiteral: source))]
@@ -87,14 +114,12 @@ public enum TableMacro: ExtensionMacro {
   }
 
   static func tableColumnsDeclaration(
-    access: String, typeName: String, properties: [TableProperty], primaryKey: TableProperty?,
-    optionalPrimaryKey: Bool = false
+    access: String, typeName: String, properties: [TableProperty], primaryKey: TableProperty?
   ) -> String {
     var lines: [String] = []
     for property in properties {
-      let valueType = columnType(property, optionalPrimaryKey: optionalPrimaryKey)
       lines.append(
-        "\(access)let \(backticked(property.name)) = HearthQuery.TableColumn<\(typeName), \(valueType)>("
+        "\(access)let \(backticked(property.name)) = HearthQuery.TableColumn<\(typeName), \(property.columnValueType)>("
           + "\(stringLiteral(property.columnName)), keyPath: \\\(typeName).\(backticked(property.name)))"
       )
     }
@@ -104,7 +129,7 @@ public enum TableMacro: ExtensionMacro {
       "\(access)static var allColumns: [any HearthQuery.TableColumnExpression<\(typeName)>] { [\(all)] }"
     )
     var protocols = ["HearthQuery.TableDefinition"]
-    if let primaryKey, !optionalPrimaryKey {
+    if let primaryKey {
       protocols.append("HearthQuery.PrimaryKeyedTableDefinition")
       lines.append(
         "\(access)var primaryKey: HearthQuery.TableColumn<\(typeName), \(primaryKey.columnValueType)> { \(backticked(primaryKey.name)) }"
@@ -118,20 +143,11 @@ public enum TableMacro: ExtensionMacro {
       """
   }
 
-  private static func columnType(_ property: TableProperty, optionalPrimaryKey: Bool) -> String {
-    guard optionalPrimaryKey, property.isPrimaryKey, !property.isOptional else {
-      return property.columnValueType
-    }
-    return optional(property.columnValueType)
-  }
-
-  static func decoderInit(
-    access: String, properties: [TableProperty], optionalPrimaryKey: Bool = false
-  ) -> String {
-    var lines: [String] = []
-    for property in properties {
-      let type = columnType(property, optionalPrimaryKey: optionalPrimaryKey)
-      lines.append("self.\(backticked(property.name)) = try decoder.decode(\(type).self)")
+  /// `init(decoder:)`: reads the columns in order, each through its column (no type is
+  /// named, so the initializer compiles wherever it is generated).
+  static func decoderInit(access: String, properties: [TableProperty]) -> String {
+    let lines = properties.map {
+      "self.\(backticked($0.name)) = try decoder.decode(Self.columns.\(backticked($0.name)))"
     }
     return """
       \(access)init(decoder: inout HearthQuery.QueryDecoder) throws {
