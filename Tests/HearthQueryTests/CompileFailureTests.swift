@@ -12,7 +12,9 @@ import Testing
   static let packageRoot: URL = {
     var directory = buildDirectory
     while directory.path != "/" {
-      if FileManager.default.fileExists(atPath: directory.appendingPathComponent("Package.swift").path) {
+      if FileManager.default.fileExists(
+        atPath: directory.appendingPathComponent("Package.swift").path)
+      {
         return directory
       }
       directory.deleteLastPathComponent()
@@ -68,7 +70,9 @@ import Testing
   @Test func aWrongColumnTypeDoesNotCompile() throws {
     let errors = try typecheck("let a = Item.where { $0.title == 42 }")
     #expect(errors.count == 1)
-    #expect(errors.first?.contains("'==' cannot be applied to operands of type 'TableColumn<Item, String>' and 'Int'") == true)
+    #expect(
+      errors.first?.contains(
+        "'==' cannot be applied to operands of type 'TableColumn<Item, String>' and 'Int'") == true)
   }
 
   @Test func anUnknownColumnDoesNotCompile() throws {

@@ -163,3 +163,92 @@ struct Player: Hashable, Identifiable {
     #expect(try database.read { try Player.fetchCount($0) } == 4)
   }
 }
+
+@Suite struct ExpressionSQLTests {
+  let p = Player.columns
+
+  @Test func everyFormRendersTheSQLItShould() {
+    let cases: [(any QueryExpression, String)] = [
+      (p.score != 1, #"("players"."score" <> ?)"#),
+      (p.score < 1, #"("players"."score" < ?)"#),
+      (p.score > 1, #"("players"."score" > ?)"#),
+      (p.score <= 1, #"("players"."score" <= ?)"#),
+      (p.score >= 1, #"("players"."score" >= ?)"#),
+      (p.score.eq(1), #"("players"."score" = ?)"#),
+      (p.score.neq(1), #"("players"."score" <> ?)"#),
+      (p.score.gt(1), #"("players"."score" > ?)"#),
+      (p.score.lt(1), #"("players"."score" < ?)"#),
+      (p.score.gte(1), #"("players"."score" >= ?)"#),
+      (p.score.lte(1), #"("players"."score" <= ?)"#),
+      (p.nickname.isNot(nil), #"("players"."nickname" IS NOT ?)"#),
+      (p.nickname != Optional("x"), #"("players"."nickname" IS NOT ?)"#),
+      (p.score > 1 || p.score < 0, #"(("players"."score" > ?) OR ("players"."score" < ?))"#),
+      (!(p.score > 1), #"NOT (("players"."score" > ?))"#),
+      (p.name.hasPrefix("a"), #"("players"."name" LIKE ? ESCAPE ?)"#),
+      (p.name.like("a%"), #"("players"."name" LIKE ?)"#),
+      (p.name.glob("a*"), #"("players"."name" GLOB ?)"#),
+      (p.score - 1, #"("players"."score" - ?)"#),
+      (p.score / 2, #"("players"."score" / ?)"#),
+      (p.score % 2, #"("players"."score" % ?)"#),
+      (-p.score, #"(-"players"."score")"#),
+      (p.score.abs(), #"abs("players"."score")"#),
+      (p.name + "!", #"("players"."name" || ?)"#),
+      (p.name.lower(), #"lower("players"."name")"#),
+      (p.name.upper(), #"upper("players"."name")"#),
+      (p.name.length(), #"length("players"."name")"#),
+      (p.name.trim(), #"trim("players"."name")"#),
+      (p.name.ltrim(), #"ltrim("players"."name")"#),
+      (p.name.rtrim(), #"rtrim("players"."name")"#),
+      (p.name.trim("x"), #"trim("players"."name", ?)"#),
+      (p.name.replace("a", "b"), #"replace("players"."name", ?, ?)"#),
+      (p.name.instr("a"), #"instr("players"."name", ?)"#),
+      (p.name.substr(1, 2), #"substr("players"."name", ?, ?)"#),
+      (p.name.collate(.nocase), #"("players"."name" COLLATE NOCASE)"#),
+      // (Typed: in an `any QueryExpression` context Swift would take the standard ?? instead.)
+      ((p.nickname ?? "x") as SQLQueryExpression<String>, #"coalesce("players"."nickname", ?)"#),
+      (p.nickname.coalesce(p.nickname), #"coalesce("players"."nickname", "players"."nickname")"#),
+      (p.score.cast(as: String.self), #"CAST("players"."score" AS TEXT)"#),
+      (p.score.count(), #"count("players"."score")"#),
+      (p.score.count(distinct: true), #"count(DISTINCT "players"."score")"#),
+      (p.score.min(), #"min("players"."score")"#),
+      (p.score.max(), #"max("players"."score")"#),
+      (p.score.avg(), #"avg("players"."score")"#),
+      (p.score.sum(), #"sum("players"."score")"#),
+      (p.score.total(), #"total("players"."score")"#),
+      (p.name.groupConcat(";"), #"group_concat("players"."name", ?)"#),
+      (p.score.asc(), #""players"."score" ASC"#),
+      (p.score.desc(nulls: .first), #""players"."score" DESC NULLS FIRST"#),
+    ]
+    for (expression, sql) in cases {
+      #expect(expression.queryFragment.sql == sql)
+    }
+  }
+
+  @Test func aggregatesComputeOverRealRows() throws {
+    let database = try DatabaseQueue()
+    try database.write { db in
+      try #sql(
+        #"CREATE TABLE "players" ("id" INTEGER PRIMARY KEY, "name" TEXT NOT NULL, "nickname" TEXT, "score" INTEGER NOT NULL, "rating" REAL NOT NULL, "joinedAt" TEXT)"#
+      ).execute(db)
+      try db.seed {
+        Player(id: 1, name: "A", score: 10)
+        Player(id: 2, name: "B", score: 30)
+        Player(id: 3, name: "C", score: 30)
+      }
+    }
+    try database.read { (db: Database) throws in
+      let row = try Player.select {
+        (
+          $0.score.min(), $0.score.max(), $0.score.avg(), $0.score.sum(), $0.score.total(),
+          $0.score.count(distinct: true), $0.name.groupConcat("|")
+        )
+      }.fetchOne(db)
+      let values = try #require(row)
+      #expect(values.0 == 10 && values.1 == 30 && values.2 == 70.0 / 3 && values.3 == 70)
+      #expect(values.4 == 70 && values.5 == 2 && values.6 == "A|B|C")
+      let empty = try Player.where { $0.id > 99 }.select { ($0.score.max(), $0.score.total()) }
+        .fetchOne(db)
+      #expect(empty?.0 == nil && empty?.1 == 0)
+    }
+  }
+}
