@@ -43,6 +43,8 @@ let package = Package(
   products: [
     .library(name: "HearthSQLite", targets: ["HearthSQLite"]),
     .library(name: "HearthQuery", targets: ["HearthQuery"]),
+    .library(name: "HearthData", targets: ["HearthData"]),
+    .library(name: "HearthDataTestSupport", targets: ["HearthDataTestSupport"]),
     .executable(name: "hearth-bench", targets: ["hearth-bench"]),
     .executable(name: "hearth-demo", targets: ["hearth-demo"]),
   ],
@@ -63,14 +65,20 @@ let package = Package(
     .target(
       name: "HearthQuery", dependencies: ["HearthQueryCore", "HearthQueryMacros"],
       swiftSettings: strict),
+    .target(name: "HearthData", dependencies: ["HearthQuery"], swiftSettings: strict),
+    .target(
+      name: "HearthDataTestSupport", dependencies: ["HearthData"], swiftSettings: strict),
     .executableTarget(
-      name: "hearth-bench", dependencies: ["HearthSQLite", "HearthQuery", "CSQLite"],
+      name: "hearth-bench", dependencies: ["HearthSQLite", "HearthQuery", "HearthData", "CSQLite"],
       swiftSettings: strict),
     .executableTarget(name: "hearth-demo", dependencies: ["HearthSQLite"], swiftSettings: strict),
     .testTarget(
       name: "HearthSQLiteTests", dependencies: ["HearthSQLite", "CSQLite", "CZMQ"],
       swiftSettings: strict),
     .testTarget(name: "HearthQueryTests", dependencies: ["HearthQuery"], swiftSettings: strict),
+    .testTarget(
+      name: "HearthDataTests", dependencies: ["HearthData", "HearthDataTestSupport"],
+      swiftSettings: strict),
     .testTarget(
       name: "HearthQueryMacrosTests", dependencies: ["HearthQueryMacros"],
       swiftSettings: strict + syntaxSwiftSettings, linkerSettings: syntaxLinkerSettings),

@@ -16,6 +16,13 @@ public protocol DatabaseReader: AnyObject, Sendable {
 
   /// Runs `value` in a read-only transaction without blocking the caller's thread.
   func read<T: Sendable>(_ value: @escaping @Sendable (Database) throws -> T) async throws -> T
+
+  /// Calls `onCommit` after each transaction that changed something commits, until the
+  /// returned observation is cancelled or released. A writer reports its own commits (on its
+  /// queue, right after COMMIT); a read-only pool sees none; the hub's remote database
+  /// reports the commits of the change bus.
+  func observeCommits(_ onCommit: @escaping @Sendable (DatabaseChanges) -> Void)
+    -> TransactionObservation
 }
 
 /// Something that also writes: `DatabaseQueue`, `DatabasePool`, and later the hub's remote
@@ -37,11 +44,6 @@ public protocol DatabaseWriter: DatabaseReader {
   /// Runs `updates` on the writer connection outside any transaction (for `VACUUM`, pragmas,
   /// or explicit transactions). A transaction left open is rolled back and reported.
   func writeWithoutTransaction<T>(_ updates: (Database) throws -> T) throws -> T
-
-  /// Calls `onCommit` after each transaction that changed something commits, on the writer's
-  /// queue, until the returned observation is cancelled or released.
-  func observeCommits(_ onCommit: @escaping @Sendable (DatabaseChanges) -> Void)
-    -> TransactionObservation
 }
 
 /// Keeps a commit observer registered; `cancel()` or releasing it removes the observer.

@@ -1,0 +1,72 @@
+/// One value of a query (a count, an aggregate, a row), kept current as the database
+/// changes.
+///
+/// ```swift
+/// @FetchOne(Reminder.count()) var remindersCount = 0
+/// @FetchOne(Reminder.where(\.isFlagged)) var firstFlagged: Reminder?
+/// ```
+///
+/// With a non-optional value, a query that returns no row leaves the default value.
+@propertyWrapper
+public struct FetchOne<Value: Sendable>: Sendable {
+  let store: FetchStore<Value>
+
+  public var wrappedValue: Value { store.value }
+
+  public var projectedValue: Self { self }
+
+  /// The first row of `statement`; `wrappedValue` when there is none.
+  public init<S: Statement & Sendable>(
+    wrappedValue: Value, _ statement: S, database: (any DatabaseReader)? = nil,
+    scheduler: FetchScheduler = .main
+  ) where S.QueryValue == Value {
+    store = FetchStore(initialValue: wrappedValue)
+    store.start(
+      database: database ?? DependencyValues.current.defaultDatabase, scheduler: scheduler,
+      fetch: { db in try statement.fetchOne(db) ?? wrappedValue })
+  }
+
+  /// The first row of `statement`, or nil.
+  public init<S: Statement & Sendable, Wrapped: Sendable>(
+    wrappedValue: Value = nil, _ statement: S, database: (any DatabaseReader)? = nil,
+    scheduler: FetchScheduler = .main
+  ) where Value == Wrapped?, S.QueryValue == Wrapped {
+    store = FetchStore(initialValue: wrappedValue)
+    store.start(
+      database: database ?? DependencyValues.current.defaultDatabase, scheduler: scheduler,
+      fetch: { db in try statement.fetchOne(db) })
+  }
+
+  /// The first row of the table, or nil.
+  public init<Row: Table & Sendable>(
+    wrappedValue: Value = nil, database: (any DatabaseReader)? = nil,
+    scheduler: FetchScheduler = .main
+  ) where Value == Row? {
+    self.init(wrappedValue: wrappedValue, Row.all, database: database, scheduler: scheduler)
+  }
+
+  /// Replaces the query; a query with no row gives `defaultValue`.
+  @discardableResult
+  public func load<S: Statement & Sendable>(
+    _ statement: S, default defaultValue: Value, database: (any DatabaseReader)? = nil,
+    scheduler: FetchScheduler = .main
+  ) async throws -> FetchSubscription where S.QueryValue == Value {
+    try await store.load(
+      database: database ?? DependencyValues.current.defaultDatabase, scheduler: scheduler,
+      fetch: { db in try statement.fetchOne(db) ?? defaultValue })
+  }
+
+  /// Replaces the query of an optional value.
+  @discardableResult
+  public func load<S: Statement & Sendable, Wrapped: Sendable>(
+    _ statement: S, database: (any DatabaseReader)? = nil, scheduler: FetchScheduler = .main
+  ) async throws -> FetchSubscription where Value == Wrapped?, S.QueryValue == Wrapped {
+    try await store.load(
+      database: database ?? DependencyValues.current.defaultDatabase, scheduler: scheduler,
+      fetch: { db in try statement.fetchOne(db) })
+  }
+
+  public var isLoading: Bool { store.isLoading }
+  public var loadError: (any Error)? { store.loadError }
+  public var values: AsyncStream<Value> { store.values }
+}

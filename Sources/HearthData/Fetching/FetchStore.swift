@@ -1,0 +1,180 @@
+import Foundation
+import Observation
+import Synchronization
+
+/// The state behind one `@FetchAll`, `@FetchOne` or `@Fetch`: the current value, loading
+/// and error flags, the running observation. The wrappers are structs holding a reference to
+/// one store, so copies of a wrapper share it.
+///
+/// Observable: reading `value` inside `withObservationTracking` (or from an `@Observable`
+/// model's property that wraps it) registers for its changes.
+final class FetchStore<Value: Sendable>: Observable, Sendable {
+  private struct State {
+    var value: Value
+    var isLoading = false
+    var loadError: (any Error)?
+    var observer: FetchObserver<Value>?
+    /// Bumped for each new query, so that a late value of an old query is dropped.
+    var generation = 0
+    var streams: [UUID: AsyncStream<Value>.Continuation] = [:]
+  }
+
+  private let state: Mutex<State>
+  private let registrar = ObservationRegistrar()
+
+  init(initialValue: Value) { state = Mutex(State(value: initialValue)) }
+
+  deinit { state.withLock { $0.observer }?.cancel() }
+
+  var value: Value {
+    registrar.access(self, keyPath: \.value)
+    return state.withLock { $0.value }
+  }
+
+  var isLoading: Bool {
+    registrar.access(self, keyPath: \.isLoading)
+    return state.withLock { $0.isLoading }
+  }
+
+  var loadError: (any Error)? {
+    registrar.access(self, keyPath: \.loadError)
+    return state.withLock { $0.loadError }
+  }
+
+  /// Replaces the running query with `fetch` on `database`: fetches once now (blocking) so
+  /// the value is current when this returns, then keeps it current.
+  func start(
+    database: any DatabaseReader, scheduler: FetchScheduler,
+    fetch: @escaping @Sendable (Database) throws -> Value
+  ) {
+    let (generation, previous) = state.withLock { state -> (Int, FetchObserver<Value>?) in
+      state.generation += 1
+      defer { state.observer = nil }
+      return (state.generation, state.observer)
+    }
+    previous?.cancel()
+    let observer = FetchObserver(
+      database: database, scheduler: scheduler, fetch: fetch,
+      deliver: { [weak self] result in self?.receive(result, generation: generation) })
+    state.withLock { $0.observer = observer }
+    withLoading { observer.start(initialFetchIsSynchronous: true) }
+  }
+
+  /// `load`: like `start`, but the first fetch runs without blocking the caller, and the
+  /// call returns once its value is in place (or throws its error).
+  func load(
+    database: any DatabaseReader, scheduler: FetchScheduler,
+    fetch: @escaping @Sendable (Database) throws -> Value
+  ) async throws -> FetchSubscription {
+    let (generation, previous) = state.withLock { state -> (Int, FetchObserver<Value>?) in
+      state.generation += 1
+      defer { state.observer = nil }
+      return (state.generation, state.observer)
+    }
+    previous?.cancel()
+    setLoading(true)
+    defer { setLoading(false) }
+    // The first value is delivered here directly, whatever the scheduler, so that it is in
+    // place when `load` returns.
+    let first = try await database.read { db in try db.recordingReadTables { try fetch(db) } }
+    receive(.success(first.0), generation: generation)
+    let observer = FetchObserver(
+      database: database, scheduler: scheduler, fetch: fetch,
+      deliver: { [weak self] result in self?.receive(result, generation: generation) })
+    let stillCurrent = state.withLock { state -> Bool in
+      guard state.generation == generation else { return false }
+      state.observer = observer
+      return true
+    }
+    if stillCurrent { observer.start(afterInitialRegion: first.1) }
+    return FetchSubscription { [weak self, weak observer] in
+      observer?.cancel()
+      self?.state.withLock { state in
+        if state.observer === observer { state.observer = nil }
+      }
+    }
+  }
+
+  private func withLoading(_ body: () -> Void) {
+    setLoading(true)
+    body()
+    setLoading(false)
+  }
+
+  private func setLoading(_ isLoading: Bool) {
+    registrar.withMutation(of: self, keyPath: \.isLoading) {
+      state.withLock { $0.isLoading = isLoading }
+    }
+  }
+
+  private func receive(_ result: Result<Value, any Error>, generation: Int) {
+    switch result {
+    case .success(let value):
+      let streams = registrar.withMutation(of: self, keyPath: \.value) {
+        state.withLock { state -> [AsyncStream<Value>.Continuation] in
+          guard state.generation == generation else { return [] }
+          state.value = value
+          return Array(state.streams.values)
+        }
+      }
+      if state.withLock({ $0.loadError != nil && $0.generation == generation }) {
+        registrar.withMutation(of: self, keyPath: \.loadError) {
+          state.withLock { $0.loadError = nil }
+        }
+      }
+      for stream in streams { stream.yield(value) }
+    case .failure(let error):
+      registrar.withMutation(of: self, keyPath: \.loadError) {
+        state.withLock { state in
+          if state.generation == generation { state.loadError = error }
+        }
+      }
+    }
+  }
+
+  /// The current value, then each new one, until the consumer stops.
+  var values: AsyncStream<Value> {
+    AsyncStream { continuation in
+      let id = UUID()
+      let current = state.withLock { state -> Value in
+        state.streams[id] = continuation
+        return state.value
+      }
+      continuation.yield(current)
+      continuation.onTermination = { [weak self] _ in
+        self?.state.withLock { _ = $0.streams.removeValue(forKey: id) }
+      }
+    }
+  }
+}
+
+/// A running `load`. `cancel()` stops observing; awaiting `task` keeps the subscription
+/// alive until the awaiting task is cancelled (as SwiftUI's `.task` does), then cancels it.
+///
+/// ```swift
+/// try await $facts.load(Facts(query: query)).task
+/// ```
+public struct FetchSubscription: Sendable {
+  private let onCancel: @Sendable () -> Void
+
+  init(onCancel: @escaping @Sendable () -> Void) { self.onCancel = onCancel }
+
+  /// Stops observing.
+  public func cancel() { onCancel() }
+
+  /// Suspends until the current task is cancelled, then stops observing.
+  public var task: Void {
+    get async throws {
+      let cancel = onCancel
+      await withTaskCancellationHandler {
+        // A stream nobody feeds: iterating it ends only when the task is cancelled.
+        let (stream, continuation) = AsyncStream<Never>.makeStream()
+        for await _ in stream {}
+        continuation.finish()
+      } onCancel: {
+        cancel()
+      }
+      try Task.checkCancellation()
+    }
+  }
+}

@@ -1,0 +1,3 @@
+// `import HearthData` is what a plugin writes where an Apple app writes `import SQLiteData`:
+// the SQLite layer, the query language, the live property wrappers and dependencies.
+@_exported import HearthQuery
