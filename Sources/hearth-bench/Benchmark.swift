@@ -26,7 +26,7 @@ struct Options: Sendable {
 struct Benchmark: Sendable {
   var name: String
   var summary: String
-  var run: @Sendable (Options) throws -> [Figure]
+  var run: @Sendable (Options) async throws -> [Figure]
 }
 
 /// Monotonic wall-clock time of `body`, in milliseconds.
@@ -77,4 +77,12 @@ final class BenchmarkDirectory {
   deinit { try? FileManager.default.removeItem(at: url) }
 
   func path(_ name: String) -> String { url.appendingPathComponent(name).path }
+}
+
+/// The value at quantile `q` (0…1) of `values`.
+func percentile(_ values: [Double], _ q: Double) -> Double {
+  let sorted = values.sorted()
+  guard !sorted.isEmpty else { return .nan }
+  let index = Int((Double(sorted.count - 1) * q).rounded())
+  return sorted[index]
 }

@@ -6,7 +6,7 @@
 //   {"bench": …, "ours": …, "baseline": …, "ratio": …, "unit": …}
 import Foundation
 
-let benchmarks = [decodeRowsBenchmark, decodeTableBenchmark]
+let benchmarks = [decodeRowsBenchmark, decodeTableBenchmark, fetchAllLatencyBenchmark]
 
 func printError(_ text: String) {
   FileHandle.standardError.write(Data((text + "\n").utf8))
@@ -39,7 +39,7 @@ guard unknown.isEmpty else {
 var figures: [Figure] = []
 for benchmark in benchmarks where selected.isEmpty || selected.contains(benchmark.name) {
   do {
-    figures += try benchmark.run(options)
+    figures += try await benchmark.run(options)
   } catch {
     printError("hearth-bench: \(benchmark.name) failed: \(error)")
     exit(1)

@@ -220,3 +220,31 @@ func appDatabase() throws -> any DatabaseWriter {
     #expect(withErrorReporting { 7 } == 7)
   }
 }
+
+enum StartupMessageKey: DependencyKey {
+  static let liveValue = "not prepared"
+}
+
+extension DependencyValues {
+  /// Only `preparedValuesApplyToTheWholeProcess` sets this, so no other test depends on it.
+  var startupMessage: String {
+    get { self[StartupMessageKey.self] }
+    set { self[StartupMessageKey.self] = newValue }
+  }
+}
+
+@Suite struct PrepareDependenciesTests {
+  @Test func preparedValuesApplyToTheWholeProcess() async {
+    prepareDependencies { $0.startupMessage = "prepared at start-up" }
+    @Dependency(\.startupMessage) var message
+    #expect(message == "prepared at start-up")
+    let fromDetachedTask = await Task.detached {
+      @Dependency(\.startupMessage) var message
+      return message
+    }.value
+    #expect(fromDetachedTask == "prepared at start-up")
+    withDependencies { $0.startupMessage = "overridden" } operation: {
+      #expect(message == "overridden")
+    }
+  }
+}

@@ -1,0 +1,54 @@
+import Foundation
+import HearthData
+
+@Table
+struct LatencyItem: Sendable {
+  let id: Int
+  var title: String
+  var value: Int
+}
+
+/// In one process: the time from a COMMIT to a `@FetchAll` of 100 rows holding the new
+/// value (delivered on the main actor, the default), against the time of simply fetching
+/// the same 100 rows right after the commit — the floor any observation pays.
+let fetchAllLatencyBenchmark = Benchmark(
+  name: "fetchall-latency",
+  summary: "commit → @FetchAll (100 rows, main actor) holds the new value vs a direct refetch"
+) { options in
+  let commits = options.quick ? 100 : 1_000
+  let directory = try BenchmarkDirectory()
+  let pool = try DatabasePool(path: directory.path("latency.sqlite"))
+  try await pool.write { db in
+    try db.execute(
+      sql: "CREATE TABLE latencyItems (id INTEGER PRIMARY KEY, title TEXT NOT NULL, value INTEGER NOT NULL)")
+    for index in 1...100 {
+      try db.execute(
+        sql: "INSERT INTO latencyItems (id, title, value) VALUES (?, ?, 0)",
+        arguments: [index, "Item \(index)"])
+    }
+  }
+  let items = FetchAll(LatencyItem.order { $0.id }, database: pool)
+  var updates = items.values.makeAsyncIterator()
+  _ = await updates.next()  // the current value
+
+  var observed: [Double] = []
+  var direct: [Double] = []
+  for round in 1...commits {
+    try await pool.write { db in
+      try LatencyItem.find(1).update { $0.value = #bind(round) }.execute(db)
+    }
+    let committed = DispatchTime.now().uptimeNanoseconds
+    while let value = await updates.next(), value.first?.value != round {}
+    observed.append(Double(DispatchTime.now().uptimeNanoseconds - committed) / 1_000)
+
+    let start = DispatchTime.now().uptimeNanoseconds
+    let rows = try await pool.read { db in try LatencyItem.order { $0.id }.fetchAll(db) }
+    direct.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1_000)
+    guard rows.first?.value == round else { throw BenchmarkError("fetchall-latency: stale read") }
+  }
+  return [
+    Figure(bench: "fetchall-latency-p50", ours: percentile(observed, 0.5), baseline: percentile(direct, 0.5), unit: "us"),
+    Figure(bench: "fetchall-latency-p99", ours: percentile(observed, 0.99), baseline: percentile(direct, 0.99), unit: "us"),
+    Figure(bench: "fetchall-latency-max", ours: observed.max() ?? .nan, baseline: direct.max() ?? .nan, unit: "us"),
+  ]
+}
