@@ -71,7 +71,7 @@ let package = Package(
     .executableTarget(
       name: "hearth-bench", dependencies: ["HearthSQLite", "HearthQuery", "HearthData", "CSQLite"],
       swiftSettings: strict),
-    .executableTarget(name: "hearth-demo", dependencies: ["HearthSQLite"], swiftSettings: strict),
+    .executableTarget(name: "hearth-demo", dependencies: ["HearthData"], swiftSettings: strict),
     .testTarget(
       name: "HearthSQLiteTests", dependencies: ["HearthSQLite", "CSQLite", "CZMQ"],
       swiftSettings: strict),

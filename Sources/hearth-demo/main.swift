@@ -1,13 +1,85 @@
-// hearth-demo: a short tour of HearthSQLite on a real WAL database.
+// hearth-demo: a short tour of Hearth in one process, on a real WAL database.
 //
 //   hearth-demo [--data DIR]
 //
-// Until the hub exists this is the README's main job: it creates (or reopens) a database in
+// Until the hub exists this is the README's main job. It opens (or creates) a database in
 // DIR (default: $XDG_DATA_HOME/hearth-demo, else ~/.local/share/hearth-demo), migrates it,
-// writes in a transaction while a commit observer reports what changed, reads from a
-// concurrent snapshot, backs the database up online and checks the copy.
+// and keeps a live list of reminders with @FetchAll while it writes; then it backs the
+// database up online and checks the copy. docs/hearthdata.md walks through the same code.
 import Foundation
-import HearthSQLite
+import HearthData
+
+@Table
+struct RemindersList: Identifiable {
+  let id: Int
+  var title = ""
+}
+
+@Table
+struct Reminder: Identifiable {
+  let id: Int
+  var remindersListID: RemindersList.ID
+  var title = ""
+  var dueDate: Date?
+  var isCompleted = false
+}
+
+extension Reminder {
+  static let incomplete = Self.where { !$0.isCompleted }
+}
+
+func appDatabase(path: String) throws -> any DatabaseWriter {
+  var configuration = Configuration()
+  configuration.foreignKeysEnabled = true
+  let database = try defaultDatabase(path: path, configuration: configuration)
+  var migrator = DatabaseMigrator()
+  migrator.registerMigration("Create lists and reminders") { db in
+    try #sql(
+      """
+      CREATE TABLE "remindersLists" (
+        "id" INTEGER PRIMARY KEY AUTOINCREMENT,
+        "title" TEXT NOT NULL UNIQUE
+      ) STRICT;
+      CREATE TABLE "reminders" (
+        "id" INTEGER PRIMARY KEY AUTOINCREMENT,
+        "remindersListID" INTEGER NOT NULL REFERENCES "remindersLists"("id") ON DELETE CASCADE,
+        "title" TEXT NOT NULL DEFAULT '',
+        "dueDate" TEXT,
+        "isCompleted" INTEGER NOT NULL DEFAULT 0
+      ) STRICT;
+      """
+    ).execute(db)
+  }
+  try migrator.migrate(database)
+  return database
+}
+
+/// The live part: what a feature's model looks like.
+@MainActor
+final class RemindersModel {
+  @FetchAll(Reminder.incomplete.order(by: \.title)) var openReminders
+  @FetchOne(Reminder.count()) var total = 0
+  @Dependency(\.defaultDatabase) var database
+
+  func add(_ title: String, dueIn days: Int, listTitle: String) async throws {
+    @Dependency(\.date.now) var now
+    try await database.write { db in
+      try RemindersList.insert(or: .ignore) { RemindersList.Draft(title: listTitle) }.execute(db)
+      let listID = try RemindersList.where { $0.title == listTitle }.select(\.id).fetchOne(db)!
+      try Reminder.insert {
+        Reminder.Draft(remindersListID: listID, title: title, dueDate: now.addingTimeInterval(Double(days) * 86_400))
+      }.execute(db)
+    }
+  }
+
+  func completeOldest() async throws {
+    try await database.write { db in
+      try Reminder.where { $0.id.in(Reminder.incomplete.select { $0.id.min() }) }
+        .update { $0.isCompleted = true }
+        .execute(db)
+    }
+  }
+}
 
 func fail(_ message: String) -> Never {
   FileHandle.standardError.write(Data("hearth-demo: \(message)\n".utf8))
@@ -36,67 +108,31 @@ while let argument = arguments.popFirst() {
 }
 
 do {
-  try FileManager.default.createDirectory(
-    atPath: dataDirectory, withIntermediateDirectories: true,
-    attributes: [.posixPermissions: 0o700])
   let path = dataDirectory + "/demo.sqlite"
-  let database = try DatabasePool(path: path)
-  print("database   \(path) (WAL)")
+  try prepareDependencies { $0.defaultDatabase = try appDatabase(path: path) }
+  print("database   \(path) (WAL, migrated)")
 
-  var migrator = DatabaseMigrator()
-  migrator.registerMigration("Create lists and reminders") { db in
-    try db.execute(
-      sql: """
-        CREATE TABLE remindersLists (
-          id INTEGER PRIMARY KEY AUTOINCREMENT, title TEXT NOT NULL UNIQUE
-        );
-        CREATE TABLE reminders (
-          id INTEGER PRIMARY KEY AUTOINCREMENT,
-          remindersListID INTEGER NOT NULL REFERENCES remindersLists(id) ON DELETE CASCADE,
-          title TEXT NOT NULL,
-          dueDate TEXT,
-          isCompleted INTEGER NOT NULL DEFAULT 0
-        );
-        """)
-  }
-  try migrator.migrate(database)
-  let applied = try database.read { try migrator.appliedMigrations($0) }
-  print("migrations \(applied.joined(separator: ", "))")
+  let model = RemindersModel()
+  print("open       \(model.openReminders.count) of \(model.total) reminders")
+  var updates = model.$openReminders.values.makeAsyncIterator()
+  _ = await updates.next()
 
-  let observation = database.observeCommits { changes in
-    for (table, rows) in changes.tables.sorted(by: { $0.key < $1.key }) {
-      print(
-        "committed  \(table): \(rows.insertedRowIDs.count) inserted, "
-          + "\(rows.updatedRowIDs.count) updated, \(rows.deletedRowIDs.count) deleted")
-    }
-  }
-  try database.write { db in
-    try db.execute(sql: "INSERT OR IGNORE INTO remindersLists (title) VALUES ('Personal')")
-    let listID = try Int64.fetchOne(
-      db, sql: "SELECT id FROM remindersLists WHERE title = 'Personal'")!
-    for (title, days) in [("Water the plants", 1), ("Call the dentist", 3)] {
-      try db.execute(
-        sql: "INSERT INTO reminders (remindersListID, title, dueDate) VALUES (?, ?, ?)",
-        arguments: [listID, title, Date().addingTimeInterval(Double(days) * 86_400)])
-    }
-    try db.execute(
-      sql: "UPDATE reminders SET isCompleted = 1 WHERE id = (SELECT min(id) FROM reminders)")
-  }
-  observation.cancel()
+  try await model.add("Water the plants", dueIn: 1, listTitle: "Home")
+  let afterFirst = await updates.next() ?? []
+  print("live       after an insert: \(afterFirst.map(\.title))")
+  try await model.add("Call the dentist", dueIn: 3, listTitle: "Personal")
+  let afterSecond = await updates.next() ?? []
+  print("live       after another:   \(afterSecond.map(\.title))")
+  try await model.completeOldest()
+  let afterUpdate = await updates.next() ?? []
+  print("live       after completing the oldest: \(afterUpdate.map(\.title))")
 
-  let (total, open) = try database.read { db in
-    (
-      try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM reminders")!,
-      try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM reminders WHERE NOT isCompleted")!
-    )
-  }
-  print("reminders  \(total) in all, \(open) open")
-
+  @Dependency(\.defaultDatabase) var database
   let backupPath = dataDirectory + "/demo-backup.sqlite"
   try database.backup(toPath: backupPath)
   let verdict = try DatabaseQueue(path: backupPath).read { try $0.integrityCheck() }
   print("backup     \(backupPath): integrity \(verdict.joined(separator: "; "))")
-  print("\nRun it again: the data stays, and each run adds two reminders.")
+  print("\nRun it again: the data stays, and each run adds two reminders and completes one.")
 } catch {
   fail("\(error)")
 }
