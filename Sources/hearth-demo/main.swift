@@ -67,7 +67,9 @@ final class RemindersModel {
       try RemindersList.insert(or: .ignore) { RemindersList.Draft(title: listTitle) }.execute(db)
       let listID = try RemindersList.where { $0.title == listTitle }.select(\.id).fetchOne(db)!
       try Reminder.insert {
-        Reminder.Draft(remindersListID: listID, title: title, dueDate: now.addingTimeInterval(Double(days) * 86_400))
+        Reminder.Draft(
+          remindersListID: listID, title: title,
+          dueDate: now.addingTimeInterval(Double(days) * 86_400))
       }.execute(db)
     }
   }

@@ -243,7 +243,9 @@ extension DependencyValues {
       return message
     }.value
     #expect(fromDetachedTask == "prepared at start-up")
-    withDependencies { $0.startupMessage = "overridden" } operation: {
+    withDependencies {
+      $0.startupMessage = "overridden"
+    } operation: {
       #expect(message == "overridden")
     }
   }
