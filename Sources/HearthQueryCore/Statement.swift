@@ -25,20 +25,28 @@ extension Statement {
   /// Runs the statement; rows, if any, are discarded.
   public func execute(_ db: Database) throws {
     let query = self.query
-    try db.cachedStatement(sql: query.sql).execute(arguments: StatementArguments(query.bindings))
+    try db.execute(sql: query.sql, arguments: StatementArguments(query.bindings))
   }
 
   /// Every row, decoded.
   @inlinable
   public func fetchAll(_ db: Database) throws -> [QueryValue] {
     let query = self.query
-    let statement = try db.cachedStatement(sql: query.sql)
-    let rows = try Row.fetchCursor(statement, arguments: StatementArguments(query.bindings))
+    let rows = try Row.fetchCursor(
+      db, sql: query.sql, arguments: StatementArguments(query.bindings))
     var values: [QueryValue] = []
-    var decoder = QueryDecoder(row: rows.row)
-    while try rows.step() {
-      decoder.index = 0
-      values.append(try _decodeRow(&decoder))
+    if rows.isLive {
+      // One live row serves every step: no new `Row` per row.
+      var decoder = QueryDecoder(row: rows.row)
+      while try rows.step() {
+        decoder.index = 0
+        values.append(try _decodeRow(&decoder))
+      }
+    } else {
+      while try rows.step() {
+        var decoder = QueryDecoder(row: rows.row)
+        values.append(try _decodeRow(&decoder))
+      }
     }
     return values
   }
@@ -53,9 +61,8 @@ extension Statement {
   @inlinable
   public func fetchCursor(_ db: Database) throws -> QueryCursor<QueryValue> {
     let query = self.query
-    let statement = try db.cachedStatement(sql: query.sql)
     return try QueryCursor(
-      rows: Row.fetchCursor(statement, arguments: StatementArguments(query.bindings)),
+      rows: Row.fetchCursor(db, sql: query.sql, arguments: StatementArguments(query.bindings)),
       decode: _decodeRow)
   }
 }

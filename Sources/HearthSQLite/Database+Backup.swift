@@ -23,6 +23,8 @@ extension Database {
     to destination: Database, pagesPerStep: Int = -1,
     progress: ((BackupProgress) throws -> Void)? = nil
   ) throws {
+    try checkLocal()
+    try destination.checkLocal()
     guard
       let backup = sqlite3_backup_init(
         destination.sqliteConnection, "main", sqliteConnection, "main")

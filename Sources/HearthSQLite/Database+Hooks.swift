@@ -108,6 +108,8 @@ extension Database {
   /// ```
   public func trace(options: TracingOptions = .statement, _ handler: ((TraceEvent) -> Void)?) {
     traceHandler = handler
+    // A remote database reports each statement as it sends it.
+    guard remote == nil else { return }
     guard handler != nil, !options.isEmpty else {
       sqlite3_trace_v2(sqliteConnection, 0, nil, nil)
       return

@@ -14,8 +14,14 @@ import Foundation
 /// }
 /// ```
 public final class Database {
-  /// The raw connection handle. Only HearthSQLite's own files touch it.
-  let sqliteConnection: OpaquePointer
+  /// The raw connection handle. Only HearthSQLite's own files touch it. Nil exactly when
+  /// `remote` is set: every public entry point checks `remote` first, and the paths that
+  /// use this handle are unreachable for a remote database.
+  let sqliteConnection: OpaquePointer!
+  /// Set for a database whose statements run elsewhere (see `RemoteStatementExecutor`).
+  let remote: (any RemoteStatementExecutor)?
+  /// For a remote database: what the last statement reported.
+  var remoteResult = StatementResult()
   /// The configuration the connection was opened with.
   public let configuration: Configuration
   /// The file path, or `":memory:"`.
@@ -49,6 +55,7 @@ public final class Database {
         resultCode: ResultCode(rawValue: code), message: "cannot open \(path): \(message)")
     }
     self.sqliteConnection = handle
+    remote = nil
     self.configuration = configuration
     self.path = path
     self.description = description
@@ -63,7 +70,21 @@ public final class Database {
     }
   }
 
+  /// A database whose statements `executor` runs elsewhere: what a feature process's
+  /// `write` closure receives, its statements carried to the hub.
+  public init(
+    executor: any RemoteStatementExecutor, configuration: Configuration = Configuration(),
+    description: String = "remote"
+  ) {
+    sqliteConnection = nil
+    remote = executor
+    self.configuration = configuration
+    path = "remote"
+    self.description = description
+  }
+
   deinit {
+    guard remote == nil else { return }
     statementCache.removeAll()
     removeHooks()
     sqlite3_close_v2(sqliteConnection)
@@ -95,26 +116,38 @@ public final class Database {
   // MARK: - Facts about the connection
 
   /// The rowid of the last successful INSERT on this connection.
-  public var lastInsertedRowID: Int64 { sqlite3_last_insert_rowid(sqliteConnection) }
+  public var lastInsertedRowID: Int64 {
+    remote == nil ? sqlite3_last_insert_rowid(sqliteConnection) : remoteResult.lastInsertedRowID
+  }
 
   /// Rows changed by the last INSERT, UPDATE or DELETE.
-  public var changesCount: Int { Int(sqlite3_changes64(sqliteConnection)) }
+  public var changesCount: Int {
+    remote == nil ? Int(sqlite3_changes64(sqliteConnection)) : remoteResult.changesCount
+  }
 
-  /// Rows changed since the connection opened.
-  public var totalChangesCount: Int { Int(sqlite3_total_changes64(sqliteConnection)) }
+  /// Rows changed since the connection opened (for a remote database, by the last statement).
+  public var totalChangesCount: Int {
+    remote == nil ? Int(sqlite3_total_changes64(sqliteConnection)) : remoteResult.changesCount
+  }
 
-  /// Whether a transaction is open.
-  public var isInsideTransaction: Bool { sqlite3_get_autocommit(sqliteConnection) == 0 }
+  /// Whether a transaction is open. A remote database lives inside one.
+  public var isInsideTransaction: Bool {
+    remote == nil ? sqlite3_get_autocommit(sqliteConnection) == 0 : true
+  }
 
   /// Whether the connection refuses writes (opened read-only, or `PRAGMA query_only`).
   public var isReadOnly: Bool {
-    sqlite3_db_readonly(sqliteConnection, "main") == 1
+    guard remote == nil else { return false }
+    return sqlite3_db_readonly(sqliteConnection, "main") == 1
       || ((try? Bool.fetchOne(self, sql: "PRAGMA query_only")) ?? false) == true
   }
 
   /// Stops the statement running on this connection; it fails with `SQLITE_INTERRUPT`.
-  /// The one method that may be called from another thread.
-  public func interrupt() { sqlite3_interrupt(sqliteConnection) }
+  /// The one method that may be called from another thread. (No effect on a remote
+  /// database.)
+  public func interrupt() {
+    if remote == nil { sqlite3_interrupt(sqliteConnection) }
+  }
 
   // MARK: - Statements
 
@@ -122,6 +155,7 @@ public final class Database {
   ///
   /// Throws when `sql` holds anything but one statement (trailing spaces and comments aside).
   public func makeStatement(sql: String) throws -> PreparedStatement {
+    try checkLocal(sql: sql)
     var rest = Substring(sql)
     guard let statement = try prepareNext(&rest, fullSQL: sql) else {
       throw DatabaseError(resultCode: .SQLITE_MISUSE, message: "no statement in SQL", sql: sql)
@@ -136,6 +170,7 @@ public final class Database {
 
   /// A prepared statement from this connection's cache, prepared on first use.
   public func cachedStatement(sql: String) throws -> PreparedStatement {
+    try checkLocal(sql: sql)
     if let statement = statementCache[sql], !statement.isBusy { return statement }
     let statement = try makeStatement(sql: sql)
     if statementCache[sql] == nil {
@@ -182,6 +217,10 @@ public final class Database {
   ///   """, arguments: ["Arthur"])
   /// ```
   public func execute(sql: String, arguments: StatementArguments = StatementArguments()) throws {
+    if remote != nil {
+      _ = try runRemote(sql: sql, arguments: arguments, needsRows: false)
+      return
+    }
     // The common case, one statement: go through the cache.
     if let cached = statementCache[sql], !cached.isBusy {
       try cached.setArguments(arguments)
@@ -212,6 +251,42 @@ public final class Database {
           + "\(position) used",
         sql: sql, arguments: arguments)
     }
+  }
+
+  // MARK: - Remote statements
+
+  /// Refuses what only a local connection can do.
+  func checkLocal(sql: String? = nil) throws {
+    guard remote == nil else {
+      throw DatabaseError(
+        resultCode: .SQLITE_MISUSE,
+        message: "prepared statements are not available in a transaction carried to the hub; "
+          + "use execute(sql:arguments:), the fetch methods or the query builder", sql: sql)
+    }
+  }
+
+  /// A cursor over the rows of `sql`: a live statement here, or the rows a remote
+  /// executor returned.
+  func rowCursor(sql: String, arguments: StatementArguments) throws -> RowCursor {
+    guard remote != nil else {
+      return try RowCursor(statement: cachedStatement(sql: sql), arguments: arguments)
+    }
+    let result = try runRemote(sql: sql, arguments: arguments, needsRows: true)
+    return RowCursor(columnNames: result.columnNames, rows: result.rows, sql: sql)
+  }
+
+  private func runRemote(sql: String, arguments: StatementArguments, needsRows: Bool) throws
+    -> StatementResult
+  {
+    if let traceHandler {
+      traceHandler(
+        TraceEvent(
+          kind: .statement, description: sql,
+          expandedDescription: arguments.isEmpty ? sql : "\(sql) -- \(arguments)", duration: nil))
+    }
+    let result = try remote!.execute(sql: sql, arguments: arguments, needsRows: needsRows)
+    remoteResult = result
+    return result
   }
 
   // MARK: - The one execution path

@@ -12,22 +12,41 @@ import CSQLite
 /// Each row is a live view, valid until the next call to `next()`. The cursor is valid only
 /// inside the `read`/`write` closure that made it.
 public final class RowCursor {
-  @usableFromInline let statement: PreparedStatement
+  /// The statement, for rows read live from this process's connection.
+  @usableFromInline let statement: PreparedStatement?
   /// Held strongly (the statement's own reference is unowned, and checking it on every row
   /// costs): a cursor lives only inside its database's closure anyway.
-  @usableFromInline let database: Database
+  @usableFromInline let database: Database?
+  /// The rows, for results that arrived as values (a remote database's).
+  @usableFromInline let valueRows: [[DatabaseValue]]
+  @usableFromInline let valueColumns: RowColumns?
+  @usableFromInline var valueIndex = -1
   @usableFromInline var isDone = false
 
   init(statement: PreparedStatement, arguments: StatementArguments?) throws {
     self.statement = statement
     database = statement.database
+    valueRows = []
+    valueColumns = nil
     if let arguments { try statement.setArguments(arguments) }
-    try database.begin(statement)
+    try statement.database.begin(statement)
+  }
+
+  /// A cursor over rows that are already values.
+  init(columnNames: [String], rows: [[DatabaseValue]], sql: String?) {
+    statement = nil
+    database = nil
+    valueRows = rows
+    valueColumns = RowColumns(names: columnNames, sql: sql)
   }
 
   deinit {
-    if !isDone { database.finish(statement, succeeded: false) }
+    if !isDone, let statement, let database { database.finish(statement, succeeded: false) }
   }
+
+  /// Whether `row` is a live view of the statement (one `Row` serves every step) rather than
+  /// a value made for each row.
+  public var isLive: Bool { statement != nil }
 
   /// The next row, or nil at the end.
   @inlinable
@@ -35,16 +54,26 @@ public final class RowCursor {
     try step() ? row : nil
   }
 
-  /// The current row: a live view that reads whatever row the last `step()` reached.
+  /// The current row. For a live cursor, a view that reads whatever row the last `step()`
+  /// reached; else the values of the current row.
   public var row: Row {
-    Row(sqliteStatement: statement.sqliteStatement, columns: statement.columns)
+    if let statement {
+      return Row(sqliteStatement: statement.sqliteStatement, columns: statement.columns)
+    }
+    return Row(columns: valueColumns!, values: valueRows[valueIndex])
   }
 
-  /// Moves to the next row; false at the end. With `row`, lets a loop read every row
-  /// through one `Row` value instead of a new one per row.
+  /// Moves to the next row; false at the end. With `row`, lets a loop read every row of a
+  /// live cursor through one `Row` value instead of a new one per row.
   @inlinable
   public func step() throws -> Bool {
     if isDone { return false }
+    guard let statement, let database else {
+      valueIndex += 1
+      if valueIndex < valueRows.count { return true }
+      isDone = true
+      return false
+    }
     do {
       if try database.step(statement) { return true }
     } catch {
@@ -67,7 +96,7 @@ extension Row {
   public static func fetchCursor(
     _ db: Database, sql: String, arguments: StatementArguments = StatementArguments()
   ) throws -> RowCursor {
-    try RowCursor(statement: db.cachedStatement(sql: sql), arguments: arguments)
+    try db.rowCursor(sql: sql, arguments: arguments)
   }
 
   /// A cursor over the rows of a prepared statement.
@@ -83,7 +112,10 @@ extension Row {
   public static func fetchAll(
     _ db: Database, sql: String, arguments: StatementArguments = StatementArguments()
   ) throws -> [Row] {
-    try fetchAll(db.cachedStatement(sql: sql), arguments: arguments)
+    let cursor = try db.rowCursor(sql: sql, arguments: arguments)
+    var rows: [Row] = []
+    while let row = try cursor.next() { rows.append(row.copy()) }
+    return rows
   }
 
   /// All rows of a prepared statement, copied.
@@ -115,9 +147,8 @@ extension DatabaseValueConvertible {
     _ db: Database, sql: String, arguments: StatementArguments = StatementArguments()
   ) throws -> [Self] {
     var values: [Self] = []
-    let statement = try db.cachedStatement(sql: sql)
-    try statement.setArguments(arguments)
-    try db.run(statement) { values.append(try Self.decode(from: $0, atIndex: 0)) }
+    let cursor = try db.rowCursor(sql: sql, arguments: arguments)
+    while let row = try cursor.next() { values.append(try Self.decode(from: row, atIndex: 0)) }
     return values
   }
 
