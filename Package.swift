@@ -45,6 +45,7 @@ let package = Package(
     .library(name: "HearthQuery", targets: ["HearthQuery"]),
     .library(name: "HearthData", targets: ["HearthData"]),
     .library(name: "HearthDataTestSupport", targets: ["HearthDataTestSupport"]),
+    .library(name: "HearthBus", targets: ["HearthBus"]),
     .executable(name: "hearth-bench", targets: ["hearth-bench"]),
     .executable(name: "hearth-demo", targets: ["hearth-demo"]),
   ],
@@ -68,14 +69,16 @@ let package = Package(
     .target(name: "HearthData", dependencies: ["HearthQuery"], swiftSettings: strict),
     .target(
       name: "HearthDataTestSupport", dependencies: ["HearthData"], swiftSettings: strict),
+    .target(name: "HearthBus", dependencies: ["CZMQ", "HearthSQLite"], swiftSettings: strict),
     .executableTarget(
       name: "hearth-bench", dependencies: ["HearthSQLite", "HearthQuery", "HearthData", "CSQLite"],
       swiftSettings: strict),
     .executableTarget(name: "hearth-demo", dependencies: ["HearthData"], swiftSettings: strict),
     .testTarget(
-      name: "HearthSQLiteTests", dependencies: ["HearthSQLite", "CSQLite", "CZMQ"],
+      name: "HearthSQLiteTests", dependencies: ["HearthSQLite", "CSQLite"],
       swiftSettings: strict),
     .testTarget(name: "HearthQueryTests", dependencies: ["HearthQuery"], swiftSettings: strict),
+    .testTarget(name: "HearthBusTests", dependencies: ["HearthBus"], swiftSettings: strict),
     .testTarget(
       name: "HearthDataTests", dependencies: ["HearthData", "HearthDataTestSupport"],
       swiftSettings: strict),

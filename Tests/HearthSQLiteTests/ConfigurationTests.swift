@@ -1,4 +1,3 @@
-import CZMQ
 import Foundation
 import HearthSQLite
 import Synchronization
@@ -73,11 +72,4 @@ import Testing
     #expect(try owner.read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM t") } == 1)
   }
 
-  @Test func theZeroMQLibraryIsInstalledAndLinks() {
-    var major: Int32 = 0
-    var minor: Int32 = 0
-    var patch: Int32 = 0
-    zmq_version(&major, &minor, &patch)
-    #expect(major == 4 && minor >= 3)
-  }
 }

@@ -1,0 +1,385 @@
+import Foundation
+import HearthSQLite
+
+/// Version 1 of the wire protocol (`Protocols/README.md` is its specification).
+public enum WireProtocol {
+  public static let version = 1
+}
+
+/// The fields every request and reply has; read first to dispatch on `type`.
+public struct WireEnvelope: Codable, Hashable, Sendable {
+  public var v: Int
+  public var type: String
+  public var id: String?
+
+  public init(v: Int, type: String, id: String?) {
+    self.v = v
+    self.type = type
+    self.id = id
+  }
+}
+
+/// `hello`: who the hub is and how far its feed has come.
+public struct HelloRequest: Codable, Hashable, Sendable {
+  public var v = WireProtocol.version
+  public var type = "hello"
+  public var id: String
+  public var plugin: String?
+
+  public init(id: String, plugin: String? = nil) {
+    self.id = id
+    self.plugin = plugin
+  }
+}
+
+public struct WelcomeReply: Codable, Hashable, Sendable {
+  public var v = WireProtocol.version
+  public var type = "welcome"
+  public var id: String
+  /// The hub instance: a new one after every start.
+  public var hub: String
+  /// The last committed sequence number.
+  public var seq: Int64
+
+  public init(id: String, hub: String, seq: Int64) {
+    self.id = id
+    self.hub = hub
+    self.seq = seq
+  }
+}
+
+/// `register`: a plugin's name, version, the tables it owns and its ordered migrations.
+public struct RegisterRequest: Codable, Hashable, Sendable {
+  public struct Migration: Codable, Hashable, Sendable {
+    public var id: String
+    public var sql: String
+    public init(id: String, sql: String) {
+      self.id = id
+      self.sql = sql
+    }
+  }
+
+  public var v = WireProtocol.version
+  public var type = "register"
+  public var id: String
+  public var plugin: String
+  public var version: String
+  public var tables: [String]
+  public var migrations: [Migration]
+
+  public init(
+    id: String, plugin: String, version: String, tables: [String], migrations: [Migration]
+  ) {
+    self.id = id
+    self.plugin = plugin
+    self.version = version
+    self.tables = tables
+    self.migrations = migrations
+  }
+}
+
+public struct RegisteredReply: Codable, Hashable, Sendable {
+  public var v = WireProtocol.version
+  public var type = "registered"
+  public var id: String
+  public var plugin: String
+  /// The migrations applied by this registration (already applied ones are skipped).
+  public var applied: [String]
+  public var seq: Int64
+
+  public init(id: String, plugin: String, applied: [String], seq: Int64) {
+    self.id = id
+    self.plugin = plugin
+    self.applied = applied
+    self.seq = seq
+  }
+}
+
+/// One statement of a transaction.
+public struct WireStatement: Codable, Hashable, Sendable {
+  public var sql: String
+  public var args: [WireValue]?
+  /// Whether the client wants the rows back (a SELECT, or RETURNING).
+  public var rows: Bool?
+
+  public init(sql: String, args: [WireValue]? = nil, rows: Bool? = nil) {
+    self.sql = sql
+    self.args = args
+    self.rows = rows
+  }
+}
+
+/// `transaction`: statements of the transaction whose request id is `id`. The first message
+/// with an id begins it; `end` (`"commit"` or `"rollback"`) ends it; messages without `end`
+/// keep it open and get `results`. A transaction that begins and ends in one message may
+/// share a COMMIT with others (group commit) without sharing their failures.
+public struct TransactionRequest: Codable, Hashable, Sendable {
+  public var v = WireProtocol.version
+  public var type = "transaction"
+  public var id: String
+  public var plugin: String
+  public var statements: [WireStatement]
+  public var end: String?
+
+  public init(id: String, plugin: String, statements: [WireStatement], end: String? = nil) {
+    self.id = id
+    self.plugin = plugin
+    self.statements = statements
+    self.end = end
+  }
+}
+
+/// What one statement gave back.
+public struct WireResult: Codable, Hashable, Sendable {
+  public var columns: [String]
+  public var rows: [[WireValue]]
+  public var changes: Int
+  public var lastRowID: Int64
+
+  public init(columns: [String], rows: [[WireValue]], changes: Int, lastRowID: Int64) {
+    self.columns = columns
+    self.rows = rows
+    self.changes = changes
+    self.lastRowID = lastRowID
+  }
+}
+
+/// The results of the statements of a `transaction` message that did not end it.
+public struct ResultsReply: Codable, Hashable, Sendable {
+  public var v = WireProtocol.version
+  public var type = "results"
+  public var id: String
+  public var results: [WireResult]
+
+  public init(id: String, results: [WireResult]) {
+    self.id = id
+    self.results = results
+  }
+}
+
+/// The end of a transaction: committed at `seq` (0 when it changed nothing or rolled back).
+/// A retried request id gets the first reply again, with `duplicate: true`.
+public struct CommittedReply: Codable, Hashable, Sendable {
+  public var v = WireProtocol.version
+  public var type = "committed"
+  public var id: String
+  public var seq: Int64
+  public var results: [WireResult]
+  public var duplicate: Bool?
+  public var rolledBack: Bool?
+
+  public init(
+    id: String, seq: Int64, results: [WireResult], duplicate: Bool? = nil,
+    rolledBack: Bool? = nil
+  ) {
+    self.id = id
+    self.seq = seq
+    self.results = results
+    self.duplicate = duplicate
+    self.rolledBack = rolledBack
+  }
+}
+
+/// `changes`: the committed changes after `since`, in order, from the durable feed.
+public struct ChangesRequest: Codable, Hashable, Sendable {
+  public var v = WireProtocol.version
+  public var type = "changes"
+  public var id: String
+  public var since: Int64
+  public var limit: Int?
+
+  public init(id: String, since: Int64, limit: Int? = nil) {
+    self.id = id
+    self.since = since
+    self.limit = limit
+  }
+}
+
+/// One table's changes in one commit.
+public struct TableChangeSummary: Codable, Hashable, Sendable {
+  public var inserted: [Int64]
+  public var updated: [Int64]
+  public var deleted: [Int64]
+  /// True for a table whose rows SQLite's hooks cannot name (WITHOUT ROWID): it changed.
+  public var unknownRows: Bool?
+
+  public init(
+    inserted: [Int64] = [], updated: [Int64] = [], deleted: [Int64] = [], unknownRows: Bool? = nil
+  ) {
+    self.inserted = inserted
+    self.updated = updated
+    self.deleted = deleted
+    self.unknownRows = unknownRows
+  }
+}
+
+/// One commit of the feed: published on the bus (topic `commit`) and returned by `changes`.
+public struct CommitEvent: Codable, Hashable, Sendable {
+  public var v = WireProtocol.version
+  public var type = "commit"
+  public var hub: String
+  public var seq: Int64
+  public var plugin: String
+  public var request: String
+  /// Milliseconds since 1970.
+  public var at: Int64
+  public var tables: [String: TableChangeSummary]
+  public var schemaChanged: Bool?
+
+  public init(
+    hub: String, seq: Int64, plugin: String, request: String, at: Int64,
+    tables: [String: TableChangeSummary], schemaChanged: Bool? = nil
+  ) {
+    self.hub = hub
+    self.seq = seq
+    self.plugin = plugin
+    self.request = request
+    self.at = at
+    self.tables = tables
+    self.schemaChanged = schemaChanged
+  }
+}
+
+public struct ChangesReply: Codable, Hashable, Sendable {
+  public var v = WireProtocol.version
+  public var type = "changes"
+  public var id: String
+  public var commits: [CommitEvent]
+  /// The last committed sequence number now.
+  public var seq: Int64
+  /// The oldest sequence number the feed still holds; a subscriber whose cursor is older
+  /// must re-read what it observes.
+  public var horizon: Int64
+
+  public init(id: String, commits: [CommitEvent], seq: Int64, horizon: Int64) {
+    self.id = id
+    self.commits = commits
+    self.seq = seq
+    self.horizon = horizon
+  }
+}
+
+/// On the bus every second (topic `heartbeat`): a quiet hub from a dead or restarted one.
+public struct HeartbeatEvent: Codable, Hashable, Sendable {
+  public var v = WireProtocol.version
+  public var type = "heartbeat"
+  public var hub: String
+  public var seq: Int64
+  public var at: Int64
+
+  public init(hub: String, seq: Int64, at: Int64) {
+    self.hub = hub
+    self.seq = seq
+    self.at = at
+  }
+}
+
+/// A refusal. `code` says what kind; SQLite failures carry SQLite's codes.
+public struct ErrorReply: Codable, Hashable, Sendable, Error, CustomStringConvertible {
+  public struct Code: RawRepresentable, Codable, Hashable, Sendable {
+    public let rawValue: String
+    public init(rawValue: String) { self.rawValue = rawValue }
+
+    /// Not JSON, or not an object with `v`, `type` and `id`.
+    public static let malformed = Code(rawValue: "malformed")
+    /// A protocol version this hub does not speak.
+    public static let unsupportedVersion = Code(rawValue: "unsupportedVersion")
+    public static let unknownType = Code(rawValue: "unknownType")
+    /// The message is larger than the hub's limit.
+    public static let tooLarge = Code(rawValue: "tooLarge")
+    public static let tooManyStatements = Code(rawValue: "tooManyStatements")
+    /// The plugin has not registered.
+    public static let notRegistered = Code(rawValue: "notRegistered")
+    /// The statement does something the plugin may not do (another plugin's table, DDL
+    /// outside a migration, ATTACH…). Nothing of the transaction stays.
+    public static let unauthorized = Code(rawValue: "unauthorized")
+    /// SQLite refused the statement; `sqlite` has its codes.
+    public static let sqlite = Code(rawValue: "sqlite")
+    /// A continuation of a transaction the hub does not have (it restarted, or the
+    /// transaction timed out): run the whole transaction again, with the same id.
+    public static let unknownTransaction = Code(rawValue: "unknownTransaction")
+    /// Another client's transaction holds the writer and the queue is full: retry later.
+    public static let busy = Code(rawValue: "busy")
+    /// The client went silent inside its transaction; it was rolled back.
+    public static let timeout = Code(rawValue: "timeout")
+    public static let migrationFailed = Code(rawValue: "migrationFailed")
+    public static let `internal` = Code(rawValue: "internal")
+
+    public init(from decoder: any Decoder) throws {
+      rawValue = try decoder.singleValueContainer().decode(String.self)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+      var container = encoder.singleValueContainer()
+      try container.encode(rawValue)
+    }
+  }
+
+  public struct SQLiteCodes: Codable, Hashable, Sendable {
+    public var code: Int32
+    public var extended: Int32
+  }
+
+  public var v = WireProtocol.version
+  public var type = "error"
+  public var id: String?
+  public var code: Code
+  public var message: String
+  /// The index of the failing statement in its message, when one failed.
+  public var statement: Int?
+  public var sqlite: SQLiteCodes?
+
+  public init(
+    id: String?, code: Code, message: String, statement: Int? = nil, sqlite: SQLiteCodes? = nil
+  ) {
+    self.id = id
+    self.code = code
+    self.message = message
+    self.statement = statement
+    self.sqlite = sqlite
+  }
+
+  public init(id: String?, databaseError: DatabaseError, statement: Int?) {
+    self.init(
+      id: id, code: .sqlite, message: databaseError.message ?? "\(databaseError)",
+      statement: statement,
+      sqlite: SQLiteCodes(
+        code: databaseError.resultCode.rawValue, extended: databaseError.extendedResultCode.rawValue
+      ))
+  }
+
+  public var description: String {
+    var text = "hub error \(code.rawValue): \(message)"
+    if let statement { text += " (statement \(statement))" }
+    return text
+  }
+}
+
+/// JSON in and out, the same way on both sides: sorted keys, no escaped slashes.
+public enum WireCoding {
+  public static func encode(_ value: some Encodable) throws -> Data {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+    return try encoder.encode(value)
+  }
+
+  public static func decode<T: Decodable>(_ type: T.Type, from data: Data) throws -> T {
+    try JSONDecoder().decode(type, from: data)
+  }
+}
+
+extension StatementResult {
+  public init(_ wire: WireResult) {
+    self.init(
+      columnNames: wire.columns, rows: wire.rows.map { $0.map(\.value) },
+      changesCount: wire.changes, lastInsertedRowID: wire.lastRowID)
+  }
+}
+
+extension WireResult {
+  public init(_ result: StatementResult) {
+    self.init(
+      columns: result.columnNames, rows: result.rows.map { $0.map(WireValue.init) },
+      changes: result.changesCount, lastRowID: result.lastInsertedRowID)
+  }
+}

@@ -1,0 +1,68 @@
+import Foundation
+import HearthBus
+import HearthSQLite
+import Testing
+
+@Suite struct WireMessageTests {
+  func roundTrip(_ value: DatabaseValue) throws -> (json: String, back: DatabaseValue) {
+    let data = try WireCoding.encode([WireValue(value)])
+    let back = try WireCoding.decode([WireValue].self, from: data)
+    return (String(decoding: data, as: UTF8.self), back[0].value)
+  }
+
+  @Test func valuesCrossLosslessly() throws {
+    #expect(try roundTrip(.null).json == "[null]")
+    let big = try roundTrip(DatabaseValue(storage: .integer(.max)))
+    #expect(big.json == #"[{"int":"9223372036854775807"}]"#)
+    #expect(big.back == DatabaseValue(storage: .integer(.max)))
+    #expect(
+      try roundTrip(DatabaseValue(storage: .integer(.min))).back
+        == DatabaseValue(storage: .integer(.min)))
+    for double in [
+      0.1 + 0.2, -0.0, .leastNonzeroMagnitude, .greatestFiniteMagnitude, 1e-310, .infinity,
+      -.infinity,
+    ] {
+      let back = try roundTrip(DatabaseValue(storage: .double(double))).back
+      guard case .double(let decoded) = back.storage else {
+        Issue.record("not a double: \(back)")
+        continue
+      }
+      #expect(decoded.bitPattern == double.bitPattern, "\(double)")
+    }
+    let text = "naïve 🐦 \"quotes\" \\ / \u{0}"
+    #expect(
+      try roundTrip(DatabaseValue(storage: .text(text))).back == DatabaseValue(storage: .text(text))
+    )
+    let blob = Data((0...255).map { UInt8($0) })
+    #expect(
+      try roundTrip(DatabaseValue(storage: .blob(blob))).back == DatabaseValue(storage: .blob(blob))
+    )
+  }
+
+  @Test func malformedValuesAreRefused() {
+    for json in [
+      #"[{"int":"1.5"}]"#, #"[{"int":99}]"#, #"[{"real":"NaN"}]"#, #"[{"blob":"***"}]"#,
+      #"[{"int":"1","text":"x"}]"#, #"[{}]"#, #"["bare string"]"#,
+    ] {
+      #expect(throws: DecodingError.self, "\(json)") {
+        try WireCoding.decode([WireValue].self, from: Data(json.utf8))
+      }
+    }
+  }
+
+  @Test func requestsEncodeAsTheSpecShowsThem() throws {
+    let request = TransactionRequest(
+      id: "r-1", plugin: "reminders",
+      statements: [
+        WireStatement(
+          sql: "INSERT INTO reminders (title) VALUES (?)", args: [WireValue("Milk".databaseValue)])
+      ], end: "commit")
+    let json = String(decoding: try WireCoding.encode(request), as: UTF8.self)
+    #expect(
+      json
+        == #"{"end":"commit","id":"r-1","plugin":"reminders","statements":[{"args":[{"text":"Milk"}],"sql":"INSERT INTO reminders (title) VALUES (?)"}],"type":"transaction","v":1}"#
+    )
+    let envelope = try WireCoding.decode(WireEnvelope.self, from: Data(json.utf8))
+    #expect(envelope == WireEnvelope(v: 1, type: "transaction", id: "r-1"))
+  }
+}
