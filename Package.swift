@@ -46,6 +46,9 @@ let package = Package(
     .library(name: "HearthData", targets: ["HearthData"]),
     .library(name: "HearthDataTestSupport", targets: ["HearthDataTestSupport"]),
     .library(name: "HearthBus", targets: ["HearthBus"]),
+    .library(name: "HearthHub", targets: ["HearthHub"]),
+    .library(name: "HearthPlugin", targets: ["HearthPlugin"]),
+    .executable(name: "hearthd", targets: ["hearthd"]),
     .executable(name: "hearth-bench", targets: ["hearth-bench"]),
     .executable(name: "hearth-demo", targets: ["hearth-demo"]),
   ],
@@ -70,6 +73,10 @@ let package = Package(
     .target(
       name: "HearthDataTestSupport", dependencies: ["HearthData"], swiftSettings: strict),
     .target(name: "HearthBus", dependencies: ["CZMQ", "HearthSQLite"], swiftSettings: strict),
+    .target(name: "HearthHub", dependencies: ["HearthBus", "HearthSQLite"], swiftSettings: strict),
+    .target(
+      name: "HearthPlugin", dependencies: ["HearthData", "HearthBus"], swiftSettings: strict),
+    .executableTarget(name: "hearthd", dependencies: ["HearthHub"], swiftSettings: strict),
     .executableTarget(
       name: "hearth-bench", dependencies: ["HearthSQLite", "HearthQuery", "HearthData", "CSQLite"],
       swiftSettings: strict),
@@ -79,6 +86,9 @@ let package = Package(
       swiftSettings: strict),
     .testTarget(name: "HearthQueryTests", dependencies: ["HearthQuery"], swiftSettings: strict),
     .testTarget(name: "HearthBusTests", dependencies: ["HearthBus"], swiftSettings: strict),
+    .testTarget(
+      name: "HearthHubTests", dependencies: ["HearthHub", "HearthPlugin", "HearthBus"],
+      swiftSettings: strict),
     .testTarget(
       name: "HearthDataTests", dependencies: ["HearthData", "HearthDataTestSupport"],
       swiftSettings: strict),

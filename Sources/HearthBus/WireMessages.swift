@@ -119,12 +119,18 @@ public struct TransactionRequest: Codable, Hashable, Sendable {
   public var id: String
   public var plugin: String
   public var statements: [WireStatement]
+  /// The 0-based index of this message within its transaction: a continuation (part > 0)
+  /// of a transaction the hub does not hold is refused with `unknownTransaction`.
+  public var part: Int?
   public var end: String?
 
-  public init(id: String, plugin: String, statements: [WireStatement], end: String? = nil) {
+  public init(
+    id: String, plugin: String, statements: [WireStatement], part: Int = 0, end: String? = nil
+  ) {
     self.id = id
     self.plugin = plugin
     self.statements = statements
+    self.part = part
     self.end = end
   }
 }
@@ -318,6 +324,10 @@ public struct ErrorReply: Codable, Hashable, Sendable, Error, CustomStringConver
   public struct SQLiteCodes: Codable, Hashable, Sendable {
     public var code: Int32
     public var extended: Int32
+    public init(code: Int32, extended: Int32) {
+      self.code = code
+      self.extended = extended
+    }
   }
 
   public var v = WireProtocol.version

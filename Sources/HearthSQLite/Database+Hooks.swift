@@ -45,6 +45,9 @@ extension Database {
   }
 
   private func authorize(action: Int32, first: String?, second: String?) -> Int32 {
+    if let authorizer, !authorizer(DatabaseAction(code: action, first: first, second: second)) {
+      return SQLITE_DENY
+    }
     let isInternal = first?.hasPrefix("sqlite_") ?? true
     if preparingAccess != nil {
       switch action {
@@ -172,4 +175,90 @@ public struct TraceEvent: Sendable, CustomStringConvertible {
   public var expandedDescription: String
   /// For `.profile` events, how long the statement ran, in seconds.
   public var duration: Double?
+}
+
+/// One action SQLite asks its authorizer about while it prepares a statement (and the
+/// statements of the triggers it fires).
+public struct DatabaseAction: Hashable, Sendable, CustomStringConvertible {
+  /// SQLite's action code (`SQLITE_INSERT`, `SQLITE_CREATE_TABLE`, …).
+  public var code: Int32
+  /// The first detail: a table, index or trigger name, a pragma, a function, `BEGIN`…
+  public var first: String?
+  /// The second detail: a column, the table of an index or trigger, a pragma's value…
+  public var second: String?
+
+  public enum Kind: Sendable {
+    case read, insert, update, delete, select, function, pragma, transaction, savepoint
+    case attach, detach, recursive, analyze, reindex
+    /// CREATE/DROP/ALTER of a table, index, trigger, view or virtual table.
+    case schema(temporary: Bool)
+    case other
+  }
+
+  public var kind: Kind {
+    switch code {
+    case SQLITE_READ: .read
+    case SQLITE_INSERT: .insert
+    case SQLITE_UPDATE: .update
+    case SQLITE_DELETE: .delete
+    case SQLITE_SELECT: .select
+    case SQLITE_FUNCTION: .function
+    case SQLITE_PRAGMA: .pragma
+    case SQLITE_TRANSACTION: .transaction
+    case SQLITE_SAVEPOINT: .savepoint
+    case SQLITE_ATTACH: .attach
+    case SQLITE_DETACH: .detach
+    case SQLITE_RECURSIVE: .recursive
+    case SQLITE_ANALYZE: .analyze
+    case SQLITE_REINDEX: .reindex
+    case SQLITE_CREATE_TEMP_INDEX, SQLITE_CREATE_TEMP_TABLE, SQLITE_CREATE_TEMP_TRIGGER,
+      SQLITE_CREATE_TEMP_VIEW, SQLITE_DROP_TEMP_INDEX, SQLITE_DROP_TEMP_TABLE,
+      SQLITE_DROP_TEMP_TRIGGER, SQLITE_DROP_TEMP_VIEW:
+      .schema(temporary: true)
+    case SQLITE_CREATE_INDEX, SQLITE_CREATE_TABLE, SQLITE_CREATE_TRIGGER, SQLITE_CREATE_VIEW,
+      SQLITE_DROP_INDEX, SQLITE_DROP_TABLE, SQLITE_DROP_TRIGGER, SQLITE_DROP_VIEW,
+      SQLITE_ALTER_TABLE, SQLITE_CREATE_VTABLE, SQLITE_DROP_VTABLE:
+      .schema(temporary: false)
+    default: .other
+    }
+  }
+
+  /// The table a schema action concerns: the table created, dropped or altered, or the
+  /// table an index or trigger belongs to.
+  public var schemaTable: String? {
+    switch code {
+    case SQLITE_CREATE_INDEX, SQLITE_CREATE_TEMP_INDEX, SQLITE_DROP_INDEX, SQLITE_DROP_TEMP_INDEX,
+      SQLITE_CREATE_TRIGGER, SQLITE_CREATE_TEMP_TRIGGER, SQLITE_DROP_TRIGGER,
+      SQLITE_DROP_TEMP_TRIGGER:
+      second
+    case SQLITE_ALTER_TABLE:
+      second
+    default:
+      first
+    }
+  }
+
+  public var description: String {
+    "action \(code) (\(first ?? "-"), \(second ?? "-"))"
+  }
+}
+
+extension Database {
+  /// Decides, before SQLite's own rules, whether statements prepared from now on may do
+  /// each action; a refused action makes the statement fail with `SQLITE_AUTH` before it
+  /// runs. Cached statements were prepared under the policy of their time: the cache is
+  /// cleared when the policy changes. `nil` allows everything.
+  public func setAuthorizer(_ authorizer: ((DatabaseAction) -> Bool)?) {
+    self.authorizer = authorizer
+    statementCache.removeAll()
+  }
+
+  /// The changes the open transaction has made so far (what `DatabaseChanges` will report
+  /// at COMMIT if nothing more happens), for code that records them in the same
+  /// transaction. Empty outside a transaction.
+  public var pendingChanges: DatabaseChanges {
+    var merged = ChangeTracker.Layer()
+    for layer in changeTracker.layers { merged.merge(layer) }
+    return changes(from: merged)
+  }
 }

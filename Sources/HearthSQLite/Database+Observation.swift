@@ -34,9 +34,15 @@ extension Database {
     guard !isInsideTransaction else { return }
     let committed = changeTracker.takeAll()
     guard !committed.isEmpty, !transactionObservers.isEmpty else { return }
+    let changes = changes(from: committed)
+    for (_, observer) in transactionObservers { observer(changes) }
+  }
+
+  /// The public form of recorded changes.
+  func changes(from layer: ChangeTracker.Layer) -> DatabaseChanges {
     let withoutRowID = knownWithoutRowIDTables()
     var tables: [String: TableChanges] = [:]
-    for (table, rows) in committed.rows {
+    for (table, rows) in layer.rows {
       guard !withoutRowID.contains(table) else {
         tables[table] = TableChanges(rowIDsAreKnown: false)
         continue
@@ -54,8 +60,7 @@ extension Database {
       changes.deletedRowIDs.sort()
       tables[table] = changes
     }
-    let changes = DatabaseChanges(tables: tables, isSchemaChanged: committed.isSchemaChanged)
-    for (_, observer) in transactionObservers { observer(changes) }
+    return DatabaseChanges(tables: tables, isSchemaChanged: layer.isSchemaChanged)
   }
 
   private func knownWithoutRowIDTables() -> Set<String> {

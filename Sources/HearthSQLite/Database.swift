@@ -39,6 +39,8 @@ public final class Database {
   var transactionObservers: [(id: TransactionObserverID, onCommit: (DatabaseChanges) -> Void)] = []
   var nextObserverID = 0
   var savepointCounter = 0
+  /// The access policy of `setAuthorizer(_:)`.
+  var authorizer: ((DatabaseAction) -> Bool)?
   /// Whether the authorizer's last call was a DROP TABLE (see `authorize`).
   var previousActionWasDrop = false
 

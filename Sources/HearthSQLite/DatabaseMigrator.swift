@@ -41,6 +41,14 @@ public struct DatabaseMigrator: Sendable {
   /// The identifiers of the registered migrations, in order.
   public var migrations: [String] { registered.map(\.identifier) }
 
+  /// Each registered migration, in order: how a plugin turns its migrator into the SQL it
+  /// sends the hub.
+  public func forEachMigration(
+    _ body: (_ identifier: String, _ migrate: @Sendable (Database) throws -> Void) throws -> Void
+  ) rethrows {
+    for migration in registered { try body(migration.identifier, migration.migrate) }
+  }
+
   /// Registers a migration after the ones already registered.
   public mutating func registerMigration(
     _ identifier: String, foreignKeyChecks: ForeignKeyChecks = .deferred,

@@ -100,6 +100,13 @@ public final class DatabasePool: DatabaseWriter {
     return writer.observeCommits(onCommit)
   }
 
+  /// Runs `body` on the writer connection as it is: no transaction opened, none checked, so
+  /// a transaction may stay open from one call to the next. For the hub, which drives
+  /// transactions across messages itself; everyone else uses `write`.
+  public func inWriterDatabase<T>(_ body: (Database) throws -> T) throws -> T {
+    try writerConnection().sync(body)
+  }
+
   /// Copies the WAL into the database file (`PRAGMA wal_checkpoint`).
   public func checkpoint(_ mode: CheckpointMode = .passive) throws {
     try writeWithoutTransaction { db in

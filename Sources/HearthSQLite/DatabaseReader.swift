@@ -50,7 +50,7 @@ public protocol DatabaseWriter: DatabaseReader {
 public final class TransactionObservation: Sendable {
   private let onCancel: @Sendable () -> Void
 
-  init(onCancel: @escaping @Sendable () -> Void) { self.onCancel = onCancel }
+  public init(onCancel: @escaping @Sendable () -> Void) { self.onCancel = onCancel }
 
   deinit { onCancel() }
 

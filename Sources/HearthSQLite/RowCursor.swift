@@ -44,6 +44,11 @@ public final class RowCursor {
     if !isDone, let statement, let database { database.finish(statement, succeeded: false) }
   }
 
+  /// The names of the result columns.
+  public var columnNames: [String] {
+    statement?.columnNames ?? valueColumns?.names ?? []
+  }
+
   /// Whether `row` is a live view of the statement (one `Row` serves every step) rather than
   /// a value made for each row.
   public var isLive: Bool { statement != nil }

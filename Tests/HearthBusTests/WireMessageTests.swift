@@ -60,7 +60,7 @@ import Testing
     let json = String(decoding: try WireCoding.encode(request), as: UTF8.self)
     #expect(
       json
-        == #"{"end":"commit","id":"r-1","plugin":"reminders","statements":[{"args":[{"text":"Milk"}],"sql":"INSERT INTO reminders (title) VALUES (?)"}],"type":"transaction","v":1}"#
+        == #"{"end":"commit","id":"r-1","part":0,"plugin":"reminders","statements":[{"args":[{"text":"Milk"}],"sql":"INSERT INTO reminders (title) VALUES (?)"}],"type":"transaction","v":1}"#
     )
     let envelope = try WireCoding.decode(WireEnvelope.self, from: Data(json.utf8))
     #expect(envelope == WireEnvelope(v: 1, type: "transaction", id: "r-1"))

@@ -1,0 +1,127 @@
+import Foundation
+import HearthBus
+import HearthSQLite
+import Synchronization
+
+/// The hub engine: owns the database (the only writer), answers requests on a ROUTER
+/// socket, applies each client's transaction atomically in arrival order, records every
+/// commit in the change feed in the same transaction, and publishes it on the bus.
+///
+/// `run()` blocks the calling thread until `stop()`; everything else happens on that thread
+/// (the sockets and the writer connection have that one owner).
+public final class Hub: Sendable {
+  public let configuration: HubConfiguration
+  /// A new identifier at every start: subscribers tell a restarted hub from a quiet one.
+  public let instanceID = UUID().uuidString.lowercased()
+  let database: DatabasePool
+  private let isStopping = Atomic<Bool>(false)
+  private let isReady = Atomic<Bool>(false)
+  private let sequence: Atomic<Int64>
+
+  /// Opens the database and creates the runtime directory. Refuses a database that is not a
+  /// database, is corrupt, or is of another hub format, touching nothing.
+  public init(configuration: HubConfiguration) throws {
+    self.configuration = configuration
+    try FileManager.default.createDirectory(
+      atPath: (configuration.databasePath as NSString).deletingLastPathComponent,
+      withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+    try Hub.checkExistingFile(configuration.databasePath)
+    var databaseConfiguration = Configuration()
+    databaseConfiguration.label = "hearthd"
+    databaseConfiguration.foreignKeysEnabled = true
+    database = try DatabasePool(
+      path: configuration.databasePath, configuration: databaseConfiguration)
+    let last = try database.inWriterDatabase { db in
+      try HubStore.prepare(db)
+      return try HubStore.lastSequence(db)
+    }
+    sequence = Atomic(last)
+  }
+
+  /// A file that exists must be a SQLite database before the hub touches it. (This reads the
+  /// schema, not every page: `hearth check` runs the full integrity check.)
+  static func checkExistingFile(_ path: String) throws {
+    guard FileManager.default.fileExists(atPath: path) else { return }
+    var configuration = Configuration()
+    configuration.readonly = true
+    do {
+      let queue = try DatabaseQueue(path: path, configuration: configuration)
+      try queue.read { db in
+        _ = try Row.fetchAll(db, sql: "SELECT type, name FROM sqlite_master")
+      }
+    } catch let error as DatabaseError
+      where error.resultCode == .SQLITE_NOTADB || error.resultCode == .SQLITE_CORRUPT
+    {
+      throw DatabaseError(
+        resultCode: error.extendedResultCode,
+        message: "\(path) is not a sound database (\(error.message ?? "\(error)")); the hub "
+          + "refuses to start and has changed nothing. Restore a backup (hearth backup makes them)."
+      )
+    } catch {
+      // Anything else (a WAL database whose -shm a read-only connection cannot create…) is
+      // left to the real open, which reports it.
+    }
+  }
+
+  /// The last committed sequence number.
+  public var lastSequence: Int64 { sequence.load(ordering: .relaxed) }
+
+  /// Whether the sockets are bound and requests are served.
+  public var ready: Bool { isReady.load(ordering: .relaxed) }
+
+  /// Asks `run()` to finish: in-flight work is completed or rolled back, then it returns.
+  public func stop() { isStopping.store(true, ordering: .relaxed) }
+
+  /// Serves until `stop()`. `onReady` runs once the sockets are bound.
+  public func run(onReady: () -> Void = {}) throws {
+    try FileManager.default.createDirectory(
+      atPath: configuration.runtimeDirectory, withIntermediateDirectories: true,
+      attributes: [.posixPermissions: 0o700])
+    chmod(configuration.runtimeDirectory, 0o700)
+    let context = BusContext()
+    let router = try BusSocket(context, .router)
+    // libzmq drops messages far beyond the limit before they reach memory; those within get
+    // a typed `tooLarge` reply.
+    try router.setMaximumMessageSize(configuration.maximumMessageSize * 4)
+    try router.setHeartbeat(interval: .seconds(1), timeout: .seconds(5))
+    let publisher = try BusSocket(context, .pub)
+    try publisher.setSendHighWaterMark(configuration.busHighWaterMark)
+    for path in ["hub.sock", "bus.sock"] {
+      unlink(configuration.runtimeDirectory + "/" + path)
+    }
+    try router.bind(configuration.requestEndpoint)
+    try publisher.bind(configuration.busEndpoint)
+    let tcpEndpoints = configuration.extraRequestEndpoints + configuration.extraBusEndpoints
+    if !tcpEndpoints.isEmpty {
+      guard let secret = configuration.curveSecretKey, let key = configuration.curvePublicKey else {
+        throw HubError("tcp endpoints need CURVE keys (curveSecretKey and curvePublicKey)")
+      }
+      let keys = CurveKeyPair(publicKey: key, secretKey: secret)
+      try router.makeCurveServer(keys)
+      try publisher.makeCurveServer(keys)
+      for endpoint in configuration.extraRequestEndpoints { try router.bind(endpoint) }
+      for endpoint in configuration.extraBusEndpoints { try publisher.bind(endpoint) }
+    }
+    try database.inWriterDatabase { db in
+      try HubStore.prune(olderThan: configuration.feedRetention, db)
+    }
+
+    var session = HubSession(hub: self, router: router, publisher: publisher)
+    isReady.store(true, ordering: .relaxed)
+    onReady()
+    defer { isReady.store(false, ordering: .relaxed) }
+    while !isStopping.load(ordering: .relaxed) {
+      try session.serveOnce(waitingAtMost: .milliseconds(50))
+    }
+    try session.finish()
+    try database.checkpoint(.truncate)
+  }
+
+  func advanceSequence() -> Int64 { sequence.add(1, ordering: .relaxed).newValue }
+}
+
+/// A failure of the hub itself (configuration, start-up), with what to do.
+public struct HubError: Error, CustomStringConvertible, Sendable {
+  public var description: String
+  public init(_ description: String) { self.description = description }
+}

@@ -1,0 +1,42 @@
+import Foundation
+import HearthBus
+
+/// How a hub runs: where its database and sockets are, and its limits.
+public struct HubConfiguration: Sendable {
+  /// The database file and the directory of the socket files (created with mode 0700).
+  public var paths: HubPaths
+  public var databasePath: String { paths.databasePath }
+  public var runtimeDirectory: String { paths.runtimeDirectory }
+  /// Extra endpoints (for example `tcp://0.0.0.0:5555`); a tcp endpoint requires
+  /// `curveKeys`.
+  public var extraRequestEndpoints: [String] = []
+  public var extraBusEndpoints: [String] = []
+  /// CURVE keys of the hub, required for tcp endpoints.
+  public var curveSecretKey: String?
+  public var curvePublicKey: String?
+
+  /// The largest request accepted; larger ones get `tooLarge`. Default 4 MiB.
+  public var maximumMessageSize = 4 << 20
+  /// The most statements in one `transaction` message. Default 10,000.
+  public var maximumStatementsPerMessage = 10_000
+  /// How long a client may stay silent inside its transaction before it is rolled back.
+  public var transactionTimeout: Duration = .seconds(5)
+  /// Requests waiting for the writer; beyond it, `busy`. Default 1,000.
+  public var maximumQueuedRequests = 1_000
+  /// How often the bus says the hub is alive.
+  public var heartbeatInterval: Duration = .seconds(1)
+  /// How long the change feed and the exactly-once records are kept. Default 7 days.
+  public var feedRetention: Duration = .seconds(7 * 24 * 3600)
+  /// High-water mark of the bus: a subscriber further behind loses messages (and catches up
+  /// from the feed).
+  public var busHighWaterMark = 10_000
+
+  public init(paths: HubPaths = .fromEnvironment()) {
+    self.paths = paths
+  }
+
+  /// Requests (ROUTER).
+  public var requestEndpoint: String { paths.requestEndpoint }
+  /// Change events and heartbeats (PUB).
+  public var busEndpoint: String { paths.busEndpoint }
+}

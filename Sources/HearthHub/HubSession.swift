@@ -1,0 +1,644 @@
+import Foundation
+import HearthBus
+import HearthSQLite
+
+/// The state of one `Hub.run()`: the open transaction, the requests waiting for the writer,
+/// the sockets. Lives on the hub's thread only.
+struct HubSession {
+  struct OpenTransaction {
+    var id: String
+    var plugin: String
+    var client: Data
+    var nextPart: Int
+    var lastActivity: ContinuousClock.Instant
+    var ownedTables: Set<String>
+  }
+
+  enum Work {
+    case transaction(client: Data, request: TransactionRequest)
+    case register(client: Data, request: RegisterRequest)
+  }
+
+  let hub: Hub
+  let router: BusSocket
+  let publisher: BusSocket
+  var open: OpenTransaction?
+  var queue: [Work] = []
+  var lastHeartbeat = ContinuousClock.now
+  /// Transactions the hub ended on its own (timeout, refusal), so that their late messages
+  /// get the reason rather than `unknownTransaction`. Bounded.
+  var abortedTransactions: [(id: String, reply: ErrorReply)] = []
+
+  init(hub: Hub, router: BusSocket, publisher: BusSocket) {
+    self.hub = hub
+    self.router = router
+    self.publisher = publisher
+  }
+
+  var configuration: HubConfiguration { hub.configuration }
+
+  // MARK: - The loop
+
+  mutating func serveOnce(waitingAtMost timeout: Duration) throws {
+    if let frames = try router.receive(timeout: timeout) {
+      if frames.count == 2 {
+        handle(client: frames[0], body: frames[1])
+      } else if let client = frames.first {
+        reply(
+          client,
+          ErrorReply(
+            id: nil, code: .malformed,
+            message: "a request is one frame of JSON (got \(frames.count - 1) frames)"))
+      }
+    }
+    expireSilentTransaction()
+    drainQueue()
+    let now = ContinuousClock.now
+    if now - lastHeartbeat >= configuration.heartbeatInterval {
+      lastHeartbeat = now
+      publish(
+        topic: "heartbeat",
+        HeartbeatEvent(hub: hub.instanceID, seq: hub.lastSequence, at: Self.millisecondsNow()))
+    }
+  }
+
+  /// Rolls back what is open; the clients retry against the next hub.
+  mutating func finish() throws {
+    if open != nil {
+      try hub.database.inWriterDatabase { db in
+        db.setAuthorizer(nil)
+        try db.rollback()
+      }
+      self.open = nil
+    }
+    for work in queue {
+      switch work {
+      case .transaction(let client, let request):
+        reply(
+          client, ErrorReply(id: request.id, code: .busy, message: "the hub is stopping; retry"))
+      case .register(let client, let request):
+        reply(
+          client, ErrorReply(id: request.id, code: .busy, message: "the hub is stopping; retry"))
+      }
+    }
+    queue.removeAll()
+  }
+
+  // MARK: - Requests
+
+  mutating func handle(client: Data, body: Data) {
+    guard body.count <= configuration.maximumMessageSize else {
+      reply(
+        client,
+        ErrorReply(
+          id: nil, code: .tooLarge,
+          message:
+            "the request has \(body.count) bytes; the limit is \(configuration.maximumMessageSize)")
+      )
+      return
+    }
+    let envelope: WireEnvelope
+    do {
+      envelope = try WireCoding.decode(WireEnvelope.self, from: body)
+    } catch {
+      reply(
+        client,
+        ErrorReply(
+          id: nil, code: .malformed,
+          message: "a request is a JSON object with v, type and id (\(Self.describe(error)))"))
+      return
+    }
+    guard envelope.v == WireProtocol.version else {
+      reply(
+        client,
+        ErrorReply(
+          id: envelope.id, code: .unsupportedVersion,
+          message: "this hub speaks protocol version \(WireProtocol.version), not \(envelope.v)"))
+      return
+    }
+    do {
+      switch envelope.type {
+      case "hello":
+        let request = try WireCoding.decode(HelloRequest.self, from: body)
+        reply(client, WelcomeReply(id: request.id, hub: hub.instanceID, seq: hub.lastSequence))
+      case "register":
+        let request = try WireCoding.decode(RegisterRequest.self, from: body)
+        if open == nil {
+          register(client: client, request: request)
+        } else {
+          enqueue(.register(client: client, request: request), client: client, id: request.id)
+        }
+      case "transaction":
+        let request = try WireCoding.decode(TransactionRequest.self, from: body)
+        transaction(client: client, request: request)
+      case "changes":
+        let request = try WireCoding.decode(ChangesRequest.self, from: body)
+        changes(client: client, request: request)
+      default:
+        reply(
+          client,
+          ErrorReply(
+            id: envelope.id, code: .unknownType,
+            message:
+              "unknown request type \"\(envelope.type)\" (hello, register, transaction, changes)"))
+      }
+    } catch let error as DecodingError {
+      reply(
+        client,
+        ErrorReply(
+          id: envelope.id, code: .malformed,
+          message: "a \(envelope.type) request with wrong fields (\(Self.describe(error)))"))
+    } catch {
+      reply(client, ErrorReply(id: envelope.id, code: .internal, message: "\(error)"))
+    }
+  }
+
+  mutating func enqueue(_ work: Work, client: Data, id: String) {
+    guard queue.count < configuration.maximumQueuedRequests else {
+      reply(
+        client,
+        ErrorReply(id: id, code: .busy, message: "too many requests wait for the writer; retry"))
+      return
+    }
+    queue.append(work)
+  }
+
+  mutating func drainQueue() {
+    while open == nil, !queue.isEmpty {
+      switch queue.removeFirst() {
+      case .transaction(let client, let request): transaction(client: client, request: request)
+      case .register(let client, let request): register(client: client, request: request)
+      }
+    }
+  }
+
+  mutating func expireSilentTransaction() {
+    guard let transaction = open,
+      ContinuousClock.now - transaction.lastActivity > configuration.transactionTimeout
+    else { return }
+    try? hub.database.inWriterDatabase { db in
+      db.setAuthorizer(nil)
+      try db.rollback()
+    }
+    open = nil
+    remember(
+      ErrorReply(
+        id: transaction.id, code: .timeout,
+        message: "the transaction was silent for more than \(configuration.transactionTimeout) "
+          + "and was rolled back; run it again"))
+  }
+
+  mutating func remember(_ error: ErrorReply) {
+    guard let id = error.id else { return }
+    abortedTransactions.append((id, error))
+    if abortedTransactions.count > 1_000 { abortedTransactions.removeFirst(500) }
+  }
+
+  // MARK: - Transactions
+
+  mutating func transaction(client: Data, request: TransactionRequest) {
+    guard request.statements.count <= configuration.maximumStatementsPerMessage else {
+      reply(
+        client,
+        ErrorReply(
+          id: request.id, code: .tooManyStatements,
+          message: "\(request.statements.count) statements in one message; the limit is "
+            + "\(configuration.maximumStatementsPerMessage)"))
+      return
+    }
+    if let end = request.end, end != "commit", end != "rollback" {
+      reply(
+        client,
+        ErrorReply(id: request.id, code: .malformed, message: "end is \"commit\" or \"rollback\""))
+      return
+    }
+    if let current = open {
+      guard current.id == request.id else {
+        enqueue(.transaction(client: client, request: request), client: client, id: request.id)
+        return
+      }
+      guard current.client == client, current.plugin == request.plugin else {
+        reply(
+          client,
+          ErrorReply(
+            id: request.id, code: .malformed,
+            message: "transaction \(request.id) belongs to another client"))
+        return
+      }
+      run(client: client, request: request)
+      return
+    }
+    if (request.part ?? 0) > 0 {
+      if let aborted = abortedTransactions.last(where: { $0.id == request.id }) {
+        reply(client, aborted.reply)
+      } else {
+        reply(
+          client,
+          ErrorReply(
+            id: request.id, code: .unknownTransaction,
+            message: "no open transaction \(request.id) (the hub restarted?); run it again"))
+      }
+      return
+    }
+    enum Beginning {
+      case begun(owned: Set<String>)
+      case duplicate(CommittedReply)
+      case refused(ErrorReply)
+    }
+    do {
+      let beginning = try hub.database.inWriterDatabase { db -> Beginning in
+        if let stored = try HubStore.storedReply(for: request.id, db),
+          var first = try? WireCoding.decode(CommittedReply.self, from: Data(stored.utf8))
+        {
+          first.duplicate = true
+          return .duplicate(first)
+        }
+        guard try HubStore.isRegistered(request.plugin, db) else {
+          return .refused(
+            ErrorReply(
+              id: request.id, code: .notRegistered,
+              message: "plugin \(request.plugin) has not registered; send register first"))
+        }
+        let owned = try HubStore.ownedTables(of: request.plugin, db)
+        try db.beginTransaction(.immediate)
+        return .begun(owned: owned)
+      }
+      switch beginning {
+      case .begun(let owned):
+        open = OpenTransaction(
+          id: request.id, plugin: request.plugin, client: client, nextPart: 0,
+          lastActivity: .now, ownedTables: owned)
+        run(client: client, request: request)
+      case .duplicate(let first):
+        reply(client, first)
+      case .refused(let refusal):
+        reply(client, refusal)
+      }
+    } catch {
+      reply(client, ErrorReply(id: request.id, code: .internal, message: "\(error)"))
+    }
+  }
+
+  /// Runs the statements of one message of the open transaction, and ends it if asked.
+  mutating func run(client: Data, request: TransactionRequest) {
+    guard var transaction = open else { return }
+    transaction.lastActivity = .now
+    transaction.nextPart += 1
+    open = transaction
+    let policy = PluginPolicy(
+      plugin: transaction.plugin, ownedTables: transaction.ownedTables, mode: .transaction)
+    let outcome = hub.database.inWriterDatabaseOrFailure { db in
+      Self.execute(request.statements, id: request.id, policy: policy, in: db)
+    }
+    switch outcome {
+    case .success(let results):
+      switch request.end {
+      case "commit":
+        commit(client: client, request: request, results: results)
+      case "rollback":
+        endTransaction(rollback: true)
+        reply(client, CommittedReply(id: request.id, seq: 0, results: results, rolledBack: true))
+      default:
+        reply(client, ResultsReply(id: request.id, results: results))
+      }
+    case .failure(let failure):
+      let transactionIsGone = !hub.database.writerIsInsideTransaction
+      if failure.error.code == .unauthorized || request.end != nil || transactionIsGone {
+        // Nothing of the transaction stays.
+        endTransaction(rollback: true)
+        remember(failure.error)
+      }
+      reply(client, failure.error)
+    }
+  }
+
+  struct StatementFailure: Error {
+    var error: ErrorReply
+  }
+
+  static func execute(
+    _ statements: [WireStatement], id: String, policy: PluginPolicy, in db: Database
+  ) -> Result<[WireResult], StatementFailure> {
+    var refusal: String?
+    db.setAuthorizer { action in
+      if let reason = policy.refusal(of: action) {
+        refusal = reason
+        return false
+      }
+      return true
+    }
+    defer { db.setAuthorizer(nil) }
+    var results: [WireResult] = []
+    for (index, statement) in statements.enumerated() {
+      let arguments = StatementArguments((statement.args ?? []).map(\.value))
+      do {
+        if statement.rows == true {
+          let cursor = try Row.fetchCursor(db, sql: statement.sql, arguments: arguments)
+          var rows: [[WireValue]] = []
+          while let row = try cursor.next() { rows.append(row.databaseValues.map(WireValue.init)) }
+          results.append(
+            WireResult(
+              columns: cursor.columnNames, rows: rows, changes: db.changesCount,
+              lastRowID: db.lastInsertedRowID))
+        } else {
+          try db.execute(sql: statement.sql, arguments: arguments)
+          results.append(
+            WireResult(
+              columns: [], rows: [], changes: db.changesCount, lastRowID: db.lastInsertedRowID))
+        }
+      } catch let error as DatabaseError where error.resultCode == .SQLITE_AUTH {
+        return .failure(
+          StatementFailure(
+            error: ErrorReply(
+              id: id, code: .unauthorized, message: refusal ?? error.message ?? "not authorized",
+              statement: index,
+              sqlite: .init(
+                code: error.resultCode.rawValue, extended: error.extendedResultCode.rawValue))))
+      } catch let error as DatabaseError {
+        return .failure(
+          StatementFailure(error: ErrorReply(id: id, databaseError: error, statement: index)))
+      } catch {
+        return .failure(
+          StatementFailure(
+            error: ErrorReply(id: id, code: .internal, message: "\(error)", statement: index)))
+      }
+    }
+    return .success(results)
+  }
+
+  mutating func endTransaction(rollback: Bool) {
+    try? hub.database.inWriterDatabase { db in
+      db.setAuthorizer(nil)
+      if rollback { try db.rollback() }
+    }
+    open = nil
+  }
+
+  /// Records the commit in the feed and the exactly-once table, commits, publishes, replies.
+  mutating func commit(client: Data, request: TransactionRequest, results: [WireResult]) {
+    guard let transaction = open else { return }
+    let now = Self.millisecondsNow()
+    let outcome = hub.database.inWriterDatabaseOrFailure {
+      db -> Result<(CommittedReply, CommitEvent?), StatementFailure> in
+      do {
+        let changes = db.pendingChanges
+        let tables = changes.publishedTables
+        let changed = !tables.isEmpty || changes.isSchemaChanged
+        let seq = changed ? hub.lastSequence + 1 : hub.lastSequence
+        let reply = CommittedReply(id: request.id, seq: seq, results: results)
+        var event: CommitEvent?
+        if changed {
+          let commitEvent = CommitEvent(
+            hub: hub.instanceID, seq: seq, plugin: transaction.plugin, request: request.id, at: now,
+            tables: tables, schemaChanged: changes.isSchemaChanged ? true : nil)
+          try db.execute(
+            sql:
+              "INSERT INTO hearth_commits (seq, at, plugin, request, event) VALUES (?, ?, ?, ?, ?)",
+            arguments: [
+              seq, now, transaction.plugin, request.id,
+              String(decoding: try WireCoding.encode(commitEvent), as: UTF8.self),
+            ])
+          try HubStore.setLastSequence(seq, db)
+          event = commitEvent
+        }
+        try db.execute(
+          sql: "INSERT INTO hearth_requests (id, plugin, seq, reply, at) VALUES (?, ?, ?, ?, ?)",
+          arguments: [
+            request.id, transaction.plugin, seq,
+            String(decoding: try WireCoding.encode(reply), as: UTF8.self), now,
+          ])
+        try db.commit()
+        return .success((reply, event))
+      } catch let error as DatabaseError {
+        try? db.rollback()
+        return .failure(
+          StatementFailure(error: ErrorReply(id: request.id, databaseError: error, statement: nil)))
+      } catch {
+        try? db.rollback()
+        return .failure(
+          StatementFailure(error: ErrorReply(id: request.id, code: .internal, message: "\(error)")))
+      }
+    }
+    open = nil
+    switch outcome {
+    case .success(let (committed, event)):
+      if let event {
+        _ = hub.advanceSequence()
+        publish(event)
+      }
+      reply(client, committed)
+    case .failure(let failure):
+      reply(client, failure.error)
+    }
+  }
+
+  // MARK: - Registration
+
+  mutating func register(client: Data, request: RegisterRequest) {
+    let declared = request.tables.map { $0.lowercased() }
+    if request.plugin.isEmpty || declared.contains(where: { $0.isEmpty }) {
+      reply(
+        client,
+        ErrorReply(id: request.id, code: .malformed, message: "a plugin and its tables need names"))
+      return
+    }
+    if let reserved = declared.first(where: { $0.hasPrefix("hearth_") || $0.hasPrefix("sqlite_") })
+    {
+      reply(
+        client,
+        ErrorReply(
+          id: request.id, code: .unauthorized, message: "table name \(reserved) is reserved"))
+      return
+    }
+    let now = Self.millisecondsNow()
+    let outcome = hub.database.inWriterDatabaseOrFailure {
+      db -> Result<(RegisteredReply, CommitEvent?), StatementFailure> in
+      do {
+        let conflicts = try Row.fetchAll(
+          db,
+          sql:
+            "SELECT name, plugin FROM hearth_tables WHERE plugin <> ? AND lower(name) IN (SELECT value FROM json_each(?))",
+          arguments: [
+            request.plugin, String(decoding: try WireCoding.encode(declared), as: UTF8.self),
+          ])
+        if let conflict = conflicts.first {
+          let table: String = try conflict["name"]
+          let owner: String = try conflict["plugin"]
+          return .failure(
+            StatementFailure(
+              error: ErrorReply(
+                id: request.id, code: .unauthorized,
+                message: "table \(table) belongs to plugin \(owner)")))
+        }
+        try db.beginTransaction(.immediate)
+        try db.execute(
+          sql: """
+            INSERT INTO hearth_plugins (name, version, registeredAt) VALUES (?, ?, ?)
+            ON CONFLICT (name) DO UPDATE SET version = excluded.version
+            """, arguments: [request.plugin, request.version, now])
+        for table in request.tables {
+          try db.execute(
+            sql: "INSERT OR IGNORE INTO hearth_tables (name, plugin) VALUES (?, ?)",
+            arguments: [table, request.plugin])
+        }
+        let owned = try HubStore.ownedTables(of: request.plugin, db)
+        let done = try String.fetchSet(
+          db, sql: "SELECT identifier FROM hearth_plugin_migrations WHERE plugin = ?",
+          arguments: [request.plugin])
+        var applied: [String] = []
+        let policy = PluginPolicy(plugin: request.plugin, ownedTables: owned, mode: .migration)
+        for migration in request.migrations where !done.contains(migration.id) {
+          var refusal: String?
+          db.setAuthorizer { action in
+            if let reason = policy.refusal(of: action) {
+              refusal = reason
+              return false
+            }
+            return true
+          }
+          do {
+            try db.execute(sql: migration.sql)
+            db.setAuthorizer(nil)
+          } catch let error as DatabaseError {
+            db.setAuthorizer(nil)
+            try? db.rollback()
+            let code: ErrorReply.Code =
+              error.resultCode == .SQLITE_AUTH ? .unauthorized : .migrationFailed
+            return .failure(
+              StatementFailure(
+                error: ErrorReply(
+                  id: request.id, code: code,
+                  message: "migration \(migration.id) of \(request.plugin) failed: "
+                    + (refusal ?? error.message ?? "\(error)"),
+                  sqlite: .init(
+                    code: error.resultCode.rawValue, extended: error.extendedResultCode.rawValue))))
+          }
+          try db.execute(
+            sql:
+              "INSERT INTO hearth_plugin_migrations (plugin, identifier, appliedAt) VALUES (?, ?, ?)",
+            arguments: [request.plugin, migration.id, now])
+          applied.append(migration.id)
+        }
+        try db.checkForeignKeys()
+        let changes = db.pendingChanges
+        var event: CommitEvent?
+        var seq = hub.lastSequence
+        if changes.isSchemaChanged || !changes.publishedTables.isEmpty {
+          seq += 1
+          let commitEvent = CommitEvent(
+            hub: hub.instanceID, seq: seq, plugin: request.plugin, request: request.id, at: now,
+            tables: changes.publishedTables, schemaChanged: changes.isSchemaChanged ? true : nil)
+          try db.execute(
+            sql:
+              "INSERT INTO hearth_commits (seq, at, plugin, request, event) VALUES (?, ?, ?, ?, ?)",
+            arguments: [
+              seq, now, request.plugin, request.id,
+              String(decoding: try WireCoding.encode(commitEvent), as: UTF8.self),
+            ])
+          try HubStore.setLastSequence(seq, db)
+          event = commitEvent
+        }
+        try db.commit()
+        return .success(
+          (
+            RegisteredReply(id: request.id, plugin: request.plugin, applied: applied, seq: seq),
+            event
+          ))
+      } catch let error as DatabaseError {
+        db.setAuthorizer(nil)
+        try? db.rollback()
+        return .failure(
+          StatementFailure(
+            error: ErrorReply(
+              id: request.id, code: .migrationFailed,
+              message: "registration of \(request.plugin) failed: \(error.message ?? "\(error)")")))
+      } catch {
+        try? db.rollback()
+        return .failure(
+          StatementFailure(error: ErrorReply(id: request.id, code: .internal, message: "\(error)")))
+      }
+    }
+    switch outcome {
+    case .success(let (registered, event)):
+      if let event {
+        _ = hub.advanceSequence()
+        publish(event)
+      }
+      reply(client, registered)
+    case .failure(let failure):
+      reply(client, failure.error)
+    }
+  }
+
+  // MARK: - The feed
+
+  func changes(client: Data, request: ChangesRequest) {
+    let limit = min(max(request.limit ?? 1_000, 1), 10_000)
+    do {
+      let (events, horizon) = try hub.database.read { db in
+        let events = try HubStore.commits(after: request.since, limit: limit, db)
+        return (events, try HubStore.horizon(db, last: hub.lastSequence))
+      }
+      let commits = try events.map { try WireCoding.decode(CommitEvent.self, from: Data($0.utf8)) }
+      reply(
+        client,
+        ChangesReply(id: request.id, commits: commits, seq: hub.lastSequence, horizon: horizon))
+    } catch {
+      reply(client, ErrorReply(id: request.id, code: .internal, message: "\(error)"))
+    }
+  }
+
+  // MARK: - Output
+
+  func reply(_ client: Data, _ message: some Encodable) {
+    guard let body = try? WireCoding.encode(message) else { return }
+    // A client that went away is not an error of the hub: its reply is dropped.
+    try? router.send([client, body], dontWait: true)
+  }
+
+  func publish(_ event: CommitEvent) {
+    publish(topic: "commit", event)
+    for (table, summary) in event.tables {
+      var single = event
+      single.tables = [table: summary]
+      publish(topic: "table:\(table)", single)
+    }
+  }
+
+  func publish(topic: String, _ message: some Encodable) {
+    guard let body = try? WireCoding.encode(message) else { return }
+    // PUB never blocks: a subscriber past its high-water mark misses messages and catches
+    // up from the feed.
+    try? publisher.send([Data(topic.utf8), body], dontWait: true)
+  }
+
+  static func millisecondsNow() -> Int64 { Int64(Date().timeIntervalSince1970 * 1000) }
+
+  static func describe(_ error: any Error) -> String {
+    switch error {
+    case DecodingError.keyNotFound(let key, _): return "missing \(key.stringValue)"
+    case DecodingError.typeMismatch(_, let context): return context.debugDescription
+    case DecodingError.valueNotFound(_, let context): return context.debugDescription
+    case DecodingError.dataCorrupted(let context): return context.debugDescription
+    default: return "\(error)"
+    }
+  }
+
+}
+
+extension DatabasePool {
+  /// Runs `body` on the writer; a thrown error becomes an internal failure reply.
+  func inWriterDatabaseOrFailure<T>(
+    _ body: (Database) -> Result<T, HubSession.StatementFailure>
+  ) -> Result<T, HubSession.StatementFailure> {
+    do {
+      return try inWriterDatabase(body)
+    } catch {
+      return .failure(.init(error: ErrorReply(id: nil, code: .internal, message: "\(error)")))
+    }
+  }
+
+  var writerIsInsideTransaction: Bool {
+    (try? inWriterDatabase { $0.isInsideTransaction }) ?? false
+  }
+}

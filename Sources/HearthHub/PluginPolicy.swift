@@ -1,0 +1,67 @@
+import HearthSQLite
+
+/// What a plugin's statements may do, checked by SQLite's authorizer while each statement is
+/// prepared (triggers included):
+/// - read any table;
+/// - write only the tables it owns;
+/// - change the schema only in its migrations, and only of its own tables (never temporary
+///   objects: they would live on in the hub's connection);
+/// - never ATTACH/DETACH, `load_extension`, open or end transactions, or set pragmas.
+struct PluginPolicy {
+  enum Mode {
+    /// Statements of a write transaction.
+    case transaction
+    /// A migration of the plugin's registration.
+    case migration
+  }
+
+  let plugin: String
+  /// Lower-cased names of the tables the plugin owns.
+  let ownedTables: Set<String>
+  let mode: Mode
+  /// Read-only pragmas a plugin may run (to inspect its own schema).
+  static let readablePragmas: Set<String> = [
+    "table_info", "table_xinfo", "index_list", "index_info", "foreign_key_list",
+    "foreign_key_check", "integrity_check", "quick_check", "user_version", "data_version",
+  ]
+
+  /// The reason an action is refused, or nil when it is allowed.
+  func refusal(of action: DatabaseAction) -> String? {
+    switch action.kind {
+    case .read, .select, .recursive, .savepoint:
+      return nil
+    case .insert, .update, .delete:
+      guard let table = action.first?.lowercased() else { return nil }
+      if table.hasPrefix("sqlite_") {
+        // SQLite's own bookkeeping (sqlite_sequence, the schema table in migrations).
+        return mode == .migration || table == "sqlite_sequence"
+          ? nil : "plugin \(plugin) may not write \(table)"
+      }
+      return ownedTables.contains(table) ? nil : "plugin \(plugin) does not own table \(table)"
+    case .schema(let temporary):
+      guard mode == .migration else {
+        return "plugin \(plugin) may change the schema only in its migrations"
+      }
+      if temporary { return "temporary schema objects are not allowed in the hub" }
+      guard let table = action.schemaTable?.lowercased() else { return nil }
+      return ownedTables.contains(table)
+        ? nil
+        : "plugin \(plugin) may not change the schema of \(table): it is not one of its tables"
+    case .function:
+      let name = (action.second ?? action.first ?? "").lowercased()
+      return name == "load_extension" ? "load_extension is not allowed" : nil
+    case .pragma:
+      let name = (action.first ?? "").lowercased()
+      return action.second == nil && Self.readablePragmas.contains(name)
+        ? nil : "pragma \(name) is not allowed"
+    case .attach, .detach:
+      return "ATTACH and DETACH are not allowed"
+    case .transaction:
+      return "transactions are opened and ended by the hub"
+    case .analyze, .reindex:
+      return mode == .migration ? nil : "ANALYZE and REINDEX belong in migrations"
+    case .other:
+      return "this statement is not allowed"
+    }
+  }
+}

@@ -1,0 +1,78 @@
+import Dispatch
+import Foundation
+import HearthBus
+import HearthSQLite
+
+/// A feature process's line to the hub: one DEALER socket, used on one serial queue, one
+/// request at a time. Replies are matched by request id; stale ones (from a request that
+/// timed out) are dropped.
+final class HubConnection: @unchecked Sendable {
+  // Safe to share: `socket` is used only inside `queue.sync`, so one thread at a time.
+  private let queue = DispatchQueue(label: "hearth.plugin.requests")
+  private let context: BusContext
+  private var socket: BusSocket
+  let endpoint: String
+  let timeout: Duration
+
+  init(context: BusContext, endpoint: String, timeout: Duration) throws {
+    self.context = context
+    self.endpoint = endpoint
+    self.timeout = timeout
+    socket = try HubConnection.makeSocket(context, endpoint)
+  }
+
+  private static func makeSocket(_ context: BusContext, _ endpoint: String) throws -> BusSocket {
+    let socket = try BusSocket(context, .dealer)
+    try socket.setReconnectInterval(.milliseconds(50))
+    try socket.setHeartbeat(interval: .seconds(1), timeout: .seconds(3))
+    try socket.connect(endpoint)
+    return socket
+  }
+
+  /// Sends `message` and waits for the reply with its id: the decoded `Reply`, or the hub's
+  /// `ErrorReply` thrown. Throws `HubUnavailable` when no reply comes within the timeout.
+  func request<Reply: Decodable>(_ message: some Encodable, id: String, as type: Reply.Type) throws
+    -> Reply
+  {
+    let (_, frame) = try request(message, id: id)
+    return try WireCoding.decode(Reply.self, from: frame)
+  }
+
+  /// Sends `message` and returns the type and body of the reply with its id (an error reply
+  /// is thrown as `ErrorReply`).
+  func request(_ message: some Encodable, id: String) throws -> (type: String, body: Data) {
+    let body = try WireCoding.encode(message)
+    return try queue.sync {
+      try socket.send([body])
+      let deadline = ContinuousClock.now + timeout
+      while true {
+        let left = deadline - ContinuousClock.now
+        guard left > .zero, let frames = try socket.receive(timeout: left), let frame = frames.last
+        else {
+          // Whatever the hub answers later belongs to a request the caller gave up on: a new
+          // socket leaves it behind.
+          socket.close()
+          socket = try HubConnection.makeSocket(context, endpoint)
+          throw HubUnavailable(endpoint: endpoint, timeout: timeout)
+        }
+        guard let envelope = try? WireCoding.decode(WireEnvelope.self, from: frame),
+          envelope.id == id || envelope.id == nil
+        else { continue }
+        if envelope.type == "error" {
+          throw try WireCoding.decode(ErrorReply.self, from: frame)
+        }
+        return (envelope.type, frame)
+      }
+    }
+  }
+}
+
+/// No reply from the hub in time: it is down, restarting, or overloaded.
+public struct HubUnavailable: Error, CustomStringConvertible, Sendable {
+  public var endpoint: String
+  public var timeout: Duration
+  public var description: String {
+    "no reply from the hub at \(endpoint) within \(timeout); is hearthd running? "
+      + "(systemctl --user status hearthd)"
+  }
+}
