@@ -44,6 +44,8 @@ struct PluginPolicy {
       }
       if temporary { return "temporary schema objects are not allowed in the hub" }
       guard let table = action.schemaTable?.lowercased() else { return nil }
+      // SQLite's own tables (sqlite_sequence, made by the first AUTOINCREMENT table).
+      if table.hasPrefix("sqlite_") { return nil }
       return ownedTables.contains(table)
         ? nil
         : "plugin \(plugin) may not change the schema of \(table): it is not one of its tables"

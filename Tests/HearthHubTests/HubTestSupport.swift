@@ -1,0 +1,91 @@
+import Foundation
+import HearthBus
+import HearthHub
+import HearthPlugin
+import Synchronization
+import Testing
+
+/// A hub running on its own thread over a temporary directory, stopped on `stop()`.
+final class RunningHub: Sendable {
+  let directory: URL
+  let paths: HubPaths
+  let hub: Hub
+  private let finished = DispatchSemaphore(value: 0)
+
+  init(directory: URL? = nil, configure: (inout HubConfiguration) -> Void = { _ in }) throws {
+    let directory =
+      directory
+      ?? FileManager.default.temporaryDirectory.appendingPathComponent(
+        "hearth-hub-\(UUID().uuidString.prefix(8))")
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    self.directory = directory
+    paths = HubPaths(
+      databasePath: directory.appendingPathComponent("hearth.sqlite").path,
+      runtimeDirectory: directory.appendingPathComponent("run").path)
+    var configuration = HubConfiguration(paths: paths)
+    configure(&configuration)
+    hub = try Hub(configuration: configuration)
+    let ready = DispatchSemaphore(value: 0)
+    let hub = self.hub
+    let finished = self.finished
+    Thread.detachNewThread {
+      do {
+        try hub.run { ready.signal() }
+      } catch {
+        print("hub failed: \(error)")
+        ready.signal()
+      }
+      finished.signal()
+    }
+    ready.wait()
+  }
+
+  func stop() {
+    hub.stop()
+    finished.wait()
+  }
+
+  func removeFiles() { try? FileManager.default.removeItem(at: directory) }
+}
+
+/// Sends raw frames to a hub, as a client in another language would.
+final class RawClient {
+  let socket: BusSocket
+  let context = BusContext()
+
+  init(_ paths: HubPaths) throws {
+    socket = try BusSocket(context, .dealer)
+    try socket.connect(paths.requestEndpoint)
+  }
+
+  func send(_ json: String) throws -> [String: Any] {
+    try socket.send([Data(json.utf8)])
+    guard let reply = try socket.receive(timeout: .seconds(5)), let frame = reply.last else {
+      throw HubError("no reply")
+    }
+    return try JSONSerialization.jsonObject(with: frame) as! [String: Any]
+  }
+
+  func sendRaw(_ frames: [Data]) throws -> [String: Any]? {
+    try socket.send(frames)
+    guard let reply = try socket.receive(timeout: .seconds(5)), let frame = reply.last else {
+      return nil
+    }
+    return try JSONSerialization.jsonObject(with: frame) as? [String: Any]
+  }
+}
+
+/// Waits for `condition`, checking every few milliseconds.
+func eventually(
+  timeout: Duration = .seconds(10), sourceLocation: SourceLocation = #_sourceLocation,
+  _ condition: () throws -> Bool
+) rethrows {
+  let deadline = ContinuousClock.now + timeout
+  while try !condition() {
+    if ContinuousClock.now > deadline {
+      Issue.record("condition not met within \(timeout)", sourceLocation: sourceLocation)
+      return
+    }
+    Thread.sleep(forTimeInterval: 0.005)
+  }
+}

@@ -1,0 +1,214 @@
+import Foundation
+import HearthBus
+import HearthData
+import HearthHub
+import HearthPlugin
+import Synchronization
+import Testing
+
+@Table
+struct Note: Identifiable, Equatable, Sendable {
+  let id: Int
+  var text = ""
+}
+
+@Table
+struct Fact: Identifiable, Equatable, Sendable {
+  let id: Int
+  var body = ""
+}
+
+let notesPlugin = PluginRegistration(
+  name: "notes", version: "1.0", tables: ["notes"],
+  migrations: [
+    .init(
+      id: "1",
+      sql: #"CREATE TABLE "notes" ("id" INTEGER PRIMARY KEY, "text" TEXT NOT NULL DEFAULT '')"#)
+  ])
+
+func factsPlugin() throws -> PluginRegistration {
+  var migrator = DatabaseMigrator()
+  migrator.registerMigration("Create facts") { db in
+    try #sql(
+      #"CREATE TABLE "facts" ("id" INTEGER PRIMARY KEY AUTOINCREMENT, "body" TEXT NOT NULL)"#
+    )
+    .execute(db)
+  }
+  return try PluginRegistration(
+    name: "facts", version: "1.0", tables: ["facts"], migrator: migrator)
+}
+
+@Suite(.serialized) struct HubTests {
+  @Test func pluginsRegisterWriteAndSeeEachOthersChanges() throws {
+    let running = try RunningHub()
+    defer {
+      running.stop()
+      running.removeFiles()
+    }
+    let notes = try HubDatabase(notesPlugin, paths: running.paths)
+    let facts = try HubDatabase(try factsPlugin(), paths: running.paths)
+
+    @FetchAll(Note.order(by: \.id), database: facts, scheduler: .immediate) var notesSeenByFacts
+    @FetchAll(Fact.all, database: notes, scheduler: .immediate) var factsSeenByNotes
+    #expect(notesSeenByFacts.isEmpty && factsSeenByNotes.isEmpty)
+
+    let id = try notes.write { db in
+      try Note.insert { Note(id: 1, text: "hello") }.execute(db)
+      // Reads inside the write see its own writes.
+      #expect(try Note.fetchCount(db) == 1)
+      return db.lastInsertedRowID
+    }
+    #expect(id == 1)
+    try facts.write { db in try Fact.insert { Fact.Draft(body: "42 is the answer") }.execute(db) }
+
+    try eventually { notesSeenByFacts.map(\.text) == ["hello"] }
+    try eventually { factsSeenByNotes.map(\.body) == ["42 is the answer"] }
+    #expect(notes.lastCommittedSequence > 0)
+
+    // One plugin cannot write the other's tables; nothing of that transaction stays.
+    let refusal = try #require(throws: ErrorReply.self) {
+      try facts.write { db in
+        try Fact.insert { Fact.Draft(body: "would be rolled back") }.execute(db)
+        try Note.insert { Note(id: 2, text: "not yours") }.execute(db)
+      }
+    }
+    #expect(refusal.code == .unauthorized)
+    #expect(refusal.message.contains("does not own table notes"))
+    #expect(try facts.read { try Fact.fetchCount($0) } == 1)
+    #expect(try facts.read { try Note.fetchCount($0) } == 1)
+  }
+
+  @Test func aRetriedRequestIsAnsweredOnceFromTheRecord() throws {
+    let running = try RunningHub()
+    defer {
+      running.stop()
+      running.removeFiles()
+    }
+    _ = try HubDatabase(notesPlugin, paths: running.paths)
+    let client = try RawClient(running.paths)
+    let request = #"""
+      {"v":1,"type":"transaction","id":"once-1","plugin":"notes","part":0,"end":"commit",
+       "statements":[{"sql":"INSERT INTO notes (text) VALUES (?)","args":[{"text":"once"}]}]}
+      """#
+    let first = try client.send(request)
+    #expect(first["type"] as? String == "committed")
+    #expect(first["duplicate"] == nil)
+    let second = try client.send(request)
+    #expect(second["type"] as? String == "committed")
+    #expect(second["duplicate"] as? Bool == true)
+    #expect(second["seq"] as? Int == first["seq"] as? Int)
+    let count = try DatabaseQueue(path: running.paths.databasePath).read {
+      try Int.fetchOne($0, sql: "SELECT count(*) FROM notes WHERE text = 'once'")
+    }
+    #expect(count == 1)
+  }
+
+  @Test func malformedFramesGetTypedErrorsAndTheHubStaysUp() throws {
+    let running = try RunningHub { $0.maximumMessageSize = 1_000 }
+    defer {
+      running.stop()
+      running.removeFiles()
+    }
+    let client = try RawClient(running.paths)
+    let cases: [(Data, String)] = [
+      (Data("garbage".utf8), "malformed"),
+      (Data([0xFF, 0xFE, 0x00]), "malformed"),
+      (Data(#"{"v":2,"type":"hello","id":"x"}"#.utf8), "unsupportedVersion"),
+      (Data(#"{"v":1,"type":"dance","id":"x"}"#.utf8), "unknownType"),
+      (Data(#"{"v":1,"type":"transaction","id":"x","plugin":7}"#.utf8), "malformed"),
+      (
+        Data(#"{"v":1,"type":"transaction","id":"x","plugin":"ghost","statements":[]}"#.utf8),
+        "notRegistered"
+      ),
+      (
+        Data(
+          #"{"v":1,"type":"transaction","id":"y","plugin":"ghost","part":3,"statements":[]}"#.utf8),
+        "unknownTransaction"
+      ),
+      (Data(repeating: UInt8(ascii: "x"), count: 2_000), "tooLarge"),
+    ]
+    for (frame, code) in cases {
+      let reply = try #require(try client.sendRaw([frame]))
+      #expect(reply["type"] as? String == "error")
+      #expect(
+        reply["code"] as? String == code, "\(String(decoding: frame.prefix(40), as: UTF8.self))")
+    }
+    let multiframe = try #require(try client.sendRaw([Data("{}".utf8), Data("{}".utf8)]))
+    #expect(multiframe["code"] as? String == "malformed")
+    let hello = try client.send(#"{"v":1,"type":"hello","id":"h"}"#)
+    #expect(hello["type"] as? String == "welcome")
+    #expect(hello["hub"] as? String == running.hub.instanceID)
+  }
+
+  @Test func aSilentClientIsRolledBackAndOthersContinue() throws {
+    let running = try RunningHub { $0.transactionTimeout = .milliseconds(300) }
+    defer {
+      running.stop()
+      running.removeFiles()
+    }
+    let notes = try HubDatabase(notesPlugin, paths: running.paths)
+    let silent = try RawClient(running.paths)
+    let opened = try silent.send(
+      #"""
+      {"v":1,"type":"transaction","id":"silent","plugin":"notes","part":0,
+       "statements":[{"sql":"INSERT INTO notes (text) VALUES ('half')"}]}
+      """#)
+    #expect(opened["type"] as? String == "results")
+    // This write waits for the writer, then goes through once the silent one times out.
+    try notes.write { db in try Note.insert { Note.Draft(text: "after") }.execute(db) }
+    let texts = try notes.read { try Note.order(by: \.id).fetchAll($0).map(\.text) }
+    #expect(texts == ["after"])
+    let late = try silent.send(
+      #"""
+      {"v":1,"type":"transaction","id":"silent","plugin":"notes","part":1,"end":"commit","statements":[]}
+      """#)
+    #expect(late["code"] as? String == "timeout")
+  }
+
+  @Test func aStoppedSubscriberCatchesUpFromTheFeed() throws {
+    let running = try RunningHub()
+    defer {
+      running.stop()
+      running.removeFiles()
+    }
+    let notes = try HubDatabase(notesPlugin, paths: running.paths)
+    try notes.write { db in try Note.insert { Note.Draft(text: "before") }.execute(db) }
+    let start = running.hub.lastSequence
+    let client = try RawClient(running.paths)
+    for index in 0..<5 {
+      try notes.write { db in try Note.insert { Note.Draft(text: "n\(index)") }.execute(db) }
+    }
+    let reply = try client.send(#"{"v":1,"type":"changes","id":"c","since":\#(start)}"#)
+    let commits = try #require(reply["commits"] as? [[String: Any]])
+    #expect(commits.map { $0["seq"] as? Int } == (1...5).map { Int(start) + $0 })
+    #expect(reply["seq"] as? Int == Int(running.hub.lastSequence))
+    let first = try #require(commits.first?["tables"] as? [String: [String: Any]])
+    #expect((first["notes"]?["inserted"] as? [Int])?.count == 1)
+  }
+
+  @Test func migrationsMayTouchOnlyTheirOwnTables() throws {
+    let running = try RunningHub()
+    defer {
+      running.stop()
+      running.removeFiles()
+    }
+    _ = try HubDatabase(notesPlugin, paths: running.paths)
+    let thief = PluginRegistration(
+      name: "thief", version: "1", tables: ["loot"],
+      migrations: [.init(id: "1", sql: "CREATE TABLE loot (x); DROP TABLE notes")])
+    let error = try #require(throws: ErrorReply.self) {
+      _ = try HubDatabase(thief, paths: running.paths)
+    }
+    #expect(error.code == .unauthorized)
+    #expect(
+      try DatabaseQueue(path: running.paths.databasePath).read { try $0.tableExists("notes") })
+    #expect(
+      try !DatabaseQueue(path: running.paths.databasePath).read { try $0.tableExists("loot") })
+    let squatter = PluginRegistration(
+      name: "squatter", version: "1", tables: ["notes"], migrations: [])
+    let conflict = try #require(throws: ErrorReply.self) {
+      _ = try HubDatabase(squatter, paths: running.paths)
+    }
+    #expect(conflict.message.contains("belongs to plugin notes"))
+  }
+}
