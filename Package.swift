@@ -49,6 +49,7 @@ let package = Package(
     .library(name: "HearthHub", targets: ["HearthHub"]),
     .library(name: "HearthPlugin", targets: ["HearthPlugin"]),
     .executable(name: "hearthd", targets: ["hearthd"]),
+    .executable(name: "hearth", targets: ["hearth"]),
     .executable(name: "hearth-bench", targets: ["hearth-bench"]),
     .executable(name: "hearth-demo", targets: ["hearth-demo"]),
   ],
@@ -77,6 +78,10 @@ let package = Package(
     .target(
       name: "HearthPlugin", dependencies: ["HearthData", "HearthBus"], swiftSettings: strict),
     .executableTarget(name: "hearthd", dependencies: ["HearthHub"], swiftSettings: strict),
+    .executableTarget(
+      name: "hearth", dependencies: ["HearthBus", "HearthSQLite"], swiftSettings: strict),
+    .executableTarget(
+      name: "hearth-loadgen", dependencies: ["HearthPlugin", "HearthData"], swiftSettings: strict),
     .executableTarget(
       name: "hearth-bench", dependencies: ["HearthSQLite", "HearthQuery", "HearthData", "CSQLite"],
       swiftSettings: strict),

@@ -111,9 +111,12 @@ public final class BusSocket {
     for (index, frame) in frames.enumerated() {
       var flags: Int32 = index < frames.count - 1 ? ZMQ_SNDMORE : 0
       if dontWait { flags |= ZMQ_DONTWAIT }
-      let sent = frame.withUnsafeBytes { bytes in
-        zmq_send(handle, bytes.baseAddress, bytes.count, flags)
-      }
+      var sent: Int32 = -1
+      repeat {
+        sent = frame.withUnsafeBytes { bytes in
+          zmq_send(handle, bytes.baseAddress, bytes.count, flags)
+        }
+      } while sent < 0 && zmq_errno() == EINTR
       guard sent >= 0 else {
         throw BusError.last("send", kind: kind.description, endpoint: endpoints.first)
       }
@@ -136,7 +139,9 @@ public final class BusSocket {
       var message = zmq_msg_t()
       zmq_msg_init(&message)
       defer { zmq_msg_close(&message) }
-      guard zmq_msg_recv(&message, handle, 0) >= 0 else {
+      var received = zmq_msg_recv(&message, handle, 0)
+      while received < 0 && zmq_errno() == EINTR { received = zmq_msg_recv(&message, handle, 0) }
+      guard received >= 0 else {
         throw BusError.last("receive", kind: kind.description, endpoint: endpoints.first)
       }
       let size = zmq_msg_size(&message)
@@ -168,7 +173,12 @@ public final class BusSocket {
   public func poll(for events: Events, timeout: Duration) throws -> Bool {
     var item = zmq_pollitem_t(socket: handle, fd: 0, events: events.rawValue, revents: 0)
     let result = zmq_poll(&item, 1, Int(timeout.milliseconds))
-    guard result >= 0 else { throw BusError.last("poll", kind: kind.description) }
+    if result < 0 {
+      // A signal (SIGTERM to a daemon) interrupts the wait: report "nothing yet" and let the
+      // caller's loop look at why it was woken.
+      if zmq_errno() == EINTR { return false }
+      throw BusError.last("poll", kind: kind.description)
+    }
     return result > 0
   }
 

@@ -109,14 +109,22 @@ do {
 
 // Signals arrive on a dispatch queue; the hub's loop notices the stop within 50 ms. The
 // sources live as long as the program (top-level constants).
-let signalSources = [SIGTERM, SIGINT].map { signalNumber in
-  signal(signalNumber, SIG_IGN)
-  let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
-  source.setEventHandler {
+/// The handler of a stop signal, made outside top-level code so that it is not tied to the
+/// main actor (it runs on a dispatch queue).
+func stopHandler(_ hub: Hub, _ notifier: SystemdNotifier, _ signalNumber: Int32)
+  -> @Sendable () -> Void
+{
+  return {
     log(6, "hearthd: stopping (signal \(signalNumber))")
     notifier.notify("STOPPING=1")
     hub.stop()
   }
+}
+
+let signalSources = [SIGTERM, SIGINT].map { signalNumber in
+  signal(signalNumber, SIG_IGN)
+  let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
+  source.setEventHandler(handler: stopHandler(hub, notifier, signalNumber))
   source.resume()
   return source
 }

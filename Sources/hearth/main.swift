@@ -1,0 +1,330 @@
+// hearth: the admin CLI of a Hearth hub.
+//
+//   hearth status | plugins | subscribe [TABLE…] [--since SEQ] | query SQL | backup PATH | check
+//
+// Exit codes: 0 success, 1 failure (the message says what to do), 2 bad usage, 3 hub down.
+import Foundation
+import HearthBus
+import HearthSQLite
+
+let usage = """
+  usage: hearth COMMAND [--json] [--database PATH] [--runtime-dir DIR]
+
+  commands:
+    status                       is the hub up? its sequence number, plugins, database size
+    plugins                      the registered plugins and the tables they own
+    subscribe [TABLE…] [--since SEQ]
+                                 commits as JSON lines: from the feed after SEQ, then live,
+                                 in order, none twice (default: from now)
+    query SQL                    runs a read-only query; rows as tab-separated text or JSON
+    backup PATH                  copies the database online (consistent, while writers go on)
+    check                        runs SQLite's integrity check; exit 1 when it fails
+
+  The database and socket directory default as for hearthd ($HEARTH_DATABASE,
+  $HEARTH_RUNTIME_DIR, else the XDG directories).
+  """
+
+struct UsageError: Error, CustomStringConvertible {
+  var description: String
+}
+
+func fail(_ message: String, code: Int32 = 1) -> Never {
+  FileHandle.standardError.write(Data("hearth: \(message)\n".utf8))
+  exit(code)
+}
+
+func printJSON(_ object: Any) {
+  let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data()
+  print(String(decoding: data, as: UTF8.self))
+}
+
+var arguments = Array(CommandLine.arguments.dropFirst())
+var json = false
+var paths = HubPaths.fromEnvironment()
+var positional: [String] = []
+var since: Int64?
+var index = 0
+while index < arguments.count {
+  let argument = arguments[index]
+  switch argument {
+  case "--help", "-h":
+    print(usage)
+    exit(0)
+  case "--version":
+    print("hearth 0.1.0 (protocol \(WireProtocol.version))")
+    exit(0)
+  case "--json": json = true
+  case "--database", "--runtime-dir", "--since":
+    guard index + 1 < arguments.count else {
+      fail("\(argument) needs a value; see --help", code: 2)
+    }
+    let value = arguments[index + 1]
+    index += 1
+    switch argument {
+    case "--database": paths.databasePath = value
+    case "--runtime-dir": paths.runtimeDirectory = value
+    default:
+      guard let seq = Int64(value), seq >= 0 else {
+        fail("--since takes a sequence number", code: 2)
+      }
+      since = seq
+    }
+  default:
+    if argument.hasPrefix("--") { fail("unknown option \(argument); see --help", code: 2) }
+    positional.append(argument)
+  }
+  index += 1
+}
+
+guard let command = positional.first else { fail("which command? see --help", code: 2) }
+let rest = Array(positional.dropFirst())
+
+@MainActor func openDatabase() -> DatabaseQueue {
+  guard FileManager.default.fileExists(atPath: paths.databasePath) else {
+    fail("no database at \(paths.databasePath); is hearthd set up? (hearth --help)")
+  }
+  var configuration = Configuration()
+  configuration.readonly = true
+  do {
+    return try DatabaseQueue(path: paths.databasePath, configuration: configuration)
+  } catch {
+    fail("cannot open \(paths.databasePath): \(error)")
+  }
+}
+
+/// Asks the hub who it is; nil when it does not answer.
+@MainActor func hello() -> WelcomeReply? {
+  guard let socket = try? BusSocket(BusContext(), .dealer) else { return nil }
+  try? socket.connect(paths.requestEndpoint)
+  let id = UUID().uuidString
+  guard let body = try? WireCoding.encode(HelloRequest(id: id)), (try? socket.send([body])) != nil,
+    let reply = try? socket.receive(timeout: .seconds(1)), let frame = reply.last
+  else { return nil }
+  return try? WireCoding.decode(WelcomeReply.self, from: frame)
+}
+
+switch command {
+case "status":
+  let welcome = hello()
+  let size =
+    (try? FileManager.default.attributesOfItem(atPath: paths.databasePath)[.size] as? Int) ?? 0
+  let walSize =
+    (try? FileManager.default.attributesOfItem(atPath: paths.databasePath + "-wal")[.size] as? Int)
+    ?? 0
+  let plugins =
+    FileManager.default.fileExists(atPath: paths.databasePath)
+    ? ((try? openDatabase().read {
+      try Int.fetchOne($0, sql: "SELECT count(*) FROM hearth_plugins")
+    }) ?? nil) ?? 0
+    : 0
+  if json {
+    var object: [String: Any] = [
+      "up": welcome != nil, "database": paths.databasePath, "databaseBytes": size + walSize,
+      "plugins": plugins, "endpoint": paths.requestEndpoint,
+    ]
+    if let welcome {
+      object["hub"] = welcome.hub
+      object["seq"] = welcome.seq
+    }
+    printJSON(object)
+  } else if let welcome {
+    print("hub       up (instance \(welcome.hub.prefix(8)))")
+    print("sequence  \(welcome.seq)")
+    print("plugins   \(plugins)")
+    print(
+      "database  \(paths.databasePath) (\(ByteCountFormatter.string(fromByteCount: Int64(size + walSize), countStyle: .file)))"
+    )
+  } else {
+    print("hub       down: no answer at \(paths.requestEndpoint)")
+    print("          start it: systemctl --user start hearthd (or run hearthd)")
+  }
+  exit(welcome == nil ? 3 : 0)
+
+case "plugins":
+  let rows =
+    (try? openDatabase().read { db in
+      try Row.fetchAll(
+        db,
+        sql: """
+          SELECT p.name, p.version, group_concat(t.name, ',') AS tables
+          FROM hearth_plugins p LEFT JOIN hearth_tables t ON t.plugin = p.name
+          GROUP BY p.name ORDER BY p.name
+          """)
+    }) ?? []
+  for row in rows {
+    let name: String = (try? row["name"]) ?? "?"
+    let version: String = (try? row["version"]) ?? "?"
+    let tables: String = ((try? row["tables"]) as String?) ?? ""
+    if json {
+      printJSON([
+        "name": name, "version": version, "tables": tables.split(separator: ",").map(String.init),
+      ])
+    } else {
+      print("\(name) \(version)  tables: \(tables.isEmpty ? "-" : tables)")
+    }
+  }
+
+case "query":
+  guard let sql = rest.first else { fail("query needs SQL: hearth query 'SELECT …'", code: 2) }
+  do {
+    let rows = try openDatabase().read { db in try Row.fetchAll(db, sql: sql) }
+    for row in rows {
+      let values = row.databaseValues
+      if json {
+        var object: [String: Any] = [:]
+        for (name, value) in zip(row.columnNames, values) {
+          switch value.storage {
+          case .null: object[name] = NSNull()
+          case .integer(let integer): object[name] = integer
+          case .double(let double): object[name] = double
+          case .text(let text): object[name] = text
+          case .blob(let data): object[name] = data.base64EncodedString()
+          }
+        }
+        printJSON(object)
+      } else {
+        print(
+          values.map { value -> String in
+            if case .text(let text) = value.storage { return text }
+            return value.description
+          }.joined(separator: "\t"))
+      }
+    }
+  } catch {
+    fail("\(error)")
+  }
+
+case "backup":
+  guard let target = rest.first else {
+    fail("backup needs a destination: hearth backup PATH", code: 2)
+  }
+  let showProgress = isatty(STDERR_FILENO) == 1
+  do {
+    try openDatabase().backup(toPath: target, pagesPerStep: 256) { progress in
+      if showProgress {
+        let percent =
+          progress.totalPageCount == 0
+          ? 100 : progress.completedPageCount * 100 / progress.totalPageCount
+        FileHandle.standardError.write(Data("\rbackup \(percent)%".utf8))
+      }
+    }
+    if showProgress { FileHandle.standardError.write(Data("\n".utf8)) }
+    let verdict = try DatabaseQueue(path: target).read { try $0.integrityCheck() }
+    guard verdict == ["ok"] else {
+      fail("the copy at \(target) fails its integrity check: \(verdict)")
+    }
+    if json {
+      printJSON(["backup": target, "integrity": "ok"])
+    } else {
+      print("backed up to \(target) (integrity ok)")
+    }
+  } catch {
+    fail("backup failed: \(error)")
+  }
+
+case "check":
+  do {
+    let verdict = try openDatabase().read { try $0.integrityCheck() }
+    if json {
+      printJSON(["ok": verdict == ["ok"], "messages": verdict])
+    } else {
+      print(verdict.joined(separator: "\n"))
+    }
+    exit(verdict == ["ok"] ? 0 : 1)
+  } catch {
+    fail("check failed: \(error)")
+  }
+
+case "subscribe":
+  let tables = Set(rest)
+  let context = BusContext()
+  let socket: BusSocket
+  do {
+    socket = try BusSocket(context, .sub)
+    try socket.setReceiveHighWaterMark(100_000)
+    try socket.subscribe("commit")
+    try socket.subscribe("heartbeat")
+    try socket.connect(paths.busEndpoint)
+  } catch {
+    fail("cannot follow the bus at \(paths.busEndpoint): \(error)")
+  }
+  // Subscribe first, then read the feed: nothing falls between the two.
+  let database = openDatabase()
+  var last: Int64
+  do {
+    let current = try database.read { db in
+      Int64(
+        try String.fetchOne(db, sql: "SELECT value FROM hearth_meta WHERE key = 'lastSeq'") ?? "0")
+        ?? 0
+    }
+    last = since ?? current
+  } catch {
+    fail("cannot read the feed: \(error)")
+  }
+
+  func emit(_ event: CommitEvent) {
+    var event = event
+    if !tables.isEmpty {
+      event.tables = event.tables.filter { tables.contains($0.key) }
+      if event.tables.isEmpty && event.schemaChanged != true { return }
+    }
+    if let data = try? WireCoding.encode(event) {
+      // Written at once, unbuffered: a pipe reader sees each commit as it happens.
+      FileHandle.standardOutput.write(data + Data("\n".utf8))
+    }
+  }
+
+  /// Prints the feed's commits after `last` up to `upTo`, in order.
+  func catchUp(to upTo: Int64) {
+    guard upTo > last else { return }
+    let stored =
+      (try? database.read { db in
+        try String.fetchAll(
+          db, sql: "SELECT event FROM hearth_commits WHERE seq > ? AND seq <= ? ORDER BY seq",
+          arguments: [last, upTo])
+      }) ?? []
+    let events = stored.compactMap { try? WireCoding.decode(CommitEvent.self, from: Data($0.utf8)) }
+    if events.first.map({ $0.seq != last + 1 }) ?? true {
+      FileHandle.standardError.write(
+        Data(
+          "hearth: commits \(last + 1)…\(upTo) are no longer in the feed; re-read what you follow\n"
+            .utf8))
+    }
+    for event in events { emit(event) }
+    last = upTo
+  }
+
+  if since != nil {
+    let current =
+      (try? database.read { db in
+        Int64(
+          try String.fetchOne(db, sql: "SELECT value FROM hearth_meta WHERE key = 'lastSeq'") ?? "0"
+        ) ?? 0
+      }) ?? last
+    catchUp(to: current)
+  }
+  while true {
+    guard let frames = try? socket.receive(timeout: .seconds(1)), frames.count == 2 else {
+      continue
+    }
+    switch String(decoding: frames[0], as: UTF8.self) {
+    case "commit":
+      guard let event = try? WireCoding.decode(CommitEvent.self, from: frames[1]), event.seq > last
+      else {
+        continue
+      }
+      catchUp(to: event.seq - 1)
+      emit(event)
+      last = event.seq
+    case "heartbeat":
+      if let beat = try? WireCoding.decode(HeartbeatEvent.self, from: frames[1]) {
+        catchUp(to: beat.seq)
+      }
+    default:
+      break
+    }
+  }
+
+default:
+  fail("unknown command \(command); see --help", code: 2)
+}

@@ -1,0 +1,300 @@
+import Foundation
+import HearthBus
+import HearthSQLite
+import Synchronization
+import Testing
+
+/// The executables of this build, beside the test binary.
+enum Executables {
+  static let directory = URL(fileURLWithPath: CommandLine.arguments[0])
+    .resolvingSymlinksInPath().deletingLastPathComponent()
+
+  static func path(_ name: String) throws -> String {
+    let path = directory.appendingPathComponent(name).path
+    guard FileManager.default.isExecutableFile(atPath: path) else {
+      throw HubTestError("\(name) is not built at \(path); run `swift build` before `swift test`")
+    }
+    return path
+  }
+
+  static let packageRoot: URL = {
+    var directory = Executables.directory
+    while directory.path != "/" {
+      if FileManager.default.fileExists(
+        atPath: directory.appendingPathComponent("Package.swift").path)
+      {
+        return directory
+      }
+      directory.deleteLastPathComponent()
+    }
+    return URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
+  }()
+}
+
+struct HubTestError: Error, CustomStringConvertible {
+  var description: String
+  init(_ description: String) { self.description = description }
+}
+
+/// A datagram socket that plays systemd's NOTIFY_SOCKET.
+final class NotifyListener {
+  let path: String
+  private let descriptor: Int32
+
+  init(path: String) throws {
+    self.path = path
+    unlink(path)
+    descriptor = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue), 0)
+    var address = sockaddr_un()
+    address.sun_family = sa_family_t(AF_UNIX)
+    withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: Array(path.utf8) + [0]) }
+    let bound = withUnsafePointer(to: &address) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+        bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+      }
+    }
+    guard bound == 0 else { throw HubTestError("cannot bind \(path)") }
+    var timeout = timeval(tv_sec: 0, tv_usec: 200_000)
+    setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+  }
+
+  deinit {
+    close(descriptor)
+    unlink(path)
+  }
+
+  /// Waits until a datagram containing `text` arrives; returns every message seen.
+  func wait(for text: String, timeout: Duration = .seconds(20)) throws -> [String] {
+    var seen: [String] = []
+    let deadline = ContinuousClock.now + timeout
+    var buffer = [UInt8](repeating: 0, count: 4096)
+    while ContinuousClock.now < deadline {
+      let count = recv(descriptor, &buffer, buffer.count, 0)
+      guard count > 0 else { continue }
+      let message = String(decoding: buffer[0..<count], as: UTF8.self)
+      seen.append(message)
+      if message.contains(text) { return seen }
+    }
+    throw HubTestError("no \(text) from the hub within \(timeout); got \(seen)")
+  }
+}
+
+/// A hearthd process over a directory.
+final class HubProcess {
+  let directory: URL
+  let process = Process()
+  let notify: NotifyListener
+  let log: URL
+
+  var databasePath: String { directory.appendingPathComponent("hearth.sqlite").path }
+  var runtimeDirectory: String { directory.appendingPathComponent("run").path }
+
+  init(directory: URL, transactionTimeout: Double = 2) throws {
+    self.directory = directory
+    notify = try NotifyListener(
+      path: directory.appendingPathComponent("notify-\(UUID().uuidString.prefix(6)).sock").path)
+    log = directory.appendingPathComponent("hub-\(UUID().uuidString.prefix(6)).log")
+    FileManager.default.createFile(atPath: log.path, contents: nil)
+    process.executableURL = URL(fileURLWithPath: try Executables.path("hearthd"))
+    process.arguments = [
+      "--database", databasePath, "--runtime-dir", runtimeDirectory,
+      "--transaction-timeout", String(transactionTimeout), "--config", "/nonexistent",
+    ]
+    var environment = ProcessInfo.processInfo.environment
+    environment["NOTIFY_SOCKET"] = notify.path
+    process.environment = environment
+    process.standardError = try FileHandle(forWritingTo: log)
+    try process.run()
+  }
+
+  func waitUntilReady() throws -> [String] { try notify.wait(for: "READY=1") }
+
+  func terminate() -> Int32 {
+    process.terminate()
+    process.waitUntilExit()
+    return process.terminationStatus
+  }
+
+  func kill() {
+    Foundation.kill(process.processIdentifier, SIGKILL)
+    process.waitUntilExit()
+  }
+
+  var logText: String { (try? String(contentsOf: log, encoding: .utf8)) ?? "" }
+}
+
+/// A hearth-loadgen process; its output lines are collected.
+final class LoadgenProcess: @unchecked Sendable {
+  // Safe: `lines` is only touched under `lock`; the rest is set before the process starts.
+  let process = Process()
+  private let lock = NSLock()
+  private var buffer = ""
+  private var collected: [String] = []
+
+  init(hub: HubProcess, arguments: [String]) throws {
+    process.executableURL = URL(fileURLWithPath: try Executables.path("hearth-loadgen"))
+    process.arguments =
+      arguments + ["--database", hub.databasePath, "--runtime-dir", hub.runtimeDirectory]
+    let pipe = Pipe()
+    process.standardOutput = pipe
+    process.standardError = pipe
+    pipe.fileHandleForReading.readabilityHandler = { [weak self] handle in
+      let data = handle.availableData
+      guard let self, !data.isEmpty else { return }
+      lock.lock()
+      buffer += String(decoding: data, as: UTF8.self)
+      while let newline = buffer.firstIndex(of: "\n") {
+        collected.append(String(buffer[..<newline]))
+        buffer = String(buffer[buffer.index(after: newline)...])
+      }
+      lock.unlock()
+    }
+    try process.run()
+  }
+
+  var lines: [String] {
+    lock.lock()
+    defer { lock.unlock() }
+    return collected
+  }
+
+  var acknowledged: [Int] {
+    lines.compactMap { line in
+      let parts = line.split(separator: " ")
+      return parts.first == "ack" ? Int(parts[1]) : nil
+    }
+  }
+
+  func waitForExit(timeout: Duration = .seconds(120)) throws -> Int32 {
+    let deadline = ContinuousClock.now + timeout
+    while process.isRunning {
+      if ContinuousClock.now > deadline {
+        process.terminate()
+        throw HubTestError(
+          "hearth-loadgen still running after \(timeout); output: \(lines.suffix(5))")
+      }
+      Thread.sleep(forTimeInterval: 0.01)
+    }
+    Thread.sleep(forTimeInterval: 0.05)  // the last output
+    return process.terminationStatus
+  }
+}
+
+func temporaryDirectory() throws -> URL {
+  let directory = FileManager.default.temporaryDirectory
+    .appendingPathComponent("hearth-proc-\(UUID().uuidString.prefix(8))")
+  try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+  return directory
+}
+
+@Suite(.serialized) struct ProcessTests {
+  @Test func hearthdSpeaksSdNotifyAndStopsCleanlyOnSIGTERM() throws {
+    let directory = try temporaryDirectory()
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let hub = try HubProcess(directory: directory)
+    let ready = try hub.waitUntilReady()
+    #expect(ready.last?.contains("STATUS=serving") == true)
+    #expect(hub.terminate() == 0)
+    #expect(hub.logText.contains("<6>hearthd: stopped at sequence"))
+    let socket = hub.runtimeDirectory
+    let attributes = try FileManager.default.attributesOfItem(atPath: socket)
+    #expect((attributes[.posixPermissions] as? Int) == 0o700)
+  }
+
+  @Test func twoPluginProcessesSeeEachOtherAndKeepToTheirOwnTables() throws {
+    let directory = try temporaryDirectory()
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let hub = try HubProcess(directory: directory)
+    _ = try hub.waitUntilReady()
+    defer { _ = hub.terminate() }
+    let alpha = try LoadgenProcess(
+      hub: hub,
+      arguments: ["--plugin", "alpha", "--count", "40", "--watch", "beta", "--expect", "40"])
+    let beta = try LoadgenProcess(
+      hub: hub,
+      arguments: [
+        "--plugin", "beta", "--count", "40", "--watch", "alpha", "--expect", "40", "--try-write",
+        "alpha",
+      ])
+    #expect(try alpha.waitForExit() == 0)
+    #expect(try beta.waitForExit() == 0)
+    #expect(alpha.lines.contains("saw 40"))
+    #expect(beta.lines.contains("saw 40"))
+    #expect(beta.lines.contains("refused unauthorized"))
+    #expect(alpha.acknowledged.count == 40)
+  }
+
+  @Test func killingTheHubMidLoadLosesNothingAndAppliesNothingTwice() throws {
+    let directory = try temporaryDirectory()
+    defer { try? FileManager.default.removeItem(at: directory) }
+    var hub = try HubProcess(directory: directory)
+    _ = try hub.waitUntilReady()
+    let writers = try (0..<4).map { index in
+      try LoadgenProcess(hub: hub, arguments: ["--plugin", "w\(index)", "--count", "120"])
+    }
+    for round in 0..<3 {
+      // Let some writes through, then kill the hub without warning, and start it again.
+      let before = writers.map(\.acknowledged.count).reduce(0, +)
+      try eventually(timeout: .seconds(60)) {
+        writers.map(\.acknowledged.count).reduce(0, +) >= before + 30
+          || writers.allSatisfy { !$0.process.isRunning }
+      }
+      hub.kill()
+      Thread.sleep(forTimeInterval: 0.05 * Double(round + 1))
+      hub = try HubProcess(directory: directory)
+      _ = try hub.waitUntilReady()
+    }
+    for writer in writers {
+      #expect(try writer.waitForExit() == 0, "\(writer.lines.suffix(3))")
+    }
+    defer { _ = hub.terminate() }
+    let database = try DatabaseQueue(path: hub.databasePath)
+    try database.read { db in
+      #expect(try db.integrityCheck() == ["ok"])
+      for (index, writer) in writers.enumerated() {
+        let acknowledged = Set(writer.acknowledged)
+        #expect(acknowledged.count == 120)
+        let keys = try String.fetchAll(db, sql: "SELECT key FROM w\(index)_rows")
+        // Every acknowledged write exactly once, and nothing else.
+        #expect(keys.count == 120)
+        #expect(Set(keys) == Set((0..<120).map { "w\(index)-\($0)" }))
+      }
+    }
+  }
+
+  @Test func theUnitsPassSystemdAnalyzeVerify() throws {
+    let analyze = "/usr/bin/systemd-analyze"
+    guard FileManager.default.isExecutableFile(atPath: analyze) else {
+      throw HubTestError("systemd-analyze is missing; scripts/setup installs systemd")
+    }
+    let directory = try temporaryDirectory()
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let etc = Executables.packageRoot.appendingPathComponent("etc")
+    // The units name the installed binaries; point them at this build's.
+    let hubUnit = try String(
+      contentsOf: etc.appendingPathComponent("hearthd.service"), encoding: .utf8
+    )
+    .replacingOccurrences(of: "%h/.local/bin/hearthd", with: try Executables.path("hearthd"))
+    let featureUnit = try String(
+      contentsOf: etc.appendingPathComponent("hearth-feature@.service"), encoding: .utf8
+    ).replacingOccurrences(
+      of: "%h/.local/bin/hearth-%i", with: try Executables.path("hearth-loadgen"))
+    try hubUnit.write(
+      to: directory.appendingPathComponent("hearthd.service"), atomically: true, encoding: .utf8)
+    try featureUnit.write(
+      to: directory.appendingPathComponent("hearth-feature@.service"), atomically: true,
+      encoding: .utf8)
+    for unit in ["hearthd.service", "hearth-feature@reminders.service"] {
+      let process = Process()
+      process.executableURL = URL(fileURLWithPath: analyze)
+      process.arguments = ["verify", directory.appendingPathComponent(unit).path]
+      let output = Pipe()
+      process.standardOutput = output
+      process.standardError = output
+      try process.run()
+      process.waitUntilExit()
+      let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+      #expect(process.terminationStatus == 0, "\(unit): \(text)")
+    }
+  }
+}
