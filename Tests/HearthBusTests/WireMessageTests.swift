@@ -66,3 +66,32 @@ import Testing
     #expect(envelope == WireEnvelope(v: 1, type: "transaction", id: "r-1"))
   }
 }
+
+@Suite struct ProtocolExampleTests {
+  static let examples = URL(fileURLWithPath: #filePath)
+    .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    .appendingPathComponent("Protocols/examples")
+
+  func load<T: Decodable>(_ name: String, as type: T.Type) throws -> T {
+    try WireCoding.decode(
+      T.self, from: Data(contentsOf: Self.examples.appendingPathComponent(name)))
+  }
+
+  @Test func everyExampleOfTheSpecDecodes() throws {
+    _ = try load("register.json", as: RegisterRequest.self)
+    _ = try load("registered.json", as: RegisteredReply.self)
+    let one = try load("transaction-one-message.json", as: TransactionRequest.self)
+    #expect(one.end == "commit" && one.part == 0)
+    _ = try load("transaction-interactive-1.json", as: TransactionRequest.self)
+    let results = try load("results.json", as: ResultsReply.self)
+    #expect(results.results[0].rows[0][0].value == DatabaseValue(storage: .integer(2)))
+    _ = try load("transaction-interactive-2.json", as: TransactionRequest.self)
+    _ = try load("committed.json", as: CommittedReply.self)
+    let event = try load("commit-event.json", as: CommitEvent.self)
+    #expect(event.tables["notes"]?.inserted == [2])
+    _ = try load("heartbeat.json", as: HeartbeatEvent.self)
+    _ = try load("changes.json", as: ChangesRequest.self)
+    let error = try load("error-unauthorized.json", as: ErrorReply.self)
+    #expect(error.code == .unauthorized)
+  }
+}

@@ -298,3 +298,28 @@ func temporaryDirectory() throws -> URL {
     }
   }
 }
+
+@Suite struct PythonProtocolTests {
+  @Test func aPythonClientWithPyzmqOnlyFollowsTheSpec() throws {
+    let python = "/usr/bin/python3"
+    let directory = try temporaryDirectory()
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let hub = try HubProcess(directory: directory)
+    _ = try hub.waitUntilReady()
+    defer { _ = hub.terminate() }
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: python)
+    process.arguments = [
+      Executables.packageRoot.appendingPathComponent("Tests/python/hub_protocol_test.py").path,
+      hub.runtimeDirectory,
+    ]
+    let output = Pipe()
+    process.standardOutput = output
+    process.standardError = output
+    try process.run()
+    process.waitUntilExit()
+    let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    #expect(process.terminationStatus == 0, "\(text)")
+    #expect(text.contains("ok"))
+  }
+}

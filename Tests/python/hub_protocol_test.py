@@ -1,0 +1,127 @@
+#!/usr/bin/python3
+"""Talks to a running hearthd with pyzmq only, from Protocols/README.md.
+
+usage: hub_protocol_test.py RUNTIME_DIR
+Registers a plugin, writes (one-message and interactive transactions), checks the values
+come back losslessly, resends a transaction (exactly once), follows the bus, catches up
+with `changes`, and checks typed errors. Exits 0 when everything holds.
+"""
+import base64
+import json
+import sys
+import time
+import uuid
+
+import zmq
+
+runtime = sys.argv[1]
+context = zmq.Context()
+requests = context.socket(zmq.DEALER)
+requests.setsockopt(zmq.LINGER, 0)
+requests.connect(f"ipc://{runtime}/hub.sock")
+bus = context.socket(zmq.SUB)
+bus.setsockopt(zmq.LINGER, 0)
+bus.setsockopt(zmq.SUBSCRIBE, b"commit")
+bus.setsockopt(zmq.SUBSCRIBE, b"heartbeat")
+bus.connect(f"ipc://{runtime}/bus.sock")
+
+
+def request(message):
+    message = dict(message, v=1)
+    requests.send(json.dumps(message).encode())
+    if not requests.poll(5000):
+        raise SystemExit(f"no reply to {message['type']}")
+    reply = json.loads(requests.recv())
+    assert reply["v"] == 1, reply
+    assert reply.get("id") == message.get("id"), (reply, message)
+    return reply
+
+
+def check(condition, what):
+    if not condition:
+        raise SystemExit(f"FAILED: {what}")
+
+
+# hello: who is the hub, how far is its feed
+welcome = request({"type": "hello", "id": "h1"})
+check(welcome["type"] == "welcome" and isinstance(welcome["seq"], int), welcome)
+
+# The bus: wait for a heartbeat, so the subscription is in place (the slow joiner).
+deadline = time.time() + 5
+while time.time() < deadline:
+    if bus.poll(500):
+        topic, body = bus.recv_multipart()
+        if topic == b"heartbeat":
+            check(json.loads(body)["hub"] == welcome["hub"], "heartbeat names the hub")
+            break
+else:
+    raise SystemExit("no heartbeat on the bus")
+
+# register: the plugin and its migrations
+registered = request({
+    "type": "register", "id": "r1", "plugin": "py", "version": "1.0", "tables": ["py_notes"],
+    "migrations": [{"id": "1", "sql": "CREATE TABLE py_notes (id INTEGER PRIMARY KEY, i INTEGER, r REAL, t TEXT, b BLOB)"}],
+})
+check(registered["type"] == "registered" and registered["applied"] == ["1"], registered)
+start = registered["seq"]
+
+# A one-message transaction with every kind of value.
+big = -9223372036854775808
+values = [{"int": str(big)}, {"real": 0.1}, {"text": "naïve 🐦"}, {"blob": base64.b64encode(bytes(range(256))).decode()}]
+committed = request({
+    "type": "transaction", "id": "t1", "plugin": "py", "part": 0, "end": "commit",
+    "statements": [{"sql": "INSERT INTO py_notes (i, r, t, b) VALUES (?, ?, ?, ?)", "args": values},
+                   {"sql": "INSERT INTO py_notes (i, r, t, b) VALUES (?, ?, ?, ?)", "args": [None, None, None, None]}],
+})
+check(committed["type"] == "committed" and committed["seq"] == start + 1, committed)
+
+# Exactly once: the same id again gets the first reply, marked duplicate.
+again = request({
+    "type": "transaction", "id": "t1", "plugin": "py", "part": 0, "end": "commit",
+    "statements": [{"sql": "INSERT INTO py_notes (t) VALUES ('twice?')"}],
+})
+check(again.get("duplicate") is True and again["seq"] == committed["seq"], again)
+
+# An interactive transaction: read inside it, then commit.
+txn = str(uuid.uuid4())
+results = request({
+    "type": "transaction", "id": txn, "plugin": "py", "part": 0,
+    "statements": [{"sql": "SELECT i, r, t, b FROM py_notes ORDER BY id", "rows": True},
+                   {"sql": "INSERT INTO py_notes (t) VALUES (?) RETURNING id", "args": [{"text": "third"}], "rows": True}],
+})
+check(results["type"] == "results", results)
+rows = results["results"][0]["rows"]
+check(rows[0] == values, f"values came back as sent: {rows[0]}")
+check(rows[1] == [None, None, None, None], rows[1])
+check(results["results"][1]["rows"] == [[{"int": "3"}]], results["results"][1])
+done = request({"type": "transaction", "id": txn, "plugin": "py", "part": 1, "end": "commit",
+                "statements": [{"sql": "SELECT count(*) FROM py_notes", "rows": True}]})
+check(done["type"] == "committed" and done["results"][0]["rows"] == [[{"int": "3"}]], done)
+
+# The bus carried both commits, in order.
+seen = []
+deadline = time.time() + 5
+while len(seen) < 2 and time.time() < deadline:
+    if bus.poll(500):
+        topic, body = bus.recv_multipart()
+        if topic == b"commit":
+            event = json.loads(body)
+            if event["plugin"] == "py" and event["seq"] > start:
+                seen.append(event)
+check([e["seq"] for e in seen] == [start + 1, start + 2], seen)
+check(seen[0]["tables"]["py_notes"]["inserted"] == [1, 2], seen[0])
+
+# A late subscriber catches up from the feed.
+changes = request({"type": "changes", "id": "c1", "since": start})
+check([c["seq"] for c in changes["commits"]] == [start + 1, start + 2], changes)
+check(changes["seq"] == start + 2 and changes["horizon"] <= start + 1, changes)
+
+# Typed errors.
+check(request({"type": "transaction", "id": "x1", "plugin": "py", "part": 0, "end": "commit",
+               "statements": [{"sql": "DELETE FROM hearth_meta"}]})["code"] == "unauthorized", "hub tables are not writable")
+check(request({"type": "transaction", "id": "x2", "plugin": "py", "part": 0, "end": "commit",
+               "statements": [{"sql": "INSERT INTO nowhere VALUES (1)"}]})["code"] == "sqlite", "sqlite errors")
+check(request({"type": "nonsense", "id": "x3"})["code"] == "unknownType", "unknown types")
+requests.send(b"not json")
+check(requests.poll(5000) and json.loads(requests.recv())["code"] == "malformed", "malformed frames")
+print("ok")
