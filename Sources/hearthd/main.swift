@@ -22,7 +22,8 @@ let usage = """
   Settings, later ones winning: the config file (key = value lines; default
   $XDG_CONFIG_HOME/hearth/hearthd.conf), the environment (HEARTH_DATABASE,
   HEARTH_RUNTIME_DIR), then these flags. Keys: database, runtime-dir,
-  transaction-timeout, max-message-size, heartbeat-interval, retention-days.
+  transaction-timeout, max-message-size, heartbeat-interval, retention-days,
+  bus-high-water-mark.
   SIGTERM or SIGINT: finish what is in flight, checkpoint, exit 0.
   """
 

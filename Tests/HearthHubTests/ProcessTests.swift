@@ -89,7 +89,7 @@ final class HubProcess {
   var databasePath: String { directory.appendingPathComponent("hearth.sqlite").path }
   var runtimeDirectory: String { directory.appendingPathComponent("run").path }
 
-  init(directory: URL, transactionTimeout: Double = 2) throws {
+  init(directory: URL, transactionTimeout: Double = 2, config: String? = nil) throws {
     self.directory = directory
     notify = try NotifyListener(
       path: directory.appendingPathComponent("notify-\(UUID().uuidString.prefix(6)).sock").path)
@@ -100,6 +100,11 @@ final class HubProcess {
       "--database", databasePath, "--runtime-dir", runtimeDirectory,
       "--transaction-timeout", String(transactionTimeout), "--config", "/nonexistent",
     ]
+    if let config {
+      let file = directory.appendingPathComponent("hearthd.conf")
+      try config.write(to: file, atomically: true, encoding: .utf8)
+      process.arguments! += ["--config", file.path]
+    }
     var environment = ProcessInfo.processInfo.environment
     environment["NOTIFY_SOCKET"] = notify.path
     process.environment = environment
@@ -321,5 +326,105 @@ func temporaryDirectory() throws -> URL {
     let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
     #expect(process.terminationStatus == 0, "\(text)")
     #expect(text.contains("ok"))
+  }
+}
+
+/// `hearth subscribe` as a process; its JSON lines are collected.
+final class SubscriberProcess: @unchecked Sendable {
+  // Safe: `collected` and `buffer` are only touched under `lock`.
+  let process = Process()
+  private let lock = NSLock()
+  private var buffer = ""
+  private var collected: [String] = []
+
+  init(hub: HubProcess, arguments: [String]) throws {
+    process.executableURL = URL(fileURLWithPath: try Executables.path("hearth"))
+    process.arguments =
+      ["subscribe"] + arguments + [
+        "--database", hub.databasePath, "--runtime-dir", hub.runtimeDirectory,
+      ]
+    let pipe = Pipe()
+    process.standardOutput = pipe
+    pipe.fileHandleForReading.readabilityHandler = { [weak self] handle in
+      let data = handle.availableData
+      guard let self, !data.isEmpty else { return }
+      lock.lock()
+      buffer += String(decoding: data, as: UTF8.self)
+      while let newline = buffer.firstIndex(of: "\n") {
+        collected.append(String(buffer[..<newline]))
+        buffer = String(buffer[buffer.index(after: newline)...])
+      }
+      lock.unlock()
+    }
+    try process.run()
+  }
+
+  /// The sequence numbers of the commits printed so far.
+  var sequences: [Int64] {
+    lock.lock()
+    defer { lock.unlock() }
+    return collected.compactMap { line in
+      let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
+      return (object?["seq"] as? NSNumber)?.int64Value
+    }
+  }
+
+  func signal(_ number: Int32) { kill(process.processIdentifier, number) }
+
+  /// Ends the process with SIGKILL: a child may inherit an ignored SIGTERM from the test
+  /// runner.
+  func stop() {
+    kill(process.processIdentifier, SIGKILL)
+    process.waitUntilExit()
+  }
+}
+
+@Suite(.serialized) struct SubscriberTests {
+  /// Writes `count` commits through a loadgen process.
+  func write(_ count: Int, as plugin: String, to hub: HubProcess) throws {
+    let writer = try LoadgenProcess(
+      hub: hub, arguments: ["--plugin", plugin, "--count", String(count)])
+    #expect(try writer.waitForExit() == 0)
+  }
+
+  @Test func aRestartedSubscriberGetsExactlyWhatItMissedInOrder() throws {
+    let directory = try temporaryDirectory()
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let hub = try HubProcess(directory: directory)
+    _ = try hub.waitUntilReady()
+    defer { _ = hub.terminate() }
+    try write(10, as: "early", to: hub)  // sequence 1 (registration) to 11
+    let first = try SubscriberProcess(hub: hub, arguments: ["--since", "0"])
+    try eventually { first.sequences.count == 11 }
+    first.stop()
+    let cursor = try #require(first.sequences.last)
+    #expect(first.sequences == Array(1...11))
+    try write(20, as: "late", to: hub)  // 12 (registration) to 32
+    let second = try SubscriberProcess(hub: hub, arguments: ["--since", String(cursor)])
+    defer { second.stop() }
+    try eventually { second.sequences.count >= 21 }
+    try write(5, as: "late", to: hub)  // 33 to 37, live
+    try eventually { second.sequences.count >= 26 }
+    Thread.sleep(forTimeInterval: 0.2)
+    #expect(second.sequences == Array(12...37))
+  }
+
+  @Test func aStoppedSubscriberPastTheHighWaterMarkConvergesWithoutDuplicates() throws {
+    let directory = try temporaryDirectory()
+    defer { try? FileManager.default.removeItem(at: directory) }
+    // A bus that drops early: a stopped subscriber loses messages for sure.
+    let hub = try HubProcess(directory: directory, config: "bus-high-water-mark = 5\n")
+    _ = try hub.waitUntilReady()
+    defer { _ = hub.terminate() }
+    let subscriber = try SubscriberProcess(hub: hub, arguments: ["--since", "0"])
+    defer { subscriber.stop() }
+    try write(3, as: "warmup", to: hub)  // 1 to 4
+    try eventually { subscriber.sequences.count == 4 }
+    subscriber.signal(SIGSTOP)
+    try write(2_000, as: "burst", to: hub)  // 5 (registration) to 2005
+    subscriber.signal(SIGCONT)
+    try eventually(timeout: .seconds(30)) { subscriber.sequences.count >= 2005 }
+    Thread.sleep(forTimeInterval: 1.5)  // a heartbeat or two: nothing more may come
+    #expect(subscriber.sequences == Array(1...2005))
   }
 }
