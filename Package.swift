@@ -83,7 +83,11 @@ let package = Package(
     .executableTarget(
       name: "hearth-loadgen", dependencies: ["HearthPlugin", "HearthData"], swiftSettings: strict),
     .executableTarget(
-      name: "hearth-bench", dependencies: ["HearthSQLite", "HearthQuery", "HearthData", "CSQLite"],
+      name: "hearth-bench",
+      dependencies: [
+        "HearthSQLite", "HearthQuery", "HearthData", "HearthHub", "HearthPlugin", "HearthBus",
+        "CSQLite",
+      ],
       swiftSettings: strict),
     .executableTarget(name: "hearth-demo", dependencies: ["HearthData"], swiftSettings: strict),
     .testTarget(

@@ -6,7 +6,10 @@
 //   {"bench": …, "ours": …, "baseline": …, "ratio": …, "unit": …}
 import Foundation
 
-let benchmarks = [decodeRowsBenchmark, decodeTableBenchmark, fetchAllLatencyBenchmark]
+let benchmarks = [
+  decodeRowsBenchmark, decodeTableBenchmark, fetchAllLatencyBenchmark, hubWritesBenchmark,
+  hubLatencyBenchmark,
+]
 
 func printError(_ text: String) {
   FileHandle.standardError.write(Data((text + "\n").utf8))

@@ -2,13 +2,16 @@
 // plugins' writes. The hub's process tests and benchmarks drive it.
 //
 //   hearth-loadgen --plugin NAME [--count N] [--watch PLUGIN --expect M] [--try-write PLUGIN]
-//                  [--database PATH] [--runtime-dir DIR]
+//                  [--timings] [--direct] [--database PATH] [--runtime-dir DIR]
 //
 // It owns the table `<NAME>_rows (id INTEGER PRIMARY KEY, key TEXT NOT NULL)` and inserts
 // rows keyed `<NAME>-<i>`, printing `ack <i> <seq>` after each acknowledged write (so a test
 // can check that every acknowledged write is present exactly once). `--watch` keeps a
 // @FetchAll on another plugin's rows and prints `saw <count>` as it changes until it reaches
 // M; `--try-write` tries to write another plugin's table and prints `refused <code>`.
+// `--timings` prints `timings <p50 µs> <p99 µs> <total ms>` instead of acks; `--direct`
+// writes the database file itself (busy_timeout 5 s), without the hub: the benchmark's
+// baseline.
 import Foundation
 import HearthBus
 import HearthData
@@ -28,10 +31,20 @@ var count = 0
 var watch: String?
 var expect = 0
 var tryWrite: String?
+var timings = false
+var direct = false
 var paths = HubPaths.fromEnvironment()
 var arguments = Array(CommandLine.arguments.dropFirst())
 while !arguments.isEmpty {
   let argument = arguments.removeFirst()
+  if argument == "--timings" {
+    timings = true
+    continue
+  }
+  if argument == "--direct" {
+    direct = true
+    continue
+  }
   guard let value = arguments.first else { fail("\(argument) needs a value") }
   arguments.removeFirst()
   switch argument {
@@ -48,6 +61,43 @@ while !arguments.isEmpty {
 guard !plugin.isEmpty else { fail("--plugin is required") }
 
 let table = "\(plugin)_rows"
+
+/// Per-write latencies in microseconds, and the whole run.
+func report(_ latencies: [Double], totalMilliseconds: Double) {
+  let sorted = latencies.sorted()
+  func at(_ q: Double) -> Double {
+    sorted.isEmpty ? 0 : sorted[Int((Double(sorted.count - 1) * q).rounded())]
+  }
+  say(String(format: "timings %.1f %.1f %.1f", at(0.5), at(0.99), totalMilliseconds))
+}
+
+func now() -> UInt64 { DispatchTime.now().uptimeNanoseconds }
+
+if direct {
+  var configuration = Configuration()
+  configuration.busyTimeout = 5
+  do {
+    let queue = try DatabaseQueue(path: paths.databasePath, configuration: configuration)
+    try queue.writeWithoutTransaction { db in
+      try db.execute(
+        sql: "CREATE TABLE IF NOT EXISTS \"\(table)\" (id INTEGER PRIMARY KEY, key TEXT NOT NULL)")
+    }
+    var latencies: [Double] = []
+    let start = now()
+    for index in 0..<count {
+      let before = now()
+      try queue.write { db in
+        try db.execute(
+          sql: "INSERT INTO \"\(table)\" (key) VALUES (?)", arguments: ["\(plugin)-\(index)"])
+      }
+      latencies.append(Double(now() - before) / 1_000)
+    }
+    report(latencies, totalMilliseconds: Double(now() - start) / 1e6)
+  } catch {
+    fail("direct write failed: \(error)")
+  }
+  exit(0)
+}
 let registration = PluginRegistration(
   name: plugin, version: "1.0", tables: [table],
   migrations: [
@@ -62,17 +112,25 @@ do {
 }
 say("registered \(plugin)")
 
+var latencies: [Double] = []
+let writesStart = now()
 for index in 0..<count {
   do {
+    let before = now()
     try database.write { db in
       try db.execute(
         sql: "INSERT INTO \"\(table)\" (key) VALUES (?)", arguments: ["\(plugin)-\(index)"])
     }
-    say("ack \(index) \(database.lastCommittedSequence)")
+    if timings {
+      latencies.append(Double(now() - before) / 1_000)
+    } else {
+      say("ack \(index) \(database.lastCommittedSequence)")
+    }
   } catch {
     fail("write \(index) failed: \(error)")
   }
 }
+if timings { report(latencies, totalMilliseconds: Double(now() - writesStart) / 1e6) }
 
 if let other = tryWrite {
   do {

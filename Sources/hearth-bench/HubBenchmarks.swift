@@ -1,0 +1,242 @@
+import Foundation
+import HearthBus
+import HearthData
+import HearthHub
+import HearthPlugin
+import Synchronization
+
+/// A hub on its own thread over a benchmark directory.
+final class BenchHub: Sendable {
+  let hub: Hub
+  let paths: HubPaths
+  private let finished = DispatchSemaphore(value: 0)
+
+  init(directory: BenchmarkDirectory) throws {
+    paths = HubPaths(
+      databasePath: directory.path("hearth.sqlite"), runtimeDirectory: directory.path("run"))
+    hub = try Hub(configuration: HubConfiguration(paths: paths))
+    let ready = DispatchSemaphore(value: 0)
+    let hub = self.hub
+    let finished = self.finished
+    Thread.detachNewThread {
+      try? hub.run { ready.signal() }
+      finished.signal()
+    }
+    ready.wait()
+  }
+
+  func stop() {
+    hub.stop()
+    finished.wait()
+  }
+}
+
+/// Runs `hearth-loadgen` processes at once and returns their `timings` lines and the wall
+/// time of the whole set.
+func runLoadgens(_ argumentSets: [[String]]) throws -> (
+  timings: [(p50: Double, p99: Double)], seconds: Double
+) {
+  let executable = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+    .deletingLastPathComponent().appendingPathComponent("hearth-loadgen")
+  guard FileManager.default.isExecutableFile(atPath: executable.path) else {
+    throw BenchmarkError("hearth-loadgen is not built beside hearth-bench (swift build -c release)")
+  }
+  let start = DispatchTime.now().uptimeNanoseconds
+  let processes = try argumentSets.map { arguments -> (Process, Pipe) in
+    let process = Process()
+    process.executableURL = executable
+    process.arguments = arguments
+    let pipe = Pipe()
+    process.standardOutput = pipe
+    try process.run()
+    return (process, pipe)
+  }
+  var timings: [(Double, Double)] = []
+  for (process, pipe) in processes {
+    let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    process.waitUntilExit()
+    guard process.terminationStatus == 0,
+      let line = output.split(separator: "\n").first(where: { $0.hasPrefix("timings ") })
+    else { throw BenchmarkError("hearth-loadgen failed: \(output.suffix(300))") }
+    let parts = line.split(separator: " ").compactMap { Double($0) }
+    timings.append((parts[0], parts[1]))
+  }
+  return (timings, Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)
+}
+
+/// Write throughput and latency: N writer processes through the hub, against N processes
+/// writing the file directly with busy_timeout, and against one process doing all the
+/// transactions on a DatabasePool.
+let hubWritesBenchmark = Benchmark(
+  name: "hub-writes",
+  summary: "N writer processes through the hub vs N writing the file directly vs one process"
+) { options in
+  let writerCounts = options.quick ? [1, 4] : [1, 4, 16]
+  let perWriter = options.quick ? 100 : 500
+  var figures: [Figure] = []
+  for writers in writerCounts {
+    let total = Double(writers * perWriter)
+
+    let hubDirectory = try BenchmarkDirectory()
+    let hub = try BenchHub(directory: hubDirectory)
+    let throughHub = try runLoadgens(
+      (0..<writers).map { index in
+        [
+          "--plugin", "w\(index)", "--count", String(perWriter), "--timings",
+          "--database", hub.paths.databasePath, "--runtime-dir", hub.paths.runtimeDirectory,
+        ]
+      })
+    hub.stop()
+
+    let directDirectory = try BenchmarkDirectory()
+    let directPath = directDirectory.path("direct.sqlite")
+    _ = try DatabasePool(path: directPath)  // WAL, as the hub's
+    let direct = try runLoadgens(
+      (0..<writers).map { index in
+        [
+          "--plugin", "w\(index)", "--count", String(perWriter), "--timings", "--direct",
+          "--database", directPath,
+        ]
+      })
+
+    let poolDirectory = try BenchmarkDirectory()
+    let pool = try DatabasePool(path: poolDirectory.path("one.sqlite"))
+    try pool.write {
+      try $0.execute(sql: "CREATE TABLE rows (id INTEGER PRIMARY KEY, key TEXT NOT NULL)")
+    }
+    let oneStart = DispatchTime.now().uptimeNanoseconds
+    for index in 0..<(writers * perWriter) {
+      try pool.write { db in
+        try db.execute(sql: "INSERT INTO rows (key) VALUES (?)", arguments: ["one-\(index)"])
+      }
+    }
+    let oneSeconds = Double(DispatchTime.now().uptimeNanoseconds - oneStart) / 1e9
+
+    let hubP99 = throughHub.timings.map(\.p99).max() ?? .nan
+    let directP99 = direct.timings.map(\.p99).max() ?? .nan
+    figures += [
+      Figure(
+        bench: "hub-writes-\(writers)-tps", ours: total / throughHub.seconds,
+        baseline: total / direct.seconds, unit: "tx/s"),
+      Figure(bench: "hub-writes-\(writers)-p99", ours: hubP99, baseline: directP99, unit: "us"),
+      Figure(
+        bench: "hub-writes-\(writers)-vs-1-process", ours: total / throughHub.seconds,
+        baseline: total / oneSeconds, unit: "tx/s"),
+    ]
+  }
+  return figures
+}
+
+/// Counts a table's rows and records when each count was fetched: when a remote
+/// `@FetchAll`-style observer holds the new value.
+struct TimedCount: FetchKeyRequest {
+  let table: String
+  let seen: Recorder
+
+  func fetch(_ db: Database) throws -> Int {
+    let count = try Int.fetchOne(db, sql: "SELECT count(*) FROM \"\(table)\"") ?? 0
+    seen.record(Int64(count))
+    return count
+  }
+
+  static func == (lhs: Self, rhs: Self) -> Bool { lhs.table == rhs.table }
+  func hash(into hasher: inout Hasher) { hasher.combine(table) }
+}
+
+/// The first time each key was seen.
+final class Recorder: Sendable {
+  private let times = Mutex([Int64: UInt64]())
+  func record(_ key: Int64) {
+    let now = DispatchTime.now().uptimeNanoseconds
+    times.withLock { if $0[key] == nil { $0[key] = now } }
+  }
+  func time(of key: Int64) -> UInt64? { times.withLock { $0[key] } }
+}
+
+/// From the start of a write in one process to: the commit event received on the bus by a
+/// subscriber, and another process's observed query holding the new value; against the
+/// write's own round trip (start to acknowledgement). All three in this process, each over
+/// its own sockets and connections, as separate processes would be.
+let hubLatencyBenchmark = Benchmark(
+  name: "hub-latency",
+  summary: "write start → bus event, → remote observed query updated, vs → acknowledgement"
+) { options in
+  let writes = options.quick ? 100 : 1_000
+  let directory = try BenchmarkDirectory()
+  let hub = try BenchHub(directory: directory)
+  defer { hub.stop() }
+  let table = "lat_rows"
+  let writer = try HubDatabase(
+    PluginRegistration(
+      name: "lat", version: "1", tables: [table],
+      migrations: [.init(id: "1", sql: "CREATE TABLE \(table) (id INTEGER PRIMARY KEY, key TEXT)")]),
+    paths: hub.paths)
+  let reader = try HubDatabase(
+    PluginRegistration(name: "reader", version: "1", tables: [], migrations: []), paths: hub.paths)
+
+  // The subscriber: a SUB socket on its own thread, recording when each sequence arrives.
+  let events = Recorder()
+  let stop = Atomic<Bool>(false)
+  let context = BusContext()
+  let subscribed = DispatchSemaphore(value: 0)
+  Thread.detachNewThread {
+    guard let socket = try? BusSocket(context, .sub) else { return }
+    try? socket.subscribe("commit")
+    try? socket.connect(hub.paths.busEndpoint)
+    subscribed.signal()
+    while !stop.load(ordering: .relaxed) {
+      guard let frames = try? socket.receive(timeout: .milliseconds(50)), frames.count == 2,
+        let event = try? WireCoding.decode(CommitEvent.self, from: frames[1])
+      else { continue }
+      events.record(event.seq)
+    }
+  }
+  subscribed.wait()
+  usleep(200_000)  // the subscription reaches the publisher
+  defer { stop.store(true, ordering: .relaxed) }
+
+  let fetched = Recorder()
+  let observed = Fetch(
+    wrappedValue: 0, TimedCount(table: table, seen: fetched), database: reader,
+    scheduler: .immediate)
+
+  var toEvent: [Double] = []
+  var toFetch: [Double] = []
+  var toAck: [Double] = []
+  for index in 1...writes {
+    let start = DispatchTime.now().uptimeNanoseconds
+    try writer.write { db in
+      try db.execute(sql: "INSERT INTO \(table) (key) VALUES (?)", arguments: ["k\(index)"])
+    }
+    let acknowledged = DispatchTime.now().uptimeNanoseconds
+    let seq = writer.lastCommittedSequence
+    let deadline = acknowledged + 5_000_000_000
+    while (events.time(of: seq) == nil || fetched.time(of: Int64(index)) == nil)
+      && DispatchTime.now().uptimeNanoseconds < deadline
+    {
+      usleep(20)
+    }
+    guard let eventTime = events.time(of: seq), let fetchTime = fetched.time(of: Int64(index))
+    else {
+      throw BenchmarkError("hub-latency: write \(index) was not seen within 5 s")
+    }
+    toAck.append(Double(acknowledged - start) / 1_000)
+    toEvent.append(Double(eventTime - start) / 1_000)
+    toFetch.append(Double(fetchTime - start) / 1_000)
+  }
+  withExtendedLifetime(observed) {}
+  return [
+    Figure(
+      bench: "hub-event-p50", ours: percentile(toEvent, 0.5), baseline: percentile(toAck, 0.5),
+      unit: "us"),
+    Figure(
+      bench: "hub-event-p99", ours: percentile(toEvent, 0.99), baseline: percentile(toAck, 0.99),
+      unit: "us"),
+    Figure(
+      bench: "hub-remote-fetch-p50", ours: percentile(toFetch, 0.5),
+      baseline: percentile(toAck, 0.5), unit: "us"),
+    Figure(
+      bench: "hub-remote-fetch-p99", ours: percentile(toFetch, 0.99),
+      baseline: percentile(toAck, 0.99), unit: "us"),
+  ]
+}
