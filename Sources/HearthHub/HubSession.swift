@@ -320,13 +320,14 @@ struct HubSession {
     _ statements: [WireStatement], id: String, policy: PluginPolicy, in db: Database
   ) -> Result<[WireResult], StatementFailure> {
     var refusal: String?
-    db.setAuthorizer { action in
-      if let reason = policy.refusal(of: action) {
-        refusal = reason
-        return false
-      }
-      return true
-    }
+    db.setAuthorizer(
+      { action in
+        if let reason = policy.refusal(of: action) {
+          refusal = reason
+          return false
+        }
+        return true
+      }, scope: policy.scope)
     defer { db.setAuthorizer(nil) }
     var results: [WireResult] = []
     for (index, statement) in statements.enumerated() {

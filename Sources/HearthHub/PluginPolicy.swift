@@ -25,6 +25,11 @@ struct PluginPolicy {
     "foreign_key_check", "integrity_check", "quick_check", "user_version", "data_version",
   ]
 
+  /// Names this policy exactly (plugin, mode, tables), for the statement cache.
+  var scope: String {
+    "\(plugin)|\(mode)|" + ownedTables.sorted().joined(separator: ",")
+  }
+
   /// The reason an action is refused, or nil when it is allowed.
   func refusal(of action: DatabaseAction) -> String? {
     switch action.kind {

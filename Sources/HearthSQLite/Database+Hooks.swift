@@ -246,11 +246,21 @@ public struct DatabaseAction: Hashable, Sendable, CustomStringConvertible {
 extension Database {
   /// Decides, before SQLite's own rules, whether statements prepared from now on may do
   /// each action; a refused action makes the statement fail with `SQLITE_AUTH` before it
-  /// runs. Cached statements were prepared under the policy of their time: the cache is
-  /// cleared when the policy changes. `nil` allows everything.
-  public func setAuthorizer(_ authorizer: ((DatabaseAction) -> Bool)?) {
+  /// runs. `nil` allows everything.
+  ///
+  /// Statements are authorized when prepared, so a cached statement must never outlive its
+  /// policy: with a `scope` (a name that identifies the policy exactly), statements are
+  /// cached apart per scope and reused whenever that scope comes back; without one, setting
+  /// a policy empties the cache. (Going back to `nil` keeps the unscoped cache: a statement
+  /// allowed under a policy is allowed without one.)
+  public func setAuthorizer(_ authorizer: ((DatabaseAction) -> Bool)?, scope: String? = nil) {
     self.authorizer = authorizer
-    statementCache.removeAll()
+    if let scope, authorizer != nil {
+      authorizerScope = scope
+    } else {
+      authorizerScope = ""
+      if authorizer != nil { statementCache.removeAll() }
+    }
   }
 
   /// The changes the open transaction has made so far (what `DatabaseChanges` will report

@@ -39,8 +39,15 @@ public final class Database {
   var transactionObservers: [(id: TransactionObserverID, onCommit: (DatabaseChanges) -> Void)] = []
   var nextObserverID = 0
   var savepointCounter = 0
-  /// The access policy of `setAuthorizer(_:)`.
+  /// The access policy of `setAuthorizer(_:scope:)`.
   var authorizer: ((DatabaseAction) -> Bool)?
+  /// The cache partition of the current authorizer: a statement is reused only under the
+  /// policy it was prepared (and authorized) under.
+  var authorizerScope = ""
+
+  func cacheKey(_ sql: String) -> String {
+    authorizerScope.isEmpty ? sql : authorizerScope + "\u{0}" + sql
+  }
   /// Whether the authorizer's last call was a DROP TABLE (see `authorize`).
   var previousActionWasDrop = false
 
@@ -173,11 +180,12 @@ public final class Database {
   /// A prepared statement from this connection's cache, prepared on first use.
   public func cachedStatement(sql: String) throws -> PreparedStatement {
     try checkLocal(sql: sql)
-    if let statement = statementCache[sql], !statement.isBusy { return statement }
+    let key = cacheKey(sql)
+    if let statement = statementCache[key], !statement.isBusy { return statement }
     let statement = try makeStatement(sql: sql)
-    if statementCache[sql] == nil {
+    if statementCache[key] == nil {
       if statementCache.count >= 512 { statementCache.removeAll() }
-      statementCache[sql] = statement
+      statementCache[key] = statement
     }
     return statement
   }
@@ -224,7 +232,7 @@ public final class Database {
       return
     }
     // The common case, one statement: go through the cache.
-    if let cached = statementCache[sql], !cached.isBusy {
+    if let cached = statementCache[cacheKey(sql)], !cached.isBusy {
       try cached.setArguments(arguments)
       try run(cached) { _ in }
       return
@@ -234,7 +242,7 @@ public final class Database {
     var first = true
     while let statement = try prepareNext(&rest, fullSQL: sql) {
       let isLast = rest.allSatisfy(\.isWhitespace)
-      if first && isLast && statementCache.count < 512 { statementCache[sql] = statement }
+      if first && isLast && statementCache.count < 512 { statementCache[cacheKey(sql)] = statement }
       first = false
       try statement.bind(arguments, consumingFrom: &position)
       // Check the count before the last statement runs, not after.
