@@ -382,26 +382,9 @@ struct HubSession {
     let outcome = hub.database.inWriterDatabaseOrFailure {
       db -> Result<(CommittedReply, CommitEvent?), StatementFailure> in
       do {
-        let changes = db.pendingChanges
-        let tables = changes.publishedTables
-        let changed = !tables.isEmpty || changes.isSchemaChanged
-        let seq = changed ? hub.lastSequence + 1 : hub.lastSequence
+        let (seq, event) = try recordFeedEntry(
+          db, plugin: transaction.plugin, request: request.id, at: now)
         let reply = CommittedReply(id: request.id, seq: seq, results: results)
-        var event: CommitEvent?
-        if changed {
-          let commitEvent = CommitEvent(
-            hub: hub.instanceID, seq: seq, plugin: transaction.plugin, request: request.id, at: now,
-            tables: tables, schemaChanged: changes.isSchemaChanged ? true : nil)
-          try db.execute(
-            sql:
-              "INSERT INTO hearth_commits (seq, at, plugin, request, event) VALUES (?, ?, ?, ?, ?)",
-            arguments: [
-              seq, now, transaction.plugin, request.id,
-              String(decoding: try WireCoding.encode(commitEvent), as: UTF8.self),
-            ])
-          try HubStore.setLastSequence(seq, db)
-          event = commitEvent
-        }
         try db.execute(
           sql: "INSERT INTO hearth_requests (id, plugin, seq, reply, at) VALUES (?, ?, ?, ?, ?)",
           arguments: [
@@ -521,24 +504,8 @@ struct HubSession {
           applied.append(migration.id)
         }
         try db.checkForeignKeys()
-        let changes = db.pendingChanges
-        var event: CommitEvent?
-        var seq = hub.lastSequence
-        if changes.isSchemaChanged || !changes.publishedTables.isEmpty {
-          seq += 1
-          let commitEvent = CommitEvent(
-            hub: hub.instanceID, seq: seq, plugin: request.plugin, request: request.id, at: now,
-            tables: changes.publishedTables, schemaChanged: changes.isSchemaChanged ? true : nil)
-          try db.execute(
-            sql:
-              "INSERT INTO hearth_commits (seq, at, plugin, request, event) VALUES (?, ?, ?, ?, ?)",
-            arguments: [
-              seq, now, request.plugin, request.id,
-              String(decoding: try WireCoding.encode(commitEvent), as: UTF8.self),
-            ])
-          try HubStore.setLastSequence(seq, db)
-          event = commitEvent
-        }
+        let (seq, event) = try recordFeedEntry(
+          db, plugin: request.plugin, request: request.id, at: now)
         try db.commit()
         return .success(
           (
@@ -572,6 +539,28 @@ struct HubSession {
   }
 
   // MARK: - The feed
+
+  /// Records what the open transaction changed as the next entry of the change feed, in the
+  /// same transaction; returns its sequence number and the event to publish after COMMIT
+  /// (nil, and the current sequence number, when it changed nothing).
+  func recordFeedEntry(_ db: Database, plugin: String, request: String, at now: Int64) throws
+    -> (seq: Int64, event: CommitEvent?)
+  {
+    let changes = db.pendingChanges
+    let tables = changes.publishedTables
+    guard !tables.isEmpty || changes.isSchemaChanged else { return (hub.lastSequence, nil) }
+    let seq = hub.lastSequence + 1
+    let event = CommitEvent(
+      hub: hub.instanceID, seq: seq, plugin: plugin, request: request, at: now, tables: tables,
+      schemaChanged: changes.isSchemaChanged ? true : nil)
+    try db.execute(
+      sql: "INSERT INTO hearth_commits (seq, at, plugin, request, event) VALUES (?, ?, ?, ?, ?)",
+      arguments: [
+        seq, now, plugin, request, String(decoding: try WireCoding.encode(event), as: UTF8.self),
+      ])
+    try HubStore.setLastSequence(seq, db)
+    return (seq, event)
+  }
 
   func changes(client: Data, request: ChangesRequest) {
     let limit = min(max(request.limit ?? 1_000, 1), 10_000)

@@ -19,7 +19,8 @@ import Testing
       try roundTrip(DatabaseValue(storage: .integer(.min))).back
         == DatabaseValue(storage: .integer(.min)))
     for double in [
-      0.1 + 0.2, -0.0, .leastNonzeroMagnitude, .greatestFiniteMagnitude, 1e-310, .infinity,
+      0.1 + 0.2, -0.0, .leastNonzeroMagnitude, .greatestFiniteMagnitude,
+      Double.leastNormalMagnitude / 4, .infinity,
       -.infinity,
     ] {
       let back = try roundTrip(DatabaseValue(storage: .double(double))).back

@@ -61,8 +61,8 @@ func factsPlugin() throws -> PluginRegistration {
     #expect(id == 1)
     try facts.write { db in try Fact.insert { Fact.Draft(body: "42 is the answer") }.execute(db) }
 
-    try eventually { notesSeenByFacts.map(\.text) == ["hello"] }
-    try eventually { factsSeenByNotes.map(\.body) == ["42 is the answer"] }
+    eventually { notesSeenByFacts.map(\.text) == ["hello"] }
+    eventually { factsSeenByNotes.map(\.body) == ["42 is the answer"] }
     #expect(notes.lastCommittedSequence > 0)
 
     // One plugin cannot write the other's tables; nothing of that transaction stays.

@@ -94,7 +94,7 @@ final class HubProcess {
     notify = try NotifyListener(
       path: directory.appendingPathComponent("notify-\(UUID().uuidString.prefix(6)).sock").path)
     log = directory.appendingPathComponent("hub-\(UUID().uuidString.prefix(6)).log")
-    FileManager.default.createFile(atPath: log.path, contents: nil)
+    _ = FileManager.default.createFile(atPath: log.path, contents: nil)
     process.executableURL = URL(fileURLWithPath: try Executables.path("hearthd"))
     process.arguments = [
       "--database", databasePath, "--runtime-dir", runtimeDirectory,
@@ -128,21 +128,16 @@ final class HubProcess {
   var logText: String { (try? String(contentsOf: log, encoding: .utf8)) ?? "" }
 }
 
-/// A hearth-loadgen process; its output lines are collected.
-final class LoadgenProcess: @unchecked Sendable {
-  // Safe: `lines` is only touched under `lock`; the rest is set before the process starts.
-  let process = Process()
+/// Collects the lines a child process writes to a pipe.
+final class LineCollector: @unchecked Sendable {
+  // Safe: `buffer` and `collected` are only touched under `lock`.
   private let lock = NSLock()
   private var buffer = ""
   private var collected: [String] = []
 
-  init(hub: HubProcess, arguments: [String]) throws {
-    process.executableURL = URL(fileURLWithPath: try Executables.path("hearth-loadgen"))
-    process.arguments =
-      arguments + ["--database", hub.databasePath, "--runtime-dir", hub.runtimeDirectory]
+  /// A pipe whose lines end up in `lines`.
+  func pipe() -> Pipe {
     let pipe = Pipe()
-    process.standardOutput = pipe
-    process.standardError = pipe
     pipe.fileHandleForReading.readabilityHandler = { [weak self] handle in
       let data = handle.availableData
       guard let self, !data.isEmpty else { return }
@@ -154,7 +149,7 @@ final class LoadgenProcess: @unchecked Sendable {
       }
       lock.unlock()
     }
-    try process.run()
+    return pipe
   }
 
   var lines: [String] {
@@ -162,6 +157,24 @@ final class LoadgenProcess: @unchecked Sendable {
     defer { lock.unlock() }
     return collected
   }
+}
+
+/// A hearth-loadgen process; its output lines are collected.
+final class LoadgenProcess: Sendable {
+  let process = Process()
+  private let output = LineCollector()
+
+  init(hub: HubProcess, arguments: [String]) throws {
+    process.executableURL = URL(fileURLWithPath: try Executables.path("hearth-loadgen"))
+    process.arguments =
+      arguments + ["--database", hub.databasePath, "--runtime-dir", hub.runtimeDirectory]
+    let pipe = output.pipe()
+    process.standardOutput = pipe
+    process.standardError = pipe
+    try process.run()
+  }
+
+  var lines: [String] { output.lines }
 
   var acknowledged: [Int] {
     lines.compactMap { line in
@@ -240,7 +253,7 @@ func temporaryDirectory() throws -> URL {
     for round in 0..<3 {
       // Let some writes through, then kill the hub without warning, and start it again.
       let before = writers.map(\.acknowledged.count).reduce(0, +)
-      try eventually(timeout: .seconds(60)) {
+      eventually(timeout: .seconds(60)) {
         writers.map(\.acknowledged.count).reduce(0, +) >= before + 30
           || writers.allSatisfy { !$0.process.isRunning }
       }
@@ -330,12 +343,9 @@ func temporaryDirectory() throws -> URL {
 }
 
 /// `hearth subscribe` as a process; its JSON lines are collected.
-final class SubscriberProcess: @unchecked Sendable {
-  // Safe: `collected` and `buffer` are only touched under `lock`.
+final class SubscriberProcess: Sendable {
   let process = Process()
-  private let lock = NSLock()
-  private var buffer = ""
-  private var collected: [String] = []
+  private let output = LineCollector()
 
   init(hub: HubProcess, arguments: [String]) throws {
     process.executableURL = URL(fileURLWithPath: try Executables.path("hearth"))
@@ -343,27 +353,13 @@ final class SubscriberProcess: @unchecked Sendable {
       ["subscribe"] + arguments + [
         "--database", hub.databasePath, "--runtime-dir", hub.runtimeDirectory,
       ]
-    let pipe = Pipe()
-    process.standardOutput = pipe
-    pipe.fileHandleForReading.readabilityHandler = { [weak self] handle in
-      let data = handle.availableData
-      guard let self, !data.isEmpty else { return }
-      lock.lock()
-      buffer += String(decoding: data, as: UTF8.self)
-      while let newline = buffer.firstIndex(of: "\n") {
-        collected.append(String(buffer[..<newline]))
-        buffer = String(buffer[buffer.index(after: newline)...])
-      }
-      lock.unlock()
-    }
+    process.standardOutput = output.pipe()
     try process.run()
   }
 
   /// The sequence numbers of the commits printed so far.
   var sequences: [Int64] {
-    lock.lock()
-    defer { lock.unlock() }
-    return collected.compactMap { line in
+    output.lines.compactMap { line in
       let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
       return (object?["seq"] as? NSNumber)?.int64Value
     }
@@ -395,16 +391,16 @@ final class SubscriberProcess: @unchecked Sendable {
     defer { _ = hub.terminate() }
     try write(10, as: "early", to: hub)  // sequence 1 (registration) to 11
     let first = try SubscriberProcess(hub: hub, arguments: ["--since", "0"])
-    try eventually { first.sequences.count == 11 }
+    eventually { first.sequences.count == 11 }
     first.stop()
     let cursor = try #require(first.sequences.last)
     #expect(first.sequences == Array(1...11))
     try write(20, as: "late", to: hub)  // 12 (registration) to 32
     let second = try SubscriberProcess(hub: hub, arguments: ["--since", String(cursor)])
     defer { second.stop() }
-    try eventually { second.sequences.count >= 21 }
+    eventually { second.sequences.count >= 21 }
     try write(5, as: "late", to: hub)  // 33 to 37, live
-    try eventually { second.sequences.count >= 26 }
+    eventually { second.sequences.count >= 26 }
     Thread.sleep(forTimeInterval: 0.2)
     #expect(second.sequences == Array(12...37))
   }
@@ -419,11 +415,11 @@ final class SubscriberProcess: @unchecked Sendable {
     let subscriber = try SubscriberProcess(hub: hub, arguments: ["--since", "0"])
     defer { subscriber.stop() }
     try write(3, as: "warmup", to: hub)  // 1 to 4
-    try eventually { subscriber.sequences.count == 4 }
+    eventually { subscriber.sequences.count == 4 }
     subscriber.signal(SIGSTOP)
     try write(2_000, as: "burst", to: hub)  // 5 (registration) to 2005
     subscriber.signal(SIGCONT)
-    try eventually(timeout: .seconds(30)) { subscriber.sequences.count >= 2005 }
+    eventually(timeout: .seconds(30)) { subscriber.sequences.count >= 2005 }
     Thread.sleep(forTimeInterval: 1.5)  // a heartbeat or two: nothing more may come
     #expect(subscriber.sequences == Array(1...2005))
   }

@@ -69,7 +69,7 @@ final class LoopbackExecutor: RemoteStatementExecutor {
   }
 
   @Test func savepointsAndErrorsKeepTheirMeaning() throws {
-    try remoteWrite { db in
+    _ = try remoteWrite { db in
       try db.inSavepoint {
         try Tag.insert { Tag(title: "rolled back") }.execute(db)
         return .rollback
