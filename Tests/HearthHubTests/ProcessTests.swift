@@ -1,5 +1,6 @@
 import Foundation
 import HearthBus
+import HearthHub
 import HearthSQLite
 import Synchronization
 import Testing
@@ -422,5 +423,90 @@ final class SubscriberProcess: Sendable {
     eventually(timeout: .seconds(30)) { subscriber.sequences.count >= 2005 }
     Thread.sleep(forTimeInterval: 1.5)  // a heartbeat or two: nothing more may come
     #expect(subscriber.sequences == Array(1...2005))
+  }
+}
+
+@Suite struct HostileInputTests {
+  /// Resident memory of a process, in kilobytes.
+  func residentKilobytes(_ pid: Int32) throws -> Int {
+    let status = try String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)
+    guard let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
+      let kilobytes = line.split(separator: " ").compactMap({ Int($0) }).first
+    else { throw HubTestError("no VmRSS for \(pid)") }
+    return kilobytes
+  }
+
+  @Test func aStreamOfMalformedFramesGetsTypedErrorsInBoundedMemory() throws {
+    let directory = try temporaryDirectory()
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let hub = try HubProcess(directory: directory, config: "max-message-size = 65536\n")
+    _ = try hub.waitUntilReady()
+    defer { _ = hub.terminate() }
+    let client = try RawClient(
+      HubPaths(databasePath: hub.databasePath, runtimeDirectory: hub.runtimeDirectory))
+    let garbage: [Data] = [
+      Data("not json at all".utf8), Data([0x00, 0xFF, 0x13]),
+      Data(#"{"v":9,"type":"hello","id":"x"}"#.utf8),
+      Data(#"{"v":1,"type":"transaction","id":"x","plugin":1}"#.utf8),
+      Data(repeating: 0x41, count: 200_000),
+    ]
+    // Warm up, then measure: a long stream must not grow the hub.
+    for frame in garbage { _ = try client.sendRaw([frame]) }
+    let before = try residentKilobytes(hub.process.processIdentifier)
+    var codes: [String: Int] = [:]
+    for round in 0..<2_000 {
+      let frame = garbage[round % garbage.count]
+      let reply = try #require(try client.sendRaw([frame]))
+      codes[reply["code"] as? String ?? "none", default: 0] += 1
+    }
+    let after = try residentKilobytes(hub.process.processIdentifier)
+    #expect(codes["malformed"] == 1_200)
+    #expect(codes["unsupportedVersion"] == 400)
+    #expect(codes["tooLarge"] == 400)
+    #expect(after - before < 16_000, "the hub grew from \(before) kB to \(after) kB")
+    // Still serving.
+    let hello = try client.send(#"{"v":1,"type":"hello","id":"still"}"#)
+    #expect(hello["type"] as? String == "welcome")
+  }
+}
+
+@Suite struct CurveTests {
+  @Test func tcpEndpointsAreCurveOnly() throws {
+    let keys = try CurveKeyPair.generate()
+    let port = Int.random(in: 20_000..<40_000)
+    let running = try RunningHub {
+      $0.extraRequestEndpoints = ["tcp://127.0.0.1:\(port)"]
+      $0.curvePublicKey = keys.publicKey
+      $0.curveSecretKey = keys.secretKey
+    }
+    defer {
+      running.stop()
+      running.removeFiles()
+    }
+    let context = BusContext()
+    let trusted = try BusSocket(context, .dealer)
+    try trusted.makeCurveClient(try CurveKeyPair.generate(), serverKey: keys.publicKey)
+    try trusted.connect("tcp://127.0.0.1:\(port)")
+    try trusted.send([Data(#"{"v":1,"type":"hello","id":"tcp"}"#.utf8)])
+    let reply = try #require(try trusted.receive(timeout: .seconds(5)))
+    #expect(String(decoding: reply.last ?? Data(), as: UTF8.self).contains("welcome"))
+
+    let plain = try BusSocket(context, .dealer)
+    try plain.connect("tcp://127.0.0.1:\(port)")
+    try plain.send([Data(#"{"v":1,"type":"hello","id":"plain"}"#.utf8)], dontWait: true)
+    #expect(try plain.receive(timeout: .milliseconds(500)) == nil)
+  }
+
+  @Test func tcpWithoutKeysIsRefused() throws {
+    let directory = FileManager.default.temporaryDirectory
+      .appendingPathComponent("hearth-curve-\(UUID().uuidString.prefix(8))")
+    defer { try? FileManager.default.removeItem(at: directory) }
+    var configuration = HubConfiguration(
+      paths: HubPaths(
+        databasePath: directory.appendingPathComponent("db.sqlite").path,
+        runtimeDirectory: directory.appendingPathComponent("run").path))
+    configuration.extraRequestEndpoints = ["tcp://127.0.0.1:0"]
+    let hub = try Hub(configuration: configuration)
+    #expect(throws: HubError.self) { try hub.run() }
   }
 }
