@@ -17,6 +17,12 @@ public final class Hub: Sendable {
   private let isStopping = Atomic<Bool>(false)
   private let isReady = Atomic<Bool>(false)
   private let sequence: Atomic<Int64>
+  private let groupCommits = Atomic<Int>(0)
+
+  /// How many COMMITs carried several clients' transactions (group commits) since start.
+  public var groupCommitCount: Int { groupCommits.load(ordering: .relaxed) }
+
+  func countGroupCommit() { groupCommits.add(1, ordering: .relaxed) }
 
   /// Opens the database and creates the runtime directory. Refuses a database that is not a
   /// database, is corrupt, or is of another hub format, touching nothing.

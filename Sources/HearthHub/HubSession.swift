@@ -40,16 +40,27 @@ struct HubSession {
   // MARK: - The loop
 
   mutating func serveOnce(waitingAtMost timeout: Duration) throws {
-    if let frames = try router.receive(timeout: timeout) {
-      if frames.count == 2 {
-        handle(client: frames[0], body: frames[1])
-      } else if let client = frames.first {
-        reply(
-          client,
-          ErrorReply(
-            id: nil, code: .malformed,
-            message: "a request is one frame of JSON (got \(frames.count - 1) frames)"))
+    if let first = try router.receive(timeout: timeout) {
+      // Everything that has arrived meanwhile: one-message transactions among it share one
+      // COMMIT (group commit), each in its own savepoint.
+      var burst = [first]
+      while burst.count < Self.maximumGroup, let more = try router.receive(timeout: .zero) {
+        burst.append(more)
       }
+      var group: [(client: Data, request: TransactionRequest)] = []
+      for frames in burst {
+        if open == nil, queue.isEmpty, frames.count == 2,
+          let request = groupableTransaction(frames[1]),
+          !group.contains(where: { $0.request.id == request.id })
+        {
+          group.append((frames[0], request))
+          continue
+        }
+        commit(group)
+        group.removeAll()
+        dispatch(frames)
+      }
+      commit(group)
     }
     expireSilentTransaction()
     drainQueue()
@@ -60,6 +71,142 @@ struct HubSession {
         topic: "heartbeat",
         HeartbeatEvent(hub: hub.instanceID, seq: hub.lastSequence, at: Self.millisecondsNow()))
     }
+  }
+
+  static let maximumGroup = 64
+
+  mutating func dispatch(_ frames: [Data]) {
+    if frames.count == 2 {
+      handle(client: frames[0], body: frames[1])
+    } else if let client = frames.first {
+      reply(
+        client,
+        ErrorReply(
+          id: nil, code: .malformed,
+          message: "a request is one frame of JSON (got \(frames.count - 1) frames)"))
+    }
+  }
+
+  /// A well-formed transaction that begins and commits in this one message.
+  func groupableTransaction(_ body: Data) -> TransactionRequest? {
+    guard body.count <= configuration.maximumMessageSize,
+      let request = try? WireCoding.decode(TransactionRequest.self, from: body),
+      request.v == WireProtocol.version, request.type == "transaction",
+      (request.part ?? 0) == 0, request.end == "commit",
+      request.statements.count <= configuration.maximumStatementsPerMessage
+    else { return nil }
+    return request
+  }
+
+  /// Commits one-message transactions together: one BEGIN, a savepoint each (a failing one
+  /// rolls back alone and gets its own error), each its own sequence number and feed entry,
+  /// one COMMIT for all.
+  mutating func commit(_ group: [(client: Data, request: TransactionRequest)]) {
+    guard group.count > 1 else {
+      if let only = group.first { transaction(client: only.client, request: only.request) }
+      return
+    }
+    enum Outcome {
+      case committed(CommittedReply)
+      case failed(ErrorReply)
+    }
+    let now = Self.millisecondsNow()
+    var outcomes: [Outcome?] = Array(repeating: nil, count: group.count)
+    var events: [CommitEvent] = []
+    do {
+      try hub.database.inWriterDatabase { db in
+        var lastSeq = hub.lastSequence
+        var began = false
+        for (index, member) in group.enumerated() {
+          let request = member.request
+          if let stored = try HubStore.storedReply(for: request.id, db),
+            var first = try? WireCoding.decode(CommittedReply.self, from: Data(stored.utf8))
+          {
+            first.duplicate = true
+            outcomes[index] = .committed(first)
+            continue
+          }
+          guard try HubStore.isRegistered(request.plugin, db) else {
+            outcomes[index] = .failed(
+              ErrorReply(
+                id: request.id, code: .notRegistered,
+                message: "plugin \(request.plugin) has not registered; send register first"))
+            continue
+          }
+          if !began {
+            try db.beginTransaction(.immediate)
+            began = true
+          }
+          let savepoint = "hearth_group_\(index)"
+          try db.execute(sql: "SAVEPOINT \(savepoint)")
+          let policy = PluginPolicy(
+            plugin: request.plugin, ownedTables: try HubStore.ownedTables(of: request.plugin, db),
+            mode: .transaction)
+          switch Self.execute(request.statements, id: request.id, policy: policy, in: db) {
+          case .success(let results):
+            var seq = lastSeq
+            let changes = db.pendingChanges(inSavepoint: savepoint)
+            if let event = try recordFeedEntry(
+              db, changes: changes, plugin: request.plugin, request: request.id, at: now,
+              seq: lastSeq + 1)
+            {
+              lastSeq += 1
+              seq = lastSeq
+              events.append(event)
+            }
+            let reply = CommittedReply(id: request.id, seq: seq, results: results)
+            try recordReply(reply, plugin: request.plugin, at: now, db)
+            try db.execute(sql: "RELEASE \(savepoint)")
+            outcomes[index] = .committed(reply)
+          case .failure(let failure):
+            guard db.isInsideTransaction else {
+              // SQLite abandoned the whole transaction (a full disk…): nobody's work stays.
+              throw GroupAbandoned(error: failure.error)
+            }
+            try db.execute(sql: "ROLLBACK TO \(savepoint)")
+            try db.execute(sql: "RELEASE \(savepoint)")
+            outcomes[index] = .failed(failure.error)
+          }
+        }
+        if began {
+          try db.commit()
+          hub.countGroupCommit()
+        }
+      }
+    } catch {
+      try? hub.database.inWriterDatabase { db in
+        db.setAuthorizer(nil)
+        try db.rollback()
+      }
+      events = []
+      let message =
+        (error as? GroupAbandoned)?.error.message ?? "the commit failed (\(error)); nothing stayed"
+      for index in outcomes.indices {
+        if case .committed(let reply) = outcomes[index], reply.duplicate == true { continue }
+        if case .failed = outcomes[index] { continue }
+        outcomes[index] = .failed(
+          ErrorReply(
+            id: group[index].request.id, code: .busy,
+            message: "\(message); run the transaction again"))
+      }
+    }
+    for event in events {
+      _ = hub.advanceSequence()
+      publish(event)
+    }
+    for (index, member) in group.enumerated() {
+      switch outcomes[index] {
+      case .committed(let committed): reply(member.client, committed)
+      case .failed(let error): reply(member.client, error)
+      case nil:
+        reply(
+          member.client, ErrorReply(id: member.request.id, code: .internal, message: "no outcome"))
+      }
+    }
+  }
+
+  struct GroupAbandoned: Error {
+    var error: ErrorReply
   }
 
   /// Rolls back what is open; the clients retry against the next hub.
@@ -385,12 +532,7 @@ struct HubSession {
         let (seq, event) = try recordFeedEntry(
           db, plugin: transaction.plugin, request: request.id, at: now)
         let reply = CommittedReply(id: request.id, seq: seq, results: results)
-        try db.execute(
-          sql: "INSERT INTO hearth_requests (id, plugin, seq, reply, at) VALUES (?, ?, ?, ?, ?)",
-          arguments: [
-            request.id, transaction.plugin, seq,
-            String(decoding: try WireCoding.encode(reply), as: UTF8.self), now,
-          ])
+        try recordReply(reply, plugin: transaction.plugin, at: now, db)
         try db.commit()
         return .success((reply, event))
       } catch let error as DatabaseError {
@@ -546,10 +688,21 @@ struct HubSession {
   func recordFeedEntry(_ db: Database, plugin: String, request: String, at now: Int64) throws
     -> (seq: Int64, event: CommitEvent?)
   {
-    let changes = db.pendingChanges
+    guard
+      let event = try recordFeedEntry(
+        db, changes: db.pendingChanges, plugin: plugin, request: request, at: now,
+        seq: hub.lastSequence + 1)
+    else { return (hub.lastSequence, nil) }
+    return (event.seq, event)
+  }
+
+  /// Records `changes` as feed entry `seq`; nil (and nothing recorded) when they are empty.
+  func recordFeedEntry(
+    _ db: Database, changes: DatabaseChanges, plugin: String, request: String, at now: Int64,
+    seq: Int64
+  ) throws -> CommitEvent? {
     let tables = changes.publishedTables
-    guard !tables.isEmpty || changes.isSchemaChanged else { return (hub.lastSequence, nil) }
-    let seq = hub.lastSequence + 1
+    guard !tables.isEmpty || changes.isSchemaChanged else { return nil }
     let event = CommitEvent(
       hub: hub.instanceID, seq: seq, plugin: plugin, request: request, at: now, tables: tables,
       schemaChanged: changes.isSchemaChanged ? true : nil)
@@ -559,7 +712,17 @@ struct HubSession {
         seq, now, plugin, request, String(decoding: try WireCoding.encode(event), as: UTF8.self),
       ])
     try HubStore.setLastSequence(seq, db)
-    return (seq, event)
+    return event
+  }
+
+  /// Records the reply of a committed transaction, for a retry of its request id.
+  func recordReply(_ reply: CommittedReply, plugin: String, at now: Int64, _ db: Database) throws {
+    try db.execute(
+      sql: "INSERT INTO hearth_requests (id, plugin, seq, reply, at) VALUES (?, ?, ?, ?, ?)",
+      arguments: [
+        reply.id, plugin, reply.seq, String(decoding: try WireCoding.encode(reply), as: UTF8.self),
+        now,
+      ])
   }
 
   func changes(client: Data, request: ChangesRequest) {

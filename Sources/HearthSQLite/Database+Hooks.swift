@@ -271,4 +271,16 @@ extension Database {
     for layer in changeTracker.layers { merged.merge(layer) }
     return changes(from: merged)
   }
+
+  /// The changes made since `SAVEPOINT name` (the innermost savepoint of that name), for
+  /// code that records several units of work of one transaction apart.
+  public func pendingChanges(inSavepoint name: String) -> DatabaseChanges {
+    let layers = changeTracker.layers
+    guard
+      let start = layers.lastIndex(where: { $0.savepointName?.lowercased() == name.lowercased() })
+    else { return DatabaseChanges() }
+    var merged = ChangeTracker.Layer()
+    for layer in layers[start...] { merged.merge(layer) }
+    return changes(from: merged)
+  }
 }
