@@ -118,6 +118,9 @@ public enum TableMacro: MemberMacro, ExtensionMacro {
   ) -> String {
     var lines: [String] = []
     for property in properties {
+      // The column's stored type, named for the decoder in the extension (which cannot name
+      // the struct's types itself, and should not read `columns` for every row).
+      lines.append("\(access)typealias _$\(property.name) = \(property.columnValueType)")
       lines.append(
         "\(access)let \(backticked(property.name)) = HearthQuery.TableColumn<\(typeName), \(property.columnValueType)>("
           + "\(stringLiteral(property.columnName)), keyPath: \\\(typeName).\(backticked(property.name)))"
@@ -143,11 +146,12 @@ public enum TableMacro: MemberMacro, ExtensionMacro {
       """
   }
 
-  /// `init(decoder:)`: reads the columns in order, each through its column (no type is
-  /// named, so the initializer compiles wherever it is generated).
+  /// `init(decoder:)`: reads the columns in order, each as the type `TableColumns` names for
+  /// it (so the initializer compiles wherever it is generated, and costs nothing more than
+  /// reading the columns).
   static func decoderInit(access: String, properties: [TableProperty]) -> String {
     let lines = properties.map {
-      "self.\(backticked($0.name)) = try decoder.decode(Self.columns.\(backticked($0.name)))"
+      "self.\(backticked($0.name)) = try decoder.decode(TableColumns._$\($0.name).self)"
     }
     return """
       \(access)init(decoder: inout HearthQuery.QueryDecoder) throws {

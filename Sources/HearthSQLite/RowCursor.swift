@@ -21,6 +21,8 @@ public final class RowCursor {
   @usableFromInline let valueRows: [[DatabaseValue]]
   @usableFromInline let valueColumns: RowColumns?
   @usableFromInline var valueIndex = -1
+  /// True when `statement` and `database` are set (a live cursor).
+  @usableFromInline let isLiveCursor: Bool
   @usableFromInline var isDone = false
 
   init(statement: PreparedStatement, arguments: StatementArguments?) throws {
@@ -28,6 +30,7 @@ public final class RowCursor {
     database = statement.database
     valueRows = []
     valueColumns = nil
+    isLiveCursor = true
     if let arguments { try statement.setArguments(arguments) }
     try statement.database.begin(statement)
   }
@@ -38,6 +41,7 @@ public final class RowCursor {
     database = nil
     valueRows = rows
     valueColumns = RowColumns(names: columnNames, sql: sql)
+    isLiveCursor = false
   }
 
   deinit {
@@ -51,7 +55,7 @@ public final class RowCursor {
 
   /// Whether `row` is a live view of the statement (one `Row` serves every step) rather than
   /// a value made for each row.
-  public var isLive: Bool { statement != nil }
+  public var isLive: Bool { isLiveCursor }
 
   /// The next row, or nil at the end.
   @inlinable
@@ -73,14 +77,15 @@ public final class RowCursor {
   @inlinable
   public func step() throws -> Bool {
     if isDone { return false }
-    guard let statement, let database else {
+    guard isLiveCursor else {
       valueIndex += 1
       if valueIndex < valueRows.count { return true }
       isDone = true
       return false
     }
     do {
-      if try database.step(statement) { return true }
+      // Unwrapped in place, not bound: no retain and release of both on every row.
+      if try database.unsafelyUnwrapped.step(statement.unsafelyUnwrapped) { return true }
     } catch {
       isDone = true
       throw error

@@ -9,7 +9,7 @@ let decodeRowsBenchmark = Benchmark(
   summary: "decode rows of 8 mixed columns via Row vs a raw sqlite3_step loop"
 ) { options in
   let rowCount = options.quick ? 10_000 : 100_000
-  let rounds = options.quick ? 3 : 15
+  let rounds = options.quick ? 3 : 21
   let directory = try BenchmarkDirectory()
   let path = directory.path("decode.sqlite")
   let dbQueue = try DatabaseQueue(path: path)

@@ -21,7 +21,7 @@ let decodeTableBenchmark = Benchmark(
   summary: "fetchAll of a @Table struct (8 mixed columns) vs a raw sqlite3_step loop"
 ) { options in
   let rowCount = options.quick ? 10_000 : 100_000
-  let rounds = options.quick ? 3 : 15
+  let rounds = options.quick ? 3 : 21
   let directory = try BenchmarkDirectory()
   let path = directory.path("decode-table.sqlite")
   let dbQueue = try DatabaseQueue(path: path)

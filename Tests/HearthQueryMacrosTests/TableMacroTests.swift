@@ -54,9 +54,13 @@ func normalized(_ code: String) -> String {
     let members = """
         struct TableColumns: HearthQuery.TableDefinition, HearthQuery.PrimaryKeyedTableDefinition {
           typealias QueryValue = RemindersList
+          typealias _$id = Int
           let id = HearthQuery.TableColumn<RemindersList, Int>("id", keyPath: \\RemindersList.id)
+          typealias _$title = String
           let title = HearthQuery.TableColumn<RemindersList, String>("title", keyPath: \\RemindersList.title)
+          typealias _$color = Color.HexRepresentation
           let color = HearthQuery.TableColumn<RemindersList, Color.HexRepresentation>("colour", keyPath: \\RemindersList.color)
+          typealias _$position = Int?
           let position = HearthQuery.TableColumn<RemindersList, Int?>("position", keyPath: \\RemindersList.position)
           static var allColumns: [any HearthQuery.TableColumnExpression<RemindersList>] {
             [RemindersList.columns.id, RemindersList.columns.title, RemindersList.columns.color, RemindersList.columns.position]
@@ -95,10 +99,10 @@ func normalized(_ code: String) -> String {
           """
           extension RemindersList: HearthQuery.Table, HearthQuery.PrimaryKeyedTable {
             init(decoder: inout HearthQuery.QueryDecoder) throws {
-              self.id = try decoder.decode(Self.columns.id)
-              self.title = try decoder.decode(Self.columns.title)
-              self.color = try decoder.decode(Self.columns.color)
-              self.position = try decoder.decode(Self.columns.position)
+              self.id = try decoder.decode(TableColumns._$id.self)
+              self.title = try decoder.decode(TableColumns._$title.self)
+              self.color = try decoder.decode(TableColumns._$color.self)
+              self.position = try decoder.decode(TableColumns._$position.self)
             }
           }
           """)))
