@@ -1,7 +1,6 @@
-import Foundation
 // The compiler plugin's entry point. `SwiftCompilerPlugin` (which normally supplies `@main`)
-// is not in the toolchain, so this file answers the compiler's messages itself, over
-// stdin/stdout, each framed as an 8-byte little-endian length followed by JSON.
+// is not in the toolchain; its message handling module is, with the standard-I/O connection
+// and the JSON coder that read what the compiler sends.
 @_spi(PluginMessage) import SwiftCompilerPluginMessageHandling
 import SwiftSyntaxMacros
 
@@ -23,37 +22,11 @@ struct UnknownMacro: Error, CustomStringConvertible {
   var description: String { "HearthQueryMacros has no macro named \(name)" }
 }
 
-struct StandardIOConnection: MessageConnection {
-  func sendMessage<TX: Encodable>(_ message: TX) throws {
-    let body = try JSONEncoder().encode(message)
-    var length = UInt64(body.count).littleEndian
-    FileHandle.standardOutput.write(withUnsafeBytes(of: &length) { Data($0) } + body)
-  }
-
-  func waitForNextMessage<RX: Decodable>(_ type: RX.Type) throws -> RX? {
-    guard let header = try readExactly(8) else { return nil }
-    let length = header.withUnsafeBytes { $0.loadUnaligned(as: UInt64.self) }.littleEndian
-    guard let body = try readExactly(Int(length)) else { return nil }
-    return try JSONDecoder().decode(RX.self, from: body)
-  }
-
-  private func readExactly(_ count: Int) throws -> Data? {
-    var data = Data()
-    while data.count < count {
-      guard let chunk = try FileHandle.standardInput.read(upToCount: count - data.count),
-        !chunk.isEmpty
-      else { return nil }
-      data += chunk
-    }
-    return data
-  }
-}
-
 @main
 enum HearthQueryMacrosPlugin {
   static func main() throws {
     try CompilerPluginMessageListener(
-      connection: StandardIOConnection(), provider: HearthQueryMacrosProvider()
+      connection: StandardIOMessageConnection(), provider: HearthQueryMacrosProvider()
     ).main()
   }
 }
