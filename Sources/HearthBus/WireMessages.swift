@@ -201,6 +201,40 @@ public struct ChangesRequest: Codable, Hashable, Sendable {
   }
 }
 
+/// A plugin's cursor: the last sequence number it has processed. The hub keeps the feed
+/// until every registered cursor has passed it (or it is older than the retention).
+public struct CursorRequest: Codable, Hashable, Sendable {
+  public var v = WireProtocol.version
+  public var type = "cursor"
+  public var id: String
+  public var plugin: String
+  public var seq: Int64
+
+  public init(id: String, plugin: String, seq: Int64) {
+    self.id = id
+    self.plugin = plugin
+    self.seq = seq
+  }
+}
+
+/// The reply to `cursor`: the cursor as stored and the feed's horizon.
+public struct CursorSavedReply: Codable, Hashable, Sendable {
+  public var v = WireProtocol.version
+  public var type = "cursorSaved"
+  public var id: String
+  public var plugin: String
+  public var seq: Int64
+  /// The oldest sequence number the feed still holds.
+  public var horizon: Int64
+
+  public init(id: String, plugin: String, seq: Int64, horizon: Int64) {
+    self.id = id
+    self.plugin = plugin
+    self.seq = seq
+    self.horizon = horizon
+  }
+}
+
 /// One table's changes in one commit.
 public struct TableChangeSummary: Codable, Hashable, Sendable {
   public var inserted: [Int64]

@@ -108,9 +108,7 @@ public final class Hub: Sendable {
       for endpoint in configuration.extraRequestEndpoints { try router.bind(endpoint) }
       for endpoint in configuration.extraBusEndpoints { try publisher.bind(endpoint) }
     }
-    try database.inWriterDatabase { db in
-      try HubStore.prune(olderThan: configuration.feedRetention, db)
-    }
+    try prune()
 
     var session = HubSession(hub: self, router: router, publisher: publisher)
     isReady.store(true, ordering: .relaxed)
@@ -121,6 +119,15 @@ public final class Hub: Sendable {
     }
     try session.finish()
     try database.checkpoint(.truncate)
+  }
+
+  /// Prunes the change feed by age and by the slowest registered cursor.
+  func prune() throws {
+    try database.inWriterDatabase { db in
+      try HubStore.prune(
+        olderThan: configuration.feedRetention, keepingRecent: configuration.feedKeepRecent,
+        last: lastSequence, db)
+    }
   }
 
   func advanceSequence() -> Int64 { sequence.add(1, ordering: .relaxed).newValue }

@@ -27,6 +27,11 @@ public struct HubConfiguration: Sendable {
   public var heartbeatInterval: Duration = .seconds(1)
   /// How long the change feed and the exactly-once records are kept. Default 7 days.
   public var feedRetention: Duration = .seconds(7 * 24 * 3600)
+  /// The newest feed entries kept even when every registered cursor has passed them (for
+  /// readers that keep no cursor at the hub, such as `hearth subscribe --since`).
+  public var feedKeepRecent: Int64 = 10_000
+  /// How often the feed is pruned (also at start-up).
+  public var pruneInterval: Duration = .seconds(60)
   /// High-water mark of the bus: a subscriber further behind loses messages (and catches up
   /// from the feed).
   public var busHighWaterMark = 10_000

@@ -17,6 +17,7 @@ struct HubSession {
   enum Work {
     case transaction(client: Data, request: TransactionRequest)
     case register(client: Data, request: RegisterRequest)
+    case cursor(client: Data, request: CursorRequest)
   }
 
   let hub: Hub
@@ -25,6 +26,7 @@ struct HubSession {
   var open: OpenTransaction?
   var queue: [Work] = []
   var lastHeartbeat = ContinuousClock.now
+  var lastPrune = ContinuousClock.now
   /// Transactions the hub ended on its own (timeout, refusal), so that their late messages
   /// get the reason rather than `unknownTransaction`. Bounded.
   var abortedTransactions: [(id: String, reply: ErrorReply)] = []
@@ -65,6 +67,16 @@ struct HubSession {
     expireSilentTransaction()
     drainQueue()
     let now = ContinuousClock.now
+    if open == nil, now - lastPrune >= configuration.pruneInterval {
+      lastPrune = now
+      do {
+        try hub.prune()
+      } catch {
+        // A failed prune keeps entries longer; it is retried at the next interval. The <4>
+        // prefix is journald's warning priority.
+        FileHandle.standardError.write(Data("<4>hearthd: pruning the feed failed: \(error)\n".utf8))
+      }
+    }
     if now - lastHeartbeat >= configuration.heartbeatInterval {
       lastHeartbeat = now
       publish(
@@ -219,14 +231,13 @@ struct HubSession {
       self.open = nil
     }
     for work in queue {
-      switch work {
-      case .transaction(let client, let request):
-        reply(
-          client, ErrorReply(id: request.id, code: .busy, message: "the hub is stopping; retry"))
-      case .register(let client, let request):
-        reply(
-          client, ErrorReply(id: request.id, code: .busy, message: "the hub is stopping; retry"))
-      }
+      let (client, id) =
+        switch work {
+        case .transaction(let client, let request): (client, request.id)
+        case .register(let client, let request): (client, request.id)
+        case .cursor(let client, let request): (client, request.id)
+        }
+      reply(client, ErrorReply(id: id, code: .busy, message: "the hub is stopping; retry"))
     }
     queue.removeAll()
   }
@@ -281,13 +292,21 @@ struct HubSession {
       case "changes":
         let request = try WireCoding.decode(ChangesRequest.self, from: body)
         changes(client: client, request: request)
+      case "cursor":
+        let request = try WireCoding.decode(CursorRequest.self, from: body)
+        if open == nil {
+          saveCursor(client: client, request: request)
+        } else {
+          enqueue(.cursor(client: client, request: request), client: client, id: request.id)
+        }
       default:
         reply(
           client,
           ErrorReply(
             id: envelope.id, code: .unknownType,
             message:
-              "unknown request type \"\(envelope.type)\" (hello, register, transaction, changes)"))
+              "unknown request type \"\(envelope.type)\" (hello, register, transaction, changes, cursor)"
+          ))
       }
     } catch let error as DecodingError {
       reply(
@@ -315,6 +334,7 @@ struct HubSession {
       switch queue.removeFirst() {
       case .transaction(let client, let request): transaction(client: client, request: request)
       case .register(let client, let request): register(client: client, request: request)
+      case .cursor(let client, let request): saveCursor(client: client, request: request)
       }
     }
   }
@@ -736,6 +756,43 @@ struct HubSession {
       reply(
         client,
         ChangesReply(id: request.id, commits: commits, seq: hub.lastSequence, horizon: horizon))
+    } catch {
+      reply(client, ErrorReply(id: request.id, code: .internal, message: "\(error)"))
+    }
+  }
+
+  func saveCursor(client: Data, request: CursorRequest) {
+    guard (0...hub.lastSequence).contains(request.seq) else {
+      reply(
+        client,
+        ErrorReply(
+          id: request.id, code: .malformed,
+          message:
+            "cursor \(request.seq) is not a committed sequence number (0...\(hub.lastSequence))"
+        ))
+      return
+    }
+    do {
+      let horizon = try hub.database.inWriterDatabase { db -> Int64? in
+        guard try HubStore.isRegistered(request.plugin, db) else { return nil }
+        try db.inTransaction(.immediate) {
+          try HubStore.saveCursor(request.seq, of: request.plugin, db)
+          return .commit
+        }
+        return try HubStore.horizon(db, last: hub.lastSequence)
+      }
+      guard let horizon else {
+        reply(
+          client,
+          ErrorReply(
+            id: request.id, code: .notRegistered,
+            message: "plugin \(request.plugin) has not registered; send register first"))
+        return
+      }
+      reply(
+        client,
+        CursorSavedReply(
+          id: request.id, plugin: request.plugin, seq: request.seq, horizon: horizon))
     } catch {
       reply(client, ErrorReply(id: request.id, code: .internal, message: "\(error)"))
     }

@@ -20,6 +20,8 @@ enum HubStore {
     CREATE TABLE IF NOT EXISTS hearth_commits (
       seq INTEGER PRIMARY KEY, at INTEGER NOT NULL, plugin TEXT NOT NULL,
       request TEXT NOT NULL, event TEXT NOT NULL);
+    CREATE TABLE IF NOT EXISTS hearth_cursors (
+      plugin TEXT PRIMARY KEY, seq INTEGER NOT NULL, at INTEGER NOT NULL);
     CREATE TABLE IF NOT EXISTS hearth_requests (
       id TEXT PRIMARY KEY, plugin TEXT NOT NULL, seq INTEGER NOT NULL, reply TEXT NOT NULL,
       at INTEGER NOT NULL);
@@ -88,12 +90,31 @@ enum HubStore {
       arguments: [seq, limit])
   }
 
-  /// Forgets feed entries and exactly-once records older than `retention`.
-  static func prune(olderThan retention: Duration, _ db: Database) throws {
+  /// Records where `plugin` has read the feed up to.
+  static func saveCursor(_ seq: Int64, of plugin: String, _ db: Database) throws {
+    try db.execute(
+      sql: """
+        INSERT INTO hearth_cursors (plugin, seq, at) VALUES (?, ?, ?)
+        ON CONFLICT (plugin) DO UPDATE SET seq = excluded.seq, at = excluded.at
+        """,
+      arguments: [plugin, seq, Int64(Date().timeIntervalSince1970 * 1000)])
+  }
+
+  /// Forgets feed entries older than `retention`, and those every registered cursor has
+  /// passed that are not among the `keepingRecent` newest; forgets exactly-once records
+  /// older than `retention`.
+  static func prune(
+    olderThan retention: Duration, keepingRecent: Int64, last: Int64, _ db: Database
+  ) throws {
     let cutoff =
       Int64(Date().timeIntervalSince1970 * 1000) - Int64(retention.components.seconds) * 1000
     try db.inTransaction(.immediate) {
       try db.execute(sql: "DELETE FROM hearth_commits WHERE at < ?", arguments: [cutoff])
+      if let slowest = try Int64.fetchOne(db, sql: "SELECT min(seq) FROM hearth_cursors") {
+        try db.execute(
+          sql: "DELETE FROM hearth_commits WHERE seq <= ?",
+          arguments: [min(slowest, last - keepingRecent)])
+      }
       try db.execute(sql: "DELETE FROM hearth_requests WHERE at < ?", arguments: [cutoff])
       return .commit
     }

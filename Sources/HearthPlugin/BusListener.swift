@@ -20,11 +20,15 @@ final class BusListener: Sendable {
   private let state: Mutex<State>
   private let isStopped = Atomic<Bool>(false)
   private let reader: any DatabaseReader
+  /// Called after every event and heartbeat with the sequence number the observers are at.
+  private let onAdvance: @Sendable (Int64) -> Void
 
-  init(context: BusContext, endpoint: String, reader: any DatabaseReader, lastSequence: Int64)
-    throws
-  {
+  init(
+    context: BusContext, endpoint: String, reader: any DatabaseReader, lastSequence: Int64,
+    onAdvance: @escaping @Sendable (Int64) -> Void = { _ in }
+  ) throws {
     self.reader = reader
+    self.onAdvance = onAdvance
     state = Mutex(State(lastSequence: lastSequence))
     // The socket is made on the listening thread, its only owner.
     let started = DispatchSemaphore(value: 0)
@@ -91,6 +95,7 @@ final class BusListener: Sendable {
 
   /// Brings the listener to `seq`: delivers the missed commits from the feed, then `event`.
   private func received(seq: Int64, hub: String, event: CommitEvent?) {
+    defer { onAdvance(lastSequence) }
     let (last, newHub) = state.withLock { state -> (Int64, Bool) in
       defer { state.hubInstance = hub }
       return (state.lastSequence, state.hubInstance != nil && state.hubInstance != hub)

@@ -81,6 +81,7 @@ public final class HubDatabase: DatabaseWriter {
   private let connection: HubConnection
   private let readers: DatabasePool
   private let listener: BusListener
+  private let cursorReporter: CursorReporter
   /// One hub transaction at a time per process (a transaction holds the hub's writer).
   private let writeLock = NSLock()
   /// Attempts of one write when the hub is away or lost the transaction.
@@ -119,8 +120,11 @@ public final class HubDatabase: DatabaseWriter {
     readerConfiguration.readonly = true
     readerConfiguration.label = "\(registration.name).readers"
     readers = try DatabasePool(path: paths.databasePath, configuration: readerConfiguration)
+    let cursorReporter = CursorReporter(connection: connection, plugin: registration.name)
+    self.cursorReporter = cursorReporter
     listener = try BusListener(
-      context: context, endpoint: paths.busEndpoint, reader: readers, lastSequence: registered.seq)
+      context: context, endpoint: paths.busEndpoint, reader: readers, lastSequence: registered.seq,
+      onAdvance: cursorReporter.advanced(to:))
   }
 
   deinit { listener.stop() }

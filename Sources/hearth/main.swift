@@ -12,7 +12,7 @@ let usage = """
 
   commands:
     status                       is the hub up? its sequence number, plugins, database size
-    plugins                      the registered plugins and the tables they own
+    plugins                      the registered plugins, the tables they own, their cursors
     subscribe [TABLE…] [--since SEQ]
                                  commits as JSON lines: from the feed after SEQ, then live,
                                  in order, none twice (default: from now)
@@ -146,7 +146,8 @@ case "plugins":
       try Row.fetchAll(
         db,
         sql: """
-          SELECT p.name, p.version, group_concat(t.name, ',') AS tables
+          SELECT p.name, p.version, group_concat(t.name, ',') AS tables,
+            (SELECT seq FROM hearth_cursors c WHERE c.plugin = p.name) AS cursor
           FROM hearth_plugins p LEFT JOIN hearth_tables t ON t.plugin = p.name
           GROUP BY p.name ORDER BY p.name
           """)
@@ -155,12 +156,16 @@ case "plugins":
     let name: String = (try? row["name"]) ?? "?"
     let version: String = (try? row["version"]) ?? "?"
     let tables: String = ((try? row["tables"]) as String?) ?? ""
+    let cursor: Int64? = try? row["cursor"]
     if json {
       printJSON([
         "name": name, "version": version, "tables": tables.split(separator: ",").map(String.init),
+        "cursor": cursor.map { $0 as Any } ?? NSNull(),
       ])
     } else {
-      print("\(name) \(version)  tables: \(tables.isEmpty ? "-" : tables)")
+      print(
+        "\(name) \(version)  tables: \(tables.isEmpty ? "-" : tables)"
+          + "  cursor: \(cursor.map(String.init) ?? "-")")
     }
   }
 

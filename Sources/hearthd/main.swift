@@ -23,7 +23,7 @@ let usage = """
   $XDG_CONFIG_HOME/hearth/hearthd.conf), the environment (HEARTH_DATABASE,
   HEARTH_RUNTIME_DIR), then these flags. Keys: database, runtime-dir,
   transaction-timeout, max-message-size, heartbeat-interval, retention-days,
-  bus-high-water-mark.
+  feed-keep, prune-interval, bus-high-water-mark.
   SIGTERM or SIGINT: finish what is in flight, checkpoint, exit 0.
   """
 
@@ -93,6 +93,15 @@ if let interval = seconds("heartbeat-interval", in: settings) {
 }
 if let days = settings["retention-days"].flatMap(Double.init) {
   configuration.feedRetention = .seconds(Int64(days * 86_400))
+}
+if let count = settings["feed-keep"].flatMap(Int64.init), count >= 0 {
+  configuration.feedKeepRecent = count
+}
+if let interval = seconds("prune-interval", in: settings) {
+  configuration.pruneInterval = interval
+}
+if let mark = settings["bus-high-water-mark"].flatMap(Int32.init), mark > 0 {
+  configuration.busHighWaterMark = Int(mark)
 }
 if let size = settings["max-message-size"].flatMap(Int.init) {
   configuration.maximumMessageSize = size

@@ -92,6 +92,8 @@ import Testing
     #expect(event.tables["notes"]?.inserted == [2])
     _ = try load("heartbeat.json", as: HeartbeatEvent.self)
     _ = try load("changes.json", as: ChangesRequest.self)
+    #expect(try load("cursor.json", as: CursorRequest.self).seq == 42)
+    #expect(try load("cursorSaved.json", as: CursorSavedReply.self).horizon == 17)
     let error = try load("error-unauthorized.json", as: ErrorReply.self)
     #expect(error.code == .unauthorized)
   }

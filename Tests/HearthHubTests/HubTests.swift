@@ -186,6 +186,64 @@ func factsPlugin() throws -> PluginRegistration {
     #expect((first["notes"]?["inserted"] as? [Int])?.count == 1)
   }
 
+  @Test func theFeedIsPrunedPastTheSlowestRegisteredCursorOnly() throws {
+    let running = try RunningHub {
+      $0.feedKeepRecent = 2
+      $0.pruneInterval = .milliseconds(50)
+    }
+    defer {
+      running.stop()
+      running.removeFiles()
+    }
+    let client = try RawClient(running.paths)
+    let registered = try client.send(
+      #"{"v":1,"type":"register","id":"r","plugin":"watcher","version":"1","tables":[],"migrations":[]}"#
+    )
+    #expect(registered["type"] as? String == "registered")
+    #expect(
+      try client.send(#"{"v":1,"type":"cursor","id":"k0","plugin":"watcher","seq":0}"#)["type"]
+        as? String == "cursorSaved")
+
+    let notes = try HubDatabase(notesPlugin, paths: running.paths)
+    for index in 0..<10 {
+      try notes.write { db in try Note.insert { Note.Draft(text: "n\(index)") }.execute(db) }
+    }
+    let last = running.hub.lastSequence
+    func horizon() throws -> Int64 {
+      Int64(
+        try #require(
+          client.send(#"{"v":1,"type":"changes","id":"h","since":0}"#)["horizon"] as? Int))
+    }
+    func cursor(_ plugin: String) throws -> Int64? {
+      try notes.read { db in
+        try Int64.fetchOne(
+          db, sql: "SELECT seq FROM hearth_cursors WHERE plugin = ?", arguments: [plugin])
+      }
+    }
+    // The plugin's own database reports how far its observers have read.
+    eventually { (try? cursor("notes")) == last }
+    // The watcher has read nothing: the whole feed stays.
+    Thread.sleep(forTimeInterval: 0.2)
+    #expect(try horizon() == 1)
+
+    let partly = try client.send(
+      #"{"v":1,"type":"cursor","id":"k1","plugin":"watcher","seq":\#(last - 5)}"#)
+    #expect(partly["type"] as? String == "cursorSaved")
+    eventually { (try? horizon()) == last - 4 }
+
+    // Everyone has read everything: the newest `feedKeepRecent` entries stay.
+    _ = try client.send(#"{"v":1,"type":"cursor","id":"k2","plugin":"watcher","seq":\#(last)}"#)
+    eventually { (try? horizon()) == last - 1 }
+    let stillHeld = try client.send(#"{"v":1,"type":"changes","id":"c","since":\#(last - 2)}"#)
+    #expect((stillHeld["commits"] as? [Any])?.count == 2)
+
+    let stranger = try client.send(#"{"v":1,"type":"cursor","id":"k3","plugin":"nobody","seq":0}"#)
+    #expect(stranger["code"] as? String == "notRegistered")
+    let ahead = try client.send(
+      #"{"v":1,"type":"cursor","id":"k4","plugin":"watcher","seq":\#(last + 1)}"#)
+    #expect(ahead["code"] as? String == "malformed")
+  }
+
   @Test func migrationsMayTouchOnlyTheirOwnTables() throws {
     let running = try RunningHub()
     defer {

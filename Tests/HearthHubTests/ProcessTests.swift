@@ -241,6 +241,24 @@ func temporaryDirectory() throws -> URL {
     #expect(beta.lines.contains("saw 40"))
     #expect(beta.lines.contains("refused unauthorized"))
     #expect(alpha.acknowledged.count == 40)
+
+    // `hearth plugins` lists both, with the tables they own.
+    let cli = Process()
+    cli.executableURL = URL(fileURLWithPath: try Executables.path("hearth"))
+    cli.arguments = [
+      "plugins", "--json", "--database", hub.databasePath, "--runtime-dir", hub.runtimeDirectory,
+    ]
+    let output = Pipe()
+    cli.standardOutput = output
+    try cli.run()
+    let data = output.fileHandleForReading.readDataToEndOfFile()
+    cli.waitUntilExit()
+    let plugins = try String(decoding: data, as: UTF8.self).split(separator: "\n").map {
+      try #require(JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])
+    }
+    #expect(plugins.map { $0["name"] as? String } == ["alpha", "beta"])
+    #expect(plugins.allSatisfy { ($0["tables"] as? [String])?.count == 1 })
+    #expect(plugins.allSatisfy { $0.keys.contains("cursor") })
   }
 
   @Test func killingTheHubMidLoadLosesNothingAndAppliesNothingTwice() throws {

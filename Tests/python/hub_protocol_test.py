@@ -116,6 +116,11 @@ changes = request({"type": "changes", "id": "c1", "since": start})
 check([c["seq"] for c in changes["commits"]] == [start + 1, start + 2], changes)
 check(changes["seq"] == start + 2 and changes["horizon"] <= start + 1, changes)
 
+# The plugin's cursor: the hub keeps what it has not read.
+saved = request({"type": "cursor", "id": "k1", "plugin": "py", "seq": start + 2})
+check(saved["type"] == "cursorSaved" and saved["seq"] == start + 2, saved)
+check(saved["horizon"] <= start + 1, saved)
+
 # Typed errors.
 check(request({"type": "transaction", "id": "x1", "plugin": "py", "part": 0, "end": "commit",
                "statements": [{"sql": "DELETE FROM hearth_meta"}]})["code"] == "unauthorized", "hub tables are not writable")
