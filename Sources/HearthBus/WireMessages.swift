@@ -242,14 +242,19 @@ public struct TableChangeSummary: Codable, Hashable, Sendable {
   public var deleted: [Int64]
   /// True for a table whose rows SQLite's hooks cannot name (WITHOUT ROWID): it changed.
   public var unknownRows: Bool?
+  /// The columns whose values the updates of this commit changed, sorted (absent when the
+  /// commit updated no row of the table).
+  public var updatedColumns: [String]?
 
   public init(
-    inserted: [Int64] = [], updated: [Int64] = [], deleted: [Int64] = [], unknownRows: Bool? = nil
+    inserted: [Int64] = [], updated: [Int64] = [], deleted: [Int64] = [], unknownRows: Bool? = nil,
+    updatedColumns: [String]? = nil
   ) {
     self.inserted = inserted
     self.updated = updated
     self.deleted = deleted
     self.unknownRows = unknownRows
+    self.updatedColumns = updatedColumns
   }
 }
 

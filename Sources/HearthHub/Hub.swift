@@ -38,6 +38,8 @@ public final class Hub: Sendable {
     database = try DatabasePool(
       path: configuration.databasePath, configuration: databaseConfiguration)
     let last = try database.inWriterDatabase { db in
+      // The change feed names the columns that updates changed.
+      db.recordsUpdatedColumns = true
       try HubStore.prepare(db)
       return try HubStore.lastSequence(db)
     }

@@ -129,7 +129,8 @@ extension DatabaseChanges {
     {
       result[table] = TableChangeSummary(
         inserted: changes.insertedRowIDs, updated: changes.updatedRowIDs,
-        deleted: changes.deletedRowIDs, unknownRows: changes.rowIDsAreKnown ? nil : true)
+        deleted: changes.deletedRowIDs, unknownRows: changes.rowIDsAreKnown ? nil : true,
+        updatedColumns: changes.updatedColumns.flatMap { $0.isEmpty ? nil : $0 })
     }
     return result
   }

@@ -150,7 +150,8 @@ extension CommitEvent {
     for (name, summary) in self.tables {
       tables[name] = TableChanges(
         insertedRowIDs: summary.inserted, updatedRowIDs: summary.updated,
-        deletedRowIDs: summary.deleted, rowIDsAreKnown: summary.unknownRows != true)
+        deletedRowIDs: summary.deleted, rowIDsAreKnown: summary.unknownRows != true,
+        updatedColumns: summary.updatedColumns)
     }
     return DatabaseChanges(tables: tables, isSchemaChanged: schemaChanged == true)
   }

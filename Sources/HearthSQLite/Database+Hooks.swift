@@ -1,5 +1,9 @@
 import CSQLite
 
+#if canImport(Glibc)
+  import Glibc
+#endif
+
 // The C callbacks SQLite calls on this connection: the authorizer (what a statement reads
 // and writes, learned while it is prepared), the pre-update hook (which rows change), the
 // commit and rollback hooks (when the changes become real or vanish), and tracing.
@@ -21,10 +25,15 @@ extension Database {
       }, context)
     sqlite3_preupdate_hook(
       sqliteConnection,
-      { context, _, operation, _, table, oldKey, newKey in
+      { context, connection, operation, _, table, oldKey, newKey in
         guard let table else { return }
-        Database.from(context).recordChange(
-          operation: operation, table: String(cString: table), oldKey: oldKey, newKey: newKey)
+        let database = Database.from(context)
+        let name = String(cString: table)
+        database.recordChange(operation: operation, table: name, oldKey: oldKey, newKey: newKey)
+        if operation == SQLITE_UPDATE, database.recordsUpdatedColumns, let connection {
+          database.changeTracker.recordUpdatedColumns(
+            Database.changedColumns(connection), table: name)
+        }
       }, context)
     sqlite3_commit_hook(
       sqliteConnection,
@@ -82,6 +91,39 @@ extension Database {
       || action == SQLITE_DROP_VTABLE
     if action == SQLITE_DELETE, !isInternal, !followsDrop { return SQLITE_IGNORE }
     return SQLITE_OK
+  }
+
+  /// The indexes of the columns whose values the update being hooked changes.
+  private static func changedColumns(_ connection: OpaquePointer) -> [Int32] {
+    var changed: [Int32] = []
+    for index in 0..<sqlite3_preupdate_count(connection) {
+      var old: OpaquePointer?
+      var new: OpaquePointer?
+      guard sqlite3_preupdate_old(connection, index, &old) == SQLITE_OK,
+        sqlite3_preupdate_new(connection, index, &new) == SQLITE_OK
+      else { continue }
+      if !isSame(old, new) { changed.append(index) }
+    }
+    return changed
+  }
+
+  /// Whether two values are the same in storage class and content (1 and 1.0 differ).
+  private static func isSame(_ left: OpaquePointer?, _ right: OpaquePointer?) -> Bool {
+    let type = sqlite3_value_type(left)
+    guard type == sqlite3_value_type(right) else { return false }
+    switch type {
+    case SQLITE_NULL:
+      return true
+    case SQLITE_INTEGER:
+      return sqlite3_value_int64(left) == sqlite3_value_int64(right)
+    case SQLITE_FLOAT:
+      return sqlite3_value_double(left).bitPattern == sqlite3_value_double(right).bitPattern
+    default:
+      let count = sqlite3_value_bytes(left)
+      guard count == sqlite3_value_bytes(right) else { return false }
+      guard count > 0 else { return true }
+      return memcmp(sqlite3_value_blob(left), sqlite3_value_blob(right), Int(count)) == 0
+    }
   }
 
   private func recordChange(operation: Int32, table: String, oldKey: Int64, newKey: Int64) {

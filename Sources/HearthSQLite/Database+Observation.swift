@@ -58,9 +58,26 @@ extension Database {
       changes.insertedRowIDs.sort()
       changes.updatedRowIDs.sort()
       changes.deletedRowIDs.sort()
+      if recordsUpdatedColumns {
+        let names = columnNames(of: table)
+        changes.updatedColumns = (layer.updatedColumns[table] ?? []).sorted().compactMap {
+          names.indices.contains(Int($0)) ? names[Int($0)] : nil
+        }
+      }
       tables[table] = changes
     }
     return DatabaseChanges(tables: tables, isSchemaChanged: layer.isSchemaChanged)
+  }
+
+  /// The columns of `table` in the pre-update hook's order (the declared order).
+  private func columnNames(of table: String) -> [String] {
+    if let names = columnNames[table] { return names }
+    let names =
+      (try? String.fetchAll(
+        self, sql: "SELECT name FROM pragma_table_xinfo(?) ORDER BY cid",
+        arguments: [table])) ?? []
+    columnNames[table] = names
+    return names
   }
 
   private func knownWithoutRowIDTables() -> Set<String> {

@@ -51,6 +51,11 @@ public final class Database {
   /// Whether the authorizer's last call was a DROP TABLE (see `authorize`).
   var previousActionWasDrop = false
 
+  /// Whether `DatabaseChanges` name the columns that updates changed
+  /// (`TableChanges.updatedColumns`). Off by default: it compares every column of each
+  /// updated row before and after. The hub turns it on for its change feed.
+  public var recordsUpdatedColumns = false
+
   /// Opens a connection. `DatabaseQueue` and `DatabasePool` call this; most code uses them.
   init(path: String, configuration: Configuration, readonly: Bool, description: String) throws {
     var handle: OpaquePointer?
@@ -358,6 +363,7 @@ public final class Database {
       if statement.access.changesSchema {
         changeTracker.markSchemaChanged()
         withoutRowIDTables = nil
+        columnNames.removeAll()
       }
     }
     deliverCommittedChanges()
@@ -389,4 +395,7 @@ public final class Database {
   /// WITHOUT ROWID tables of the main schema (their hook rowids mean nothing); cached until
   /// the schema changes.
   var withoutRowIDTables: Set<String>?
+  /// Column names by table, in the order of the pre-update hook's column indexes; cached
+  /// until the schema changes.
+  var columnNames: [String: [String]] = [:]
 }

@@ -45,15 +45,19 @@ public struct TableChanges: Hashable, Sendable, CustomStringConvertible {
   public var deletedRowIDs: [Int64]
   /// False for a `WITHOUT ROWID` table: it changed, but SQLite's hooks give no usable rowids.
   public var rowIDsAreKnown: Bool
+  /// The columns whose values the transaction's updates changed, sorted; `nil` unless the
+  /// connection `recordsUpdatedColumns`.
+  public var updatedColumns: [String]?
 
   public init(
     insertedRowIDs: [Int64] = [], updatedRowIDs: [Int64] = [], deletedRowIDs: [Int64] = [],
-    rowIDsAreKnown: Bool = true
+    rowIDsAreKnown: Bool = true, updatedColumns: [String]? = nil
   ) {
     self.insertedRowIDs = insertedRowIDs
     self.updatedRowIDs = updatedRowIDs
     self.deletedRowIDs = deletedRowIDs
     self.rowIDsAreKnown = rowIDsAreKnown
+    self.updatedColumns = updatedColumns
   }
 
   public var description: String {
@@ -72,6 +76,8 @@ final class ChangeTracker {
   struct Layer {
     var savepointName: String?
     var rows: [String: [Int64: Operation]] = [:]
+    /// Per table, the indexes of the columns that updates changed (when recorded).
+    var updatedColumns: [String: Set<Int32>] = [:]
     var isSchemaChanged = false
 
     var isEmpty: Bool { rows.isEmpty && !isSchemaChanged }
@@ -96,6 +102,9 @@ final class ChangeTracker {
         }
         rows[table] = merged
       }
+      for (table, columns) in upper.updatedColumns {
+        updatedColumns[table, default: []].formUnion(columns)
+      }
       isSchemaChanged = isSchemaChanged || upper.isSchemaChanged
     }
   }
@@ -108,6 +117,10 @@ final class ChangeTracker {
     let previous = layer.rows[table]?[rowID]
     layer.rows[table, default: [:]][rowID] = Layer.compose(previous, operation)
     layers.append(layer)
+  }
+
+  func recordUpdatedColumns(_ columns: [Int32], table: String) {
+    layers[layers.count - 1].updatedColumns[table, default: []].formUnion(columns)
   }
 
   func markSchemaChanged() {

@@ -184,6 +184,18 @@ func factsPlugin() throws -> PluginRegistration {
     #expect(reply["seq"] as? Int == Int(running.hub.lastSequence))
     let first = try #require(commits.first?["tables"] as? [String: [String: Any]])
     #expect((first["notes"]?["inserted"] as? [Int])?.count == 1)
+    #expect(first["notes"]?["updatedColumns"] == nil)
+
+    // The feed names the columns an update changed.
+    try notes.write { db in
+      try Note.update { $0.text = "edited" }.where { $0.text == "n0" }.execute(db)
+    }
+    let edit = try client.send(
+      #"{"v":1,"type":"changes","id":"e","since":\#(running.hub.lastSequence - 1)}"#)
+    let edited = try #require(
+      (edit["commits"] as? [[String: Any]])?.first?["tables"] as? [String: [String: Any]])
+    #expect(edited["notes"]?["updatedColumns"] as? [String] == ["text"])
+    #expect((edited["notes"]?["updated"] as? [Int])?.count == 1)
   }
 
   @Test func theFeedIsPrunedPastTheSlowestRegisteredCursorOnly() throws {

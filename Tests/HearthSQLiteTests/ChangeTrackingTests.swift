@@ -51,6 +51,39 @@ final class ChangeLog: Sendable {
     #expect(!changes.touches(["audit"]))
   }
 
+  @Test func namesTheColumnsUpdatesChangedWhenAsked() throws {
+    try dbQueue.write { db in
+      try db.execute(sql: "UPDATE players SET name = 'Art' WHERE id = 1")
+    }
+    #expect(log.all.last?.tables["players"]?.updatedColumns == nil)
+
+    try dbQueue.write { db in
+      db.recordsUpdatedColumns = true
+      // The same value again is no change; 2 and 2.0 differ in storage class.
+      try db.execute(sql: "UPDATE players SET name = 'Barbara', teamID = 2 WHERE id = 2")
+      try db.execute(sql: "UPDATE players SET teamID = 2.0 WHERE id = 2")
+      try db.inSavepoint {
+        try db.execute(sql: "UPDATE players SET name = 'Undone' WHERE id = 3")
+        return .rollback
+      }
+      try db.execute(sql: "INSERT INTO teams (id, name) VALUES (30, 'Golds')")
+    }
+    let changes = try #require(log.all.last)
+    #expect(changes.tables["players"]?.updatedColumns == ["teamID"])
+    #expect(changes.tables["players"]?.updatedRowIDs == [2])
+    #expect(changes.tables["teams"]?.updatedColumns == [])
+
+    try dbQueue.write { db in
+      try db.execute(sql: "UPDATE players SET name = 'Cee', teamID = 5 WHERE id = 3")
+    }
+    #expect(log.all.last?.tables["players"]?.updatedColumns == ["name", "teamID"])
+    try dbQueue.write { db in
+      db.recordsUpdatedColumns = false
+      try db.execute(sql: "UPDATE players SET name = 'Dee' WHERE id = 3")
+    }
+    #expect(log.all.last?.tables["players"]?.updatedColumns == nil)
+  }
+
   @Test func reportsNothingOfARolledBackTransaction() throws {
     #expect(throws: Boom.self) {
       try dbQueue.write { db in
