@@ -24,7 +24,7 @@ final class BusListener: Sendable {
   private let onAdvance: @Sendable (Int64) -> Void
 
   init(
-    context: BusContext, endpoint: String, reader: any DatabaseReader, lastSequence: Int64,
+    context: BusContext, transport: HubTransport, reader: any DatabaseReader, lastSequence: Int64,
     onAdvance: @escaping @Sendable (Int64) -> Void = { _ in }
   ) throws {
     self.reader = reader
@@ -41,7 +41,8 @@ final class BusListener: Sendable {
         try socket.setReconnectInterval(.milliseconds(50))
         try socket.subscribe("commit")
         try socket.subscribe("heartbeat")
-        try socket.connect(endpoint)
+        try transport.prepare(socket)
+        try socket.connect(transport.busEndpoint)
       } catch {
         failure.withLock { $0 = error }
         started.signal()

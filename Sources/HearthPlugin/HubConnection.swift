@@ -11,21 +11,25 @@ final class HubConnection: @unchecked Sendable {
   private let queue = DispatchQueue(label: "hearth.plugin.requests")
   private let context: BusContext
   private var socket: BusSocket
-  let endpoint: String
+  let transport: HubTransport
+  var endpoint: String { transport.requestEndpoint }
   let timeout: Duration
 
-  init(context: BusContext, endpoint: String, timeout: Duration) throws {
+  init(context: BusContext, transport: HubTransport, timeout: Duration) throws {
     self.context = context
-    self.endpoint = endpoint
+    self.transport = transport
     self.timeout = timeout
-    socket = try HubConnection.makeSocket(context, endpoint)
+    socket = try HubConnection.makeSocket(context, transport)
   }
 
-  private static func makeSocket(_ context: BusContext, _ endpoint: String) throws -> BusSocket {
+  private static func makeSocket(_ context: BusContext, _ transport: HubTransport) throws
+    -> BusSocket
+  {
     let socket = try BusSocket(context, .dealer)
     try socket.setReconnectInterval(.milliseconds(50))
     try socket.setHeartbeat(interval: .seconds(1), timeout: .seconds(3))
-    try socket.connect(endpoint)
+    try transport.prepare(socket)
+    try socket.connect(transport.requestEndpoint)
     return socket
   }
 
@@ -52,7 +56,7 @@ final class HubConnection: @unchecked Sendable {
           // Whatever the hub answers later belongs to a request the caller gave up on: a new
           // socket leaves it behind.
           socket.close()
-          socket = try HubConnection.makeSocket(context, endpoint)
+          socket = try HubConnection.makeSocket(context, transport)
           throw HubUnavailable(endpoint: endpoint, timeout: timeout)
         }
         guard let envelope = try? WireCoding.decode(WireEnvelope.self, from: frame),

@@ -72,6 +72,8 @@ private final class StatementRecorder: RemoteStatementExecutor {
 public final class HubDatabase: DatabaseWriter {
   public let registration: PluginRegistration
   public let paths: HubPaths
+  /// How this process reaches the hub.
+  public let transport: HubTransport
   public var configuration: Configuration { readers.configuration }
   public var path: String { paths.databasePath }
   /// The hub instance and the last sequence number the registration saw.
@@ -88,16 +90,20 @@ public final class HubDatabase: DatabaseWriter {
   public let maximumAttempts: Int
 
   /// Registers with the hub (applying the plugin's pending migrations there), opens the
-  /// database read-only and starts following the bus.
+  /// database read-only and starts following the bus. The hub is reached over `transport`,
+  /// by default the environment's (`HubTransport.fromEnvironment`): the ipc sockets of
+  /// `paths` unless tcp endpoints and the hub's key are set.
   public init(
     _ registration: PluginRegistration, paths: HubPaths = .fromEnvironment(),
-    requestTimeout: Duration = .seconds(5), maximumAttempts: Int = 20
+    transport: HubTransport? = nil, requestTimeout: Duration = .seconds(5),
+    maximumAttempts: Int = 20
   ) throws {
     self.registration = registration
     self.maximumAttempts = maximumAttempts
     self.paths = paths
-    connection = try HubConnection(
-      context: context, endpoint: paths.requestEndpoint, timeout: requestTimeout)
+    let transport = try transport ?? .fromEnvironment(paths)
+    self.transport = transport
+    connection = try HubConnection(context: context, transport: transport, timeout: requestTimeout)
     var registered: RegisteredReply?
     var lastError: (any Error)?
     for _ in 0..<3 where registered == nil {
@@ -113,7 +119,8 @@ public final class HubDatabase: DatabaseWriter {
       }
     }
     guard let registered else {
-      throw lastError ?? HubUnavailable(endpoint: paths.requestEndpoint, timeout: requestTimeout)
+      throw lastError
+        ?? HubUnavailable(endpoint: transport.requestEndpoint, timeout: requestTimeout)
     }
     registeredSequence = registered.seq
     var readerConfiguration = Configuration()
@@ -123,7 +130,7 @@ public final class HubDatabase: DatabaseWriter {
     let cursorReporter = CursorReporter(connection: connection, plugin: registration.name)
     self.cursorReporter = cursorReporter
     listener = try BusListener(
-      context: context, endpoint: paths.busEndpoint, reader: readers, lastSequence: registered.seq,
+      context: context, transport: transport, reader: readers, lastSequence: registered.seq,
       onAdvance: cursorReporter.advanced(to:))
   }
 

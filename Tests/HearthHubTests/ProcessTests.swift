@@ -1,6 +1,8 @@
 import Foundation
 import HearthBus
+import HearthData
 import HearthHub
+import HearthPlugin
 import HearthSQLite
 import Synchronization
 import Testing
@@ -513,6 +515,42 @@ final class SubscriberProcess: Sendable {
     try plain.connect("tcp://127.0.0.1:\(port)")
     try plain.send([Data(#"{"v":1,"type":"hello","id":"plain"}"#.utf8)], dontWait: true)
     #expect(try plain.receive(timeout: .milliseconds(500)) == nil)
+  }
+
+  @Test func aPluginWritesAndFollowsOverTcpWithCurve() throws {
+    let keys = try CurveKeyPair.generate()
+    let port = Int.random(in: 20_000..<40_000)
+    let request = "tcp://127.0.0.1:\(port)"
+    let bus = "tcp://127.0.0.1:\(port + 1)"
+    let running = try RunningHub {
+      $0.extraRequestEndpoints = [request]
+      $0.extraBusEndpoints = [bus]
+      $0.curvePublicKey = keys.publicKey
+      $0.curveSecretKey = keys.secretKey
+    }
+    defer {
+      running.stop()
+      running.removeFiles()
+    }
+    let environment = [
+      "HEARTH_HUB_ENDPOINT": request, "HEARTH_BUS_ENDPOINT": bus,
+      "HEARTH_HUB_PUBLIC_KEY": keys.publicKey,
+    ]
+    let transport = try HubTransport.fromEnvironment(running.paths, environment)
+    #expect(transport.requestEndpoint == request && transport.curve?.serverKey == keys.publicKey)
+    let writer = try HubDatabase(notesPlugin, paths: running.paths, transport: transport)
+    let reader = try HubDatabase(try factsPlugin(), paths: running.paths, transport: transport)
+    @FetchAll(Note.order(by: \.id), database: reader, scheduler: .immediate) var notes
+    try writer.write { db in try Note.insert { Note.Draft(text: "over tcp") }.execute(db) }
+    eventually { notes.map(\.text) == ["over tcp"] }
+
+    // The wrong server key gets no answer: CURVE refuses the handshake.
+    let stranger = try HubTransport.tcp(
+      request: request, bus: bus, serverKey: try CurveKeyPair.generate().publicKey)
+    #expect(throws: HubUnavailable.self) {
+      try HubDatabase(
+        notesPlugin, paths: running.paths, transport: stranger, requestTimeout: .milliseconds(300))
+    }
   }
 
   @Test func tcpWithoutKeysIsRefused() throws {
