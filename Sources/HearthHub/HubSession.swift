@@ -17,7 +17,6 @@ struct HubSession {
   enum Work {
     case transaction(client: Data, request: TransactionRequest)
     case register(client: Data, request: RegisterRequest)
-    case cursor(client: Data, request: CursorRequest)
   }
 
   let hub: Hub
@@ -27,6 +26,10 @@ struct HubSession {
   var queue: [Work] = []
   var lastHeartbeat = ContinuousClock.now
   var lastPrune = ContinuousClock.now
+  /// Cursors reported since they were last written: they are written with the next pruning
+  /// (or at the stop), not each in its own transaction. A cursor lost in a crash only makes
+  /// the next pruning keep more.
+  var unsavedCursors: [String: Int64] = [:]
   /// Transactions the hub ended on its own (timeout, refusal), so that their late messages
   /// get the reason rather than `unknownTransaction`. Bounded.
   var abortedTransactions: [(id: String, reply: ErrorReply)] = []
@@ -70,6 +73,7 @@ struct HubSession {
     if open == nil, now - lastPrune >= configuration.pruneInterval {
       lastPrune = now
       do {
+        try saveCursors()
         try hub.prune()
       } catch {
         // A failed prune keeps entries longer; it is retried at the next interval. The <4>
@@ -235,11 +239,11 @@ struct HubSession {
         switch work {
         case .transaction(let client, let request): (client, request.id)
         case .register(let client, let request): (client, request.id)
-        case .cursor(let client, let request): (client, request.id)
         }
       reply(client, ErrorReply(id: id, code: .busy, message: "the hub is stopping; retry"))
     }
     queue.removeAll()
+    try saveCursors()
   }
 
   // MARK: - Requests
@@ -294,11 +298,7 @@ struct HubSession {
         changes(client: client, request: request)
       case "cursor":
         let request = try WireCoding.decode(CursorRequest.self, from: body)
-        if open == nil {
-          saveCursor(client: client, request: request)
-        } else {
-          enqueue(.cursor(client: client, request: request), client: client, id: request.id)
-        }
+        cursor(client: client, request: request)
       default:
         reply(
           client,
@@ -334,7 +334,6 @@ struct HubSession {
       switch queue.removeFirst() {
       case .transaction(let client, let request): transaction(client: client, request: request)
       case .register(let client, let request): register(client: client, request: request)
-      case .cursor(let client, let request): saveCursor(client: client, request: request)
       }
     }
   }
@@ -761,7 +760,8 @@ struct HubSession {
     }
   }
 
-  func saveCursor(client: Data, request: CursorRequest) {
+  /// Takes a plugin's cursor; it is written to `hearth_cursors` before the next pruning.
+  mutating func cursor(client: Data, request: CursorRequest) {
     guard (0...hub.lastSequence).contains(request.seq) else {
       reply(
         client,
@@ -773,12 +773,8 @@ struct HubSession {
       return
     }
     do {
-      let horizon = try hub.database.inWriterDatabase { db -> Int64? in
+      let horizon = try hub.database.read { db -> Int64? in
         guard try HubStore.isRegistered(request.plugin, db) else { return nil }
-        try db.inTransaction(.immediate) {
-          try HubStore.saveCursor(request.seq, of: request.plugin, db)
-          return .commit
-        }
         return try HubStore.horizon(db, last: hub.lastSequence)
       }
       guard let horizon else {
@@ -789,6 +785,7 @@ struct HubSession {
             message: "plugin \(request.plugin) has not registered; send register first"))
         return
       }
+      unsavedCursors[request.plugin] = request.seq
       reply(
         client,
         CursorSavedReply(
@@ -796,6 +793,19 @@ struct HubSession {
     } catch {
       reply(client, ErrorReply(id: request.id, code: .internal, message: "\(error)"))
     }
+  }
+
+  /// Writes the cursors reported since the last time, in one transaction.
+  mutating func saveCursors() throws {
+    guard !unsavedCursors.isEmpty else { return }
+    let cursors = unsavedCursors
+    try hub.database.inWriterDatabase { db in
+      try db.inTransaction(.immediate) {
+        for (plugin, seq) in cursors { try HubStore.saveCursor(seq, of: plugin, db) }
+        return .commit
+      }
+    }
+    unsavedCursors.removeAll()
   }
 
   // MARK: - Output
