@@ -40,6 +40,9 @@ public final class Hub: Sendable {
     let last = try database.inWriterDatabase { db in
       // The change feed names the columns that updates changed.
       db.recordsUpdatedColumns = true
+      // Checkpoints run on their own thread (see `checkpointContinuously`), not inside the
+      // COMMIT that happens to cross SQLite's threshold.
+      try db.execute(sql: "PRAGMA wal_autocheckpoint = 0")
       try HubStore.prepare(db)
       return try HubStore.lastSequence(db)
     }
@@ -116,11 +119,44 @@ public final class Hub: Sendable {
     isReady.store(true, ordering: .relaxed)
     onReady()
     defer { isReady.store(false, ordering: .relaxed) }
+    let checkpointer = try startCheckpointer()
     while !isStopping.load(ordering: .relaxed) {
       try session.serveOnce(waitingAtMost: .milliseconds(50))
     }
     try session.finish()
+    checkpointer.wait()
     try database.checkpoint(.truncate)
+  }
+
+  /// Copies the WAL into the database file every `checkpointInterval`, on a connection and
+  /// thread of its own: a PASSIVE checkpoint never blocks the writer, so no client's COMMIT
+  /// waits for it. Returns what signals when the thread has ended (after `stop()`).
+  private func startCheckpointer() throws -> DispatchSemaphore {
+    let connection = try DatabaseQueue(
+      path: configuration.databasePath,
+      configuration: {
+        var configuration = Configuration()
+        configuration.label = "hearthd.checkpoint"
+        return configuration
+      }())
+    let ended = DispatchSemaphore(value: 0)
+    let interval = configuration.checkpointInterval
+    let thread = Thread { [self] in
+      defer { ended.signal() }
+      while !isStopping.load(ordering: .relaxed) {
+        Thread.sleep(
+          forTimeInterval: Double(interval.components.attoseconds) / 1e18
+            + Double(interval.components.seconds))
+        // A failure (a reader holding an old snapshot, I/O) leaves the WAL longer until the
+        // next round.
+        _ = try? connection.writeWithoutTransaction { db in
+          try Row.fetchOne(db, sql: "PRAGMA wal_checkpoint(PASSIVE)")
+        }
+      }
+    }
+    thread.name = "hearthd.checkpoint"
+    thread.start()
+    return ended
   }
 
   /// Prunes the change feed by age and by the slowest registered cursor.

@@ -30,6 +30,8 @@ public struct HubConfiguration: Sendable {
   /// The newest feed entries kept even when every registered cursor has passed them (for
   /// readers that keep no cursor at the hub, such as `hearth subscribe --since`).
   public var feedKeepRecent: Int64 = 10_000
+  /// How often the WAL is copied into the database file (on a thread of its own).
+  public var checkpointInterval: Duration = .milliseconds(200)
   /// How often the feed is pruned (also at start-up).
   public var pruneInterval: Duration = .seconds(60)
   /// High-water mark of the bus: a subscriber further behind loses messages (and catches up

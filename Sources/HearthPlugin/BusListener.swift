@@ -80,6 +80,9 @@ final class BusListener: Sendable {
       let topic = String(decoding: frames[0], as: UTF8.self)
       switch topic {
       case "commit":
+        // Nobody observes: the event is not even decoded (a process that only writes spends
+        // nothing on the bus); heartbeats keep the sequence number, and so the cursor, current.
+        guard state.withLock({ !$0.observers.isEmpty }) else { continue }
         if let event = try? WireCoding.decode(CommitEvent.self, from: frames[1]) {
           received(seq: event.seq, hub: event.hub, event: event)
         }
@@ -97,10 +100,15 @@ final class BusListener: Sendable {
   /// Brings the listener to `seq`: delivers the missed commits from the feed, then `event`.
   private func received(seq: Int64, hub: String, event: CommitEvent?) {
     defer { onAdvance(lastSequence) }
-    let (last, newHub) = state.withLock { state -> (Int64, Bool) in
+    let (last, newHub, isObserved) = state.withLock { state -> (Int64, Bool, Bool) in
       defer { state.hubInstance = hub }
-      return (state.lastSequence, state.hubInstance != nil && state.hubInstance != hub)
+      let isObserved = !state.observers.isEmpty
+      // Without observers there is nothing to deliver, nor to read from the feed: an observer
+      // added later starts from a fresh fetch.
+      if !isObserved { state.lastSequence = max(state.lastSequence, seq) }
+      return (state.lastSequence, state.hubInstance != nil && state.hubInstance != hub, isObserved)
     }
+    guard isObserved else { return }
     if newHub {
       // A restarted hub: its sequence continues from the database, so the feed tells what
       // was missed; nothing more is needed than the usual gap check below.
