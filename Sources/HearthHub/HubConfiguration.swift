@@ -38,6 +38,11 @@ public struct HubConfiguration: Sendable {
   /// from the feed).
   public var busHighWaterMark = 10_000
 
+  /// Called on the hub's thread right after each COMMIT, before its event is published,
+  /// with its sequence number: for instrumentation (the benchmarks time commit → event with
+  /// it). It must return quickly.
+  public var didCommit: (@Sendable (_ seq: Int64) -> Void)?
+
   public init(paths: HubPaths = .fromEnvironment()) {
     self.paths = paths
   }

@@ -817,6 +817,7 @@ struct HubSession {
   }
 
   func publish(_ event: CommitEvent) {
+    configuration.didCommit?(event.seq)
     publish(topic: "commit", event)
     for (table, summary) in event.tables {
       var single = event

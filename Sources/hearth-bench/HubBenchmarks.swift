@@ -11,10 +11,12 @@ final class BenchHub: Sendable {
   let paths: HubPaths
   private let finished = DispatchSemaphore(value: 0)
 
-  init(directory: BenchmarkDirectory) throws {
+  init(directory: BenchmarkDirectory, didCommit: (@Sendable (Int64) -> Void)? = nil) throws {
     paths = HubPaths(
       databasePath: directory.path("hearth.sqlite"), runtimeDirectory: directory.path("run"))
-    hub = try Hub(configuration: HubConfiguration(paths: paths))
+    var configuration = HubConfiguration(paths: paths)
+    configuration.didCommit = didCommit
+    hub = try Hub(configuration: configuration)
     let ready = DispatchSemaphore(value: 0)
     let hub = self.hub
     let finished = self.finished
@@ -159,11 +161,14 @@ final class Recorder: Sendable {
 /// its own sockets and connections, as separate processes would be.
 let hubLatencyBenchmark = Benchmark(
   name: "hub-latency",
-  summary: "write start → bus event, → remote observed query updated, vs → acknowledgement"
+  summary: "write start (and COMMIT) → bus event, → remote observed query updated, vs → ack"
 ) { options in
   let writes = options.quick ? 100 : 1_000
   let directory = try BenchmarkDirectory()
-  let hub = try BenchHub(directory: directory)
+  // When each COMMIT returned, on the hub's thread (the monotonic clock is the same in
+  // every thread and process).
+  let commits = Recorder()
+  let hub = try BenchHub(directory: directory, didCommit: { commits.record($0) })
   defer { hub.stop() }
   let table = "lat_rows"
   let writer = try HubDatabase(
@@ -203,6 +208,9 @@ let hubLatencyBenchmark = Benchmark(
   var toEvent: [Double] = []
   var toFetch: [Double] = []
   var toAck: [Double] = []
+  var commitToEvent: [Double] = []
+  var commitToFetch: [Double] = []
+  var commitToAck: [Double] = []
   for index in 1...writes {
     let start = DispatchTime.now().uptimeNanoseconds
     try writer.write { db in
@@ -216,13 +224,17 @@ let hubLatencyBenchmark = Benchmark(
     {
       usleep(20)
     }
-    guard let eventTime = events.time(of: seq), let fetchTime = fetched.time(of: Int64(index))
+    guard let eventTime = events.time(of: seq), let fetchTime = fetched.time(of: Int64(index)),
+      let commitTime = commits.time(of: seq)
     else {
       throw BenchmarkError("hub-latency: write \(index) was not seen within 5 s")
     }
     toAck.append(Double(acknowledged - start) / 1_000)
     toEvent.append(Double(eventTime - start) / 1_000)
     toFetch.append(Double(fetchTime - start) / 1_000)
+    commitToEvent.append(Double(eventTime - commitTime) / 1_000)
+    commitToFetch.append(Double(fetchTime - commitTime) / 1_000)
+    commitToAck.append(Double(acknowledged - commitTime) / 1_000)
   }
   withExtendedLifetime(observed) {}
   return [
@@ -238,5 +250,18 @@ let hubLatencyBenchmark = Benchmark(
     Figure(
       bench: "hub-remote-fetch-p99", ours: percentile(toFetch, 0.99),
       baseline: percentile(toAck, 0.99), unit: "us"),
+    // From the COMMIT itself, against the acknowledgement reaching the writer.
+    Figure(
+      bench: "hub-commit-to-event-p50", ours: percentile(commitToEvent, 0.5),
+      baseline: percentile(commitToAck, 0.5), unit: "us"),
+    Figure(
+      bench: "hub-commit-to-event-p99", ours: percentile(commitToEvent, 0.99),
+      baseline: percentile(commitToAck, 0.99), unit: "us"),
+    Figure(
+      bench: "hub-commit-to-remote-fetch-p50", ours: percentile(commitToFetch, 0.5),
+      baseline: percentile(commitToAck, 0.5), unit: "us"),
+    Figure(
+      bench: "hub-commit-to-remote-fetch-p99", ours: percentile(commitToFetch, 0.99),
+      baseline: percentile(commitToAck, 0.99), unit: "us"),
   ]
 }
