@@ -166,6 +166,64 @@ struct Item: Hashable, Identifiable {
     #expect(deleted == ["Eggs"])
   }
 
+  @Test func batchReorderingWithCase() throws {
+    try database.write { db in
+      try Item.insert {
+        Item(id: 1, title: "a", position: 0)
+        Item(id: 2, title: "b", position: 1)
+        Item(id: 3, title: "c", position: 2)
+        Item(id: 4, title: "d", position: 3)
+      }
+      .execute(db)
+    }
+    // The seed's batch reordering: move the first item to the end (`move(fromOffsets:)` is
+    // SwiftUI's; the array is moved by hand), one UPDATE for every position.
+    var ids = try items().sorted { $0.position < $1.position }.map(\.id)
+    ids.append(ids.removeFirst())
+    let update =
+      Item
+      .where { $0.id.in(ids) }
+      .update {
+        let indexedIDs = Array(ids.enumerated())
+        let (first, rest) = (indexedIDs.first!, indexedIDs.dropFirst())
+        $0.position =
+          rest
+          .reduce(Case($0.id).when(first.element, then: first.offset)) { cases, id in
+            cases.when(id.element, then: id.offset)
+          }
+          .else($0.position)
+      }
+    expectSQL(
+      update,
+      #"UPDATE "items" SET "position" = (CASE "items"."id" WHEN ? THEN ? WHEN ? THEN ? WHEN ? THEN ? WHEN ? THEN ? ELSE "items"."position" END) WHERE ("items"."id" IN (?, ?, ?, ?))"#,
+      bindings: [2, 0, 3, 1, 4, 2, 1, 3, 2, 3, 4, 1])
+    try database.write { try update.execute($0) }
+    #expect(try items().map(\.position) == [3, 0, 1, 2])
+  }
+
+  @Test func caseWithConditionsAndWithoutElse() throws {
+    try database.write { db in
+      try Item.insert {
+        Item(id: 1, title: "cheap", isInStock: true, position: 1)
+        Item(id: 2, title: "gone", isInStock: false, position: 5)
+        Item(id: 3, title: "pricey", isInStock: true, position: 9)
+      }
+      .execute(db)
+    }
+    let label = Item.order(by: \.id).select {
+      Case().when(!$0.isInStock, then: "out").when($0.position > 5, then: "late").else("ok")
+    }
+    expectSQL(
+      label,
+      #"SELECT (CASE WHEN NOT ("items"."isInStock") THEN ? WHEN ("items"."position" > ?) THEN ? ELSE ? END) FROM "items" ORDER BY "items"."id""#
+    )
+    #expect(try database.read { try label.fetchAll($0) } == ["ok", "out", "late"])
+
+    // No branch matches and no `else`: NULL, so the expression is optional.
+    let matched = Item.order(by: \.id).select { Case($0.position).when(5, then: $0.title) }
+    #expect(try database.read { try matched.fetchAll($0) } == [nil, "gone", nil])
+  }
+
   @Test func updateAWholeRow() throws {
     try database.write { try Item.insert(Item(id: 1, title: "Milk")).execute($0) }
     var item = try #require(try items().first)
