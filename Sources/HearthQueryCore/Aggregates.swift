@@ -24,3 +24,46 @@ extension QueryExpression where QueryValue: Numeric {
   /// `total(x)`: the sum as a double, 0 over no rows.
   public func total() -> SQLQueryExpression<Double> { function("total", queryFragment) }
 }
+
+extension QueryExpression {
+  /// `count(x) FILTER (WHERE condition)`: the non-NULL values of the rows where `condition`
+  /// holds.
+  public func count(distinct isDistinct: Bool = false, filter condition: some QueryExpression<Bool>)
+    -> SQLQueryExpression<Int>
+  {
+    SQLQueryExpression(count(distinct: isDistinct).queryFragment + filterClause(condition))
+  }
+}
+
+extension QueryExpression where QueryValue: Codable {
+  /// `json_group_array(x)`: the values as a JSON array, decoded into `[QueryValue]` (`[]`
+  /// over no rows). Values cross as JSON: text, numbers and NULL (for an optional).
+  public func jsonGroupArray(filter condition: (any QueryExpression<Bool>)? = nil)
+    -> SQLQueryExpression<[QueryValue].JSONRepresentation>
+  {
+    var sql = QueryFragment(raw: "json_group_array(") + queryFragment + ")"
+    if let condition { sql += filterClause(condition) }
+    return SQLQueryExpression(sql)
+  }
+}
+
+extension TableDefinition {
+  /// `count(*)`: the rows (an aggregate), as `$0.count()` in a `select`.
+  public func count() -> SQLQueryExpression<Int> {
+    SQLQueryExpression(QueryFragment(raw: "count(*)"))
+  }
+
+  /// `count(*) FILTER (WHERE condition)`: the rows where `condition` holds.
+  ///
+  /// ```swift
+  /// Reminder.select { ($0.count(filter: !$0.isCompleted), $0.count(filter: $0.isFlagged)) }
+  /// ```
+  public func count(filter condition: some QueryExpression<Bool>) -> SQLQueryExpression<Int> {
+    SQLQueryExpression(QueryFragment(raw: "count(*)") + filterClause(condition))
+  }
+}
+
+/// ` FILTER (WHERE condition)` after an aggregate.
+func filterClause(_ condition: some QueryExpression<Bool>) -> QueryFragment {
+  " FILTER (WHERE " + condition.queryFragment + ")"
+}

@@ -224,6 +224,33 @@ struct Item: Hashable, Identifiable {
     #expect(try database.read { try matched.fetchAll($0) } == [nil, "gone", nil])
   }
 
+  @Test func filteredCountsAndJSONArrays() throws {
+    try database.write { db in
+      try Item.insert {
+        Item(id: 1, title: "milk", isInStock: true, position: 1)
+        Item(id: 2, title: "eggs", isInStock: false, position: 2)
+        Item(id: 3, title: "jam", isInStock: true, position: 3)
+      }
+      .execute(db)
+    }
+    let stats = Item.select {
+      (
+        $0.count(), $0.count(filter: !$0.isInStock), $0.id.count(filter: $0.position > 1),
+        $0.title.jsonGroupArray(filter: $0.isInStock)
+      )
+    }
+    expectSQL(
+      stats,
+      #"SELECT count(*), count(*) FILTER (WHERE NOT ("items"."isInStock")), count("items"."id") FILTER (WHERE ("items"."position" > ?)), json_group_array("items"."title") FILTER (WHERE "items"."isInStock") FROM "items""#
+    )
+    let row = try #require(try database.read { try stats.fetchOne($0) })
+    #expect(row.0 == 3 && row.1 == 1 && row.2 == 2)
+    #expect(row.3 == ["milk", "jam"])
+
+    let none = Item.where { $0.id > 100 }.select { $0.position.jsonGroupArray() }
+    #expect(try database.read { try none.fetchOne($0) } == [])
+  }
+
   @Test func updateAWholeRow() throws {
     try database.write { try Item.insert(Item(id: 1, title: "Milk")).execute($0) }
     var item = try #require(try items().first)
