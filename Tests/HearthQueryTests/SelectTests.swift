@@ -21,6 +21,35 @@ import Testing
     #expect(try database.read { try Reminder.fetchOne($0) }?.id == 1)
   }
 
+  @Test func compoundSelectsAndExists() throws {
+    let titles = Reminder.select(\.title).union(RemindersList.select(\.title)).order(byColumn: 1)
+    expectSQL(
+      titles,
+      #"SELECT "reminders"."title" FROM "reminders" UNION SELECT "remindersLists"."title" FROM "remindersLists" ORDER BY 1"#
+    )
+    #expect(try fetch(titles) == ["Groceries", "Haircut", "Personal", "Send report", "Work"])
+
+    let flaggedOrWork = Reminder.where(\.isFlagged).select(\.id)
+      .union(all: true, Reminder.where { $0.remindersListID == 2 }.select(\.id))
+    #expect(try fetch(flaggedOrWork).sorted() == [2, 3])
+    let personalNotFlagged = Reminder.where { $0.remindersListID == 1 }.select(\.id)
+      .except(Reminder.where(\.isFlagged).select(\.id))
+    #expect(try fetch(personalNotFlagged) == [1])
+    let both = Reminder.where { $0.remindersListID == 1 }.select(\.id)
+      .intersect(Reminder.where(\.isFlagged).select(\.id))
+    #expect(try fetch(both) == [2])
+
+    // A correlated EXISTS: the lists with an incomplete reminder.
+    let busy = RemindersList.where { list in
+      Reminder.where { $0.remindersListID == list.id && !$0.isCompleted }.exists()
+    }
+    .select(\.title)
+    #expect(try fetch(busy) == ["Personal"])
+    #expect(
+      busy.query.sql.contains(
+        #"WHERE EXISTS (SELECT "#))
+  }
+
   @Test func decodesEveryColumnType() throws {
     let reminders = try fetch(Reminder.all)
     #expect(
