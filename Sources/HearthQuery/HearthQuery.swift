@@ -19,6 +19,23 @@
 public macro Table(_ name: String = "") =
   #externalMacro(module: "HearthQueryMacros", type: "TableMacro")
 
+/// Makes a struct a result type that queries select into: `Columns(…)` takes one expression
+/// per stored property, in order, and rows decode into the struct.
+///
+/// ```swift
+/// @Selection struct Stats {
+///   var allCount = 0
+///   var flaggedCount = 0
+/// }
+/// Reminder.select {
+///   Stats.Columns(allCount: $0.count(), flaggedCount: $0.count(filter: $0.isFlagged))
+/// }
+/// ```
+@attached(member, names: named(Columns))
+@attached(
+  extension, conformances: QueryRepresentable, names: named(init(decoder:)), named(_columnWidth))
+public macro Selection() = #externalMacro(module: "HearthQueryMacros", type: "SelectionMacro")
+
 /// Customizes a column of a `@Table`: its name, its storage, or that it is the primary key.
 ///
 /// ```swift

@@ -8,6 +8,7 @@ struct HearthQueryMacrosProvider: PluginProvider {
   func resolveMacro(moduleName: String, typeName: String) throws -> any Macro.Type {
     switch typeName {
     case "TableMacro": return TableMacro.self
+    case "SelectionMacro": return SelectionMacro.self
     case "ColumnMacro": return ColumnMacro.self
     case "EphemeralMacro": return EphemeralMacro.self
     case "SQLMacro": return SQLMacro.self

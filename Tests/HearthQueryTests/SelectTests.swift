@@ -2,6 +2,20 @@ import Foundation
 import HearthQuery
 import Testing
 
+@Selection
+struct ReminderStats: Equatable {
+  var allCount = 0
+  var flaggedCount = 0
+  @Column(as: [String].JSONRepresentation.self)
+  var openTitles: [String] = []
+}
+
+@Selection
+struct ListWithCount: Equatable {
+  let list: RemindersList
+  let reminderCount: Int
+}
+
 @Suite struct SelectTests {
   let database: DatabaseQueue
   init() throws { database = try makeRemindersDatabase() }
@@ -48,6 +62,32 @@ import Testing
     #expect(
       busy.query.sql.contains(
         #"WHERE EXISTS (SELECT "#))
+  }
+
+  @Test func selectionsDecodeAggregatesAndWholeRows() throws {
+    let stats = Reminder.select {
+      ReminderStats.Columns(
+        allCount: $0.count(), flaggedCount: $0.count(filter: $0.isFlagged),
+        openTitles: $0.title.jsonGroupArray(filter: !$0.isCompleted))
+    }
+    expectSQL(
+      stats,
+      #"SELECT count(*), count(*) FILTER (WHERE "reminders"."isFlagged"), json_group_array("reminders"."title") FILTER (WHERE NOT (("reminders"."status" <> ?))) FROM "reminders""#
+    )
+    #expect(
+      try database.read { try stats.fetchOne($0) }
+        == ReminderStats(allCount: 3, flaggedCount: 1, openTitles: ["Groceries", "Haircut"]))
+
+    // A whole row next to a correlated count.
+    let lists = RemindersList.order(by: \.id).select { list in
+      ListWithCount.Columns(
+        list: list,
+        reminderCount: Reminder.where { $0.remindersListID == list.id }.count())
+    }
+    let rows = try fetch(lists)
+    #expect(rows.map(\.list.title) == ["Personal", "Work"])
+    #expect(rows.map(\.reminderCount) == [2, 1])
+    #expect(ListWithCount._columnWidth == RemindersList._columnWidth + 1)
   }
 
   @Test func decodesEveryColumnType() throws {

@@ -1,0 +1,86 @@
+import SwiftDiagnostics
+import SwiftSyntax
+import SwiftSyntaxBuilder
+import SwiftSyntaxMacros
+
+/// `@Selection`: makes a struct a result type that a query can select into.
+///
+/// As a member: `Columns`, an expression with one argument per stored property, in order
+/// (`Stats.Columns(allCount: $0.count(), flaggedCount: $0.count(filter: $0.isFlagged))`).
+/// In an extension: the conformance and `init(decoder:)`, which reads the properties in the
+/// same order.
+public enum SelectionMacro: MemberMacro, ExtensionMacro {
+  static func properties(_ declaration: some DeclGroupSyntax) throws -> (
+    typeName: String, access: String, properties: [TableProperty]
+  ) {
+    guard let structDecl = declaration.as(StructDeclSyntax.self) else {
+      throw DiagnosticsError(diagnostics: [
+        .error(
+          declaration.introducerToken, "notAStruct",
+          "@Selection applies to a struct, not \(declaration.kindName)")
+      ])
+    }
+    var diagnostics: [Diagnostic] = []
+    let properties = TableProperty.parse(structDecl, diagnostics: &diagnostics)
+    if properties.isEmpty, diagnostics.isEmpty {
+      diagnostics.append(
+        .error(structDecl.name, "noColumns", "@Selection needs at least one stored property"))
+    }
+    guard diagnostics.isEmpty else { throw DiagnosticsError(diagnostics: diagnostics) }
+    return (structDecl.name.text, structDecl.accessPrefix, properties)
+  }
+
+  public static func expansion(
+    of node: AttributeSyntax,
+    providingMembersOf declaration: some DeclGroupSyntax,
+    conformingTo protocols: [TypeSyntax],
+    in context: some MacroExpansionContext
+  ) throws -> [DeclSyntax] {
+    // Diagnostics come from the extension role, once.
+    guard let (typeName, access, properties) = try? properties(declaration) else { return [] }
+    var lines = ["\(access)typealias QueryValue = \(typeName)"]
+    for property in properties {
+      lines.append("\(access)typealias _$\(property.name) = \(property.columnValueType)")
+    }
+    lines.append("\(access)let queryFragment: HearthQuery.QueryFragment")
+    let parameters = properties.map {
+      "\(TableMacro.backticked($0.name)): some HearthQuery.QueryExpression<\($0.columnValueType)>"
+    }
+    let fragments = properties.map { "\(TableMacro.backticked($0.name)).queryFragment" }
+    lines.append(
+      """
+      \(access)init(\(parameters.joined(separator: ", "))) {
+      queryFragment = [\(fragments.joined(separator: ", "))].joined()
+      }
+      """)
+    let columns = """
+      \(access)struct Columns: HearthQuery.QueryExpression {
+      \(lines.joined(separator: "\n"))
+      }
+      """
+    return [DeclSyntax(stringLiteral: columns)]
+  }
+
+  public static func expansion(
+    of node: AttributeSyntax,
+    attachedTo declaration: some DeclGroupSyntax,
+    providingExtensionsOf type: some TypeSyntaxProtocol,
+    conformingTo protocols: [TypeSyntax],
+    in context: some MacroExpansionContext
+  ) throws -> [ExtensionDeclSyntax] {
+    let (_, access, properties) = try properties(declaration)
+    let reads = properties.map {
+      "self.\(TableMacro.backticked($0.name)) = try decoder.decode(Columns._$\($0.name).self)"
+    }
+    let widths = properties.map { "Columns._$\($0.name)._columnWidth" }
+    let source = """
+      extension \(type.trimmedDescription): HearthQuery.QueryRepresentable {
+      \(access)init(decoder: inout HearthQuery.QueryDecoder) throws {
+      \(reads.joined(separator: "\n"))
+      }
+      \(access)static var _columnWidth: Int { \(widths.joined(separator: " + ")) }
+      }
+      """
+    return [try ExtensionDeclSyntax(SyntaxNodeString(stringLiteral: source))]
+  }
+}
