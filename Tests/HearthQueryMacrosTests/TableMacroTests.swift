@@ -9,7 +9,7 @@ import Testing
 var macros: [String: any Macro.Type] {
   [
     "Table": TableMacro.self, "Column": ColumnMacro.self, "Ephemeral": EphemeralMacro.self,
-    "sql": SQLMacro.self, "bind": BindMacro.self,
+    "sql": SQLMacro.self, "bind": BindMacro.self, "Selection": SelectionMacro.self,
   ]
 }
 
@@ -242,5 +242,44 @@ func normalized(_ code: String) -> String {
       expand("let x = #sql(text)").diagnostics == [
         #"1:1: #sql takes a string literal; build dynamic SQL with \(raw:)"#
       ])
+  }
+}
+
+@Suite struct SelectionMacroTests {
+  @Test func expandsColumnsAndADecoderInPropertyOrder() {
+    let (code, diagnostics) = expand(
+      """
+      @Selection
+      struct Stats {
+        var allCount = 0
+        let list: RemindersList
+      }
+      """)
+    #expect(diagnostics.isEmpty)
+    let text = normalized(code)
+    #expect(
+      text.contains(
+        "init(allCount: some HearthQuery.QueryExpression<Int>, list: some HearthQuery.QueryExpression<RemindersList>) { queryFragment = [allCount.queryFragment, list.queryFragment].joined() }"
+      ))
+    #expect(
+      text.contains(
+        "self.allCount = try decoder.decode(Columns._$allCount.self) self.list = try decoder.decode(Columns._$list.self)"
+      ))
+    #expect(
+      text.contains(
+        "static var _columnWidth: Int { Columns._$allCount._columnWidth + Columns._$list._columnWidth }"
+      ))
+    #expect(text.contains("extension Stats: HearthQuery.QueryRepresentable"))
+  }
+
+  @Test func refusesWhatIsNotAStruct() {
+    let (_, diagnostics) = expand(
+      """
+      @Selection
+      class Stats {
+        var count = 0
+      }
+      """)
+    #expect(diagnostics == ["2:1: @Selection applies to a struct, not a class"])
   }
 }
