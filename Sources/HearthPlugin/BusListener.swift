@@ -13,7 +13,6 @@ import Synchronization
 final class BusListener: Sendable {
   private struct State {
     var lastSequence: Int64
-    var hubInstance: String?
     var observers: [UUID: @Sendable (DatabaseChanges) -> Void] = [:]
   }
 
@@ -84,11 +83,11 @@ final class BusListener: Sendable {
         // nothing on the bus); heartbeats keep the sequence number, and so the cursor, current.
         guard state.withLock({ !$0.observers.isEmpty }) else { continue }
         if let event = try? WireCoding.decode(CommitEvent.self, from: frames[1]) {
-          received(seq: event.seq, hub: event.hub, event: event)
+          received(seq: event.seq, event: event)
         }
       case "heartbeat":
         if let beat = try? WireCoding.decode(HeartbeatEvent.self, from: frames[1]) {
-          received(seq: beat.seq, hub: beat.hub, event: nil)
+          received(seq: beat.seq, event: nil)
         }
       default:
         break
@@ -98,22 +97,18 @@ final class BusListener: Sendable {
   }
 
   /// Brings the listener to `seq`: delivers the missed commits from the feed, then `event`.
-  private func received(seq: Int64, hub: String, event: CommitEvent?) {
+  /// (A restarted hub continues its sequence from the database, so the same gap check
+  /// covers what was missed while it was away.)
+  private func received(seq: Int64, event: CommitEvent?) {
     defer { onAdvance(lastSequence) }
-    let (last, newHub, isObserved) = state.withLock { state -> (Int64, Bool, Bool) in
-      defer { state.hubInstance = hub }
+    let (last, isObserved) = state.withLock { state -> (Int64, Bool) in
       let isObserved = !state.observers.isEmpty
       // Without observers there is nothing to deliver, nor to read from the feed: an observer
       // added later starts from a fresh fetch.
       if !isObserved { state.lastSequence = max(state.lastSequence, seq) }
-      return (state.lastSequence, state.hubInstance != nil && state.hubInstance != hub, isObserved)
+      return (state.lastSequence, isObserved)
     }
-    guard isObserved else { return }
-    if newHub {
-      // A restarted hub: its sequence continues from the database, so the feed tells what
-      // was missed; nothing more is needed than the usual gap check below.
-    }
-    guard seq > last else { return }
+    guard isObserved, seq > last else { return }
     var events: [CommitEvent] = []
     let expected = event.map { $0.seq - 1 } ?? seq
     if expected > last {

@@ -82,6 +82,15 @@ final class BenchmarkDirectory {
 }
 
 /// The value at quantile `q` (0…1) of `values`.
+/// `<bench>-p50` and `<bench>-p99` of two sets of latencies, in microseconds.
+func latencyFigures(_ bench: String, ours: [Double], baseline: [Double]) -> [Figure] {
+  [0.5, 0.99].map { q in
+    Figure(
+      bench: "\(bench)-p\(Int(q * 100))", ours: percentile(ours, q),
+      baseline: percentile(baseline, q), unit: "us")
+  }
+}
+
 func percentile(_ values: [Double], _ q: Double) -> Double {
   let sorted = values.sorted()
   guard !sorted.isEmpty else { return .nan }

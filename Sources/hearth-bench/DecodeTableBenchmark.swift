@@ -5,7 +5,7 @@ import HearthQuery
 /// The generated `@Table` decoder reading the rows of the decode-rows benchmark: the same
 /// eight columns, through `fetchAll`, against the same raw `sqlite3_step` loop.
 @Table
-struct BenchItem {
+struct BenchItem: Hashable {
   let id: Int64
   var count: Int
   var score: Double
@@ -78,23 +78,5 @@ func fillItems(_ db: Database, table: String, rowCount: Int) throws {
       index.isMultiple(of: 3), index.isMultiple(of: 4) ? nil : index % 3,
       1_700_000_000 + Double(index),
     ])
-  }
-}
-
-extension [BenchItem] {
-  /// The same checksum as `[Item].checksum`, field by field.
-  var checksum: Int {
-    var hash = Hasher()
-    for item in self {
-      hash.combine(item.id)
-      hash.combine(item.count)
-      hash.combine(item.score)
-      hash.combine(item.title)
-      hash.combine(item.notes)
-      hash.combine(item.isFlagged)
-      hash.combine(item.priority)
-      hash.combine(item.createdAt)
-    }
-    return hash.finalize()
   }
 }

@@ -56,15 +56,9 @@ let fetchAllLatencyBenchmark = Benchmark(
     direct.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1_000)
     guard rows.first?.value == round else { throw BenchmarkError("fetchall-latency: stale read") }
   }
-  return [
-    Figure(
-      bench: "fetchall-latency-p50", ours: percentile(observed, 0.5),
-      baseline: percentile(direct, 0.5), unit: "us"),
-    Figure(
-      bench: "fetchall-latency-p99", ours: percentile(observed, 0.99),
-      baseline: percentile(direct, 0.99), unit: "us"),
+  return latencyFigures("fetchall-latency", ours: observed, baseline: direct) + [
     Figure(
       bench: "fetchall-latency-max", ours: observed.max() ?? .nan, baseline: direct.max() ?? .nan,
-      unit: "us"),
+      unit: "us")
   ]
 }

@@ -237,31 +237,9 @@ let hubLatencyBenchmark = Benchmark(
     commitToAck.append(Double(acknowledged - commitTime) / 1_000)
   }
   withExtendedLifetime(observed) {}
-  return [
-    Figure(
-      bench: "hub-event-p50", ours: percentile(toEvent, 0.5), baseline: percentile(toAck, 0.5),
-      unit: "us"),
-    Figure(
-      bench: "hub-event-p99", ours: percentile(toEvent, 0.99), baseline: percentile(toAck, 0.99),
-      unit: "us"),
-    Figure(
-      bench: "hub-remote-fetch-p50", ours: percentile(toFetch, 0.5),
-      baseline: percentile(toAck, 0.5), unit: "us"),
-    Figure(
-      bench: "hub-remote-fetch-p99", ours: percentile(toFetch, 0.99),
-      baseline: percentile(toAck, 0.99), unit: "us"),
+  return latencyFigures("hub-event", ours: toEvent, baseline: toAck)
+    + latencyFigures("hub-remote-fetch", ours: toFetch, baseline: toAck)
     // From the COMMIT itself, against the acknowledgement reaching the writer.
-    Figure(
-      bench: "hub-commit-to-event-p50", ours: percentile(commitToEvent, 0.5),
-      baseline: percentile(commitToAck, 0.5), unit: "us"),
-    Figure(
-      bench: "hub-commit-to-event-p99", ours: percentile(commitToEvent, 0.99),
-      baseline: percentile(commitToAck, 0.99), unit: "us"),
-    Figure(
-      bench: "hub-commit-to-remote-fetch-p50", ours: percentile(commitToFetch, 0.5),
-      baseline: percentile(commitToAck, 0.5), unit: "us"),
-    Figure(
-      bench: "hub-commit-to-remote-fetch-p99", ours: percentile(commitToFetch, 0.99),
-      baseline: percentile(commitToAck, 0.99), unit: "us"),
-  ]
+    + latencyFigures("hub-commit-to-event", ours: commitToEvent, baseline: commitToAck)
+    + latencyFigures("hub-commit-to-remote-fetch", ours: commitToFetch, baseline: commitToAck)
 }
