@@ -21,7 +21,7 @@ public enum SelectionMacro: MemberMacro, ExtensionMacro {
       ])
     }
     var diagnostics: [Diagnostic] = []
-    let properties = TableProperty.parse(structDecl, diagnostics: &diagnostics)
+    let properties = TableProperty.parse(structDecl, macro: "@Selection", diagnostics: &diagnostics)
     if properties.isEmpty, diagnostics.isEmpty {
       diagnostics.append(
         .error(structDecl.name, "noColumns", "@Selection needs at least one stored property"))

@@ -1,7 +1,7 @@
 import SwiftDiagnostics
 import SwiftSyntax
 
-/// One stored property of a `@Table` struct, as the macro understands it.
+/// One stored property of a `@Table` (or `@Selection`) struct, as the macro understands it.
 struct TableProperty {
   var name: String
   var columnName: String
@@ -21,9 +21,10 @@ struct TableProperty {
   var isOptional: Bool { type.hasSuffix("?") || type.hasPrefix("Optional<") }
 
   /// Reads the stored properties of `declaration`, reporting each form it cannot handle.
-  static func parse(_ declaration: StructDeclSyntax, diagnostics: inout [Diagnostic])
-    -> [TableProperty]
-  {
+  /// `macro` names the attribute in the diagnostics.
+  static func parse(
+    _ declaration: StructDeclSyntax, macro: String = "@Table", diagnostics: inout [Diagnostic]
+  ) -> [TableProperty] {
     var properties: [TableProperty] = []
     for member in declaration.memberBlock.members {
       guard let variable = member.decl.as(VariableDeclSyntax.self) else { continue }
@@ -47,12 +48,12 @@ struct TableProperty {
         diagnostics.append(
           .error(
             variable, "oneBindingPerLine",
-            "@Table needs one stored property per declaration: split this line"))
+            "\(macro) needs one stored property per declaration: split this line"))
         continue
       }
       guard let identifier = binding.pattern.as(IdentifierPatternSyntax.self) else {
         diagnostics.append(
-          .error(binding.pattern, "unsupportedPattern", "@Table supports only simple names here"))
+          .error(binding.pattern, "unsupportedPattern", "\(macro) supports only simple names here"))
         continue
       }
       let name = identifier.identifier.text.trimmingCharacters(in: ["`"])
@@ -77,7 +78,7 @@ struct TableProperty {
         diagnostics.append(
           .error(
             binding, "missingType",
-            "@Table cannot infer the type of '\(name)': add a type annotation"))
+            "\(macro) cannot infer the type of '\(name)': add a type annotation"))
         continue
       }
       properties.append(

@@ -281,5 +281,15 @@ func normalized(_ code: String) -> String {
       }
       """)
     #expect(diagnostics == ["2:1: @Selection applies to a struct, not a class"])
+
+    let (_, twoOnALine) = expand(
+      """
+      @Selection
+      struct Stats {
+        var a = 0, b = 0
+      }
+      """)
+    #expect(
+      twoOnALine == ["3:3: @Selection needs one stored property per declaration: split this line"])
   }
 }
