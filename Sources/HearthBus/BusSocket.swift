@@ -286,6 +286,11 @@ extension Duration {
     let total = seconds * 1000 + attoseconds / 1_000_000_000_000_000
     return Int32(clamping: max(0, total))
   }
+
+  /// The duration in seconds, for APIs that take a `TimeInterval`.
+  public var timeInterval: TimeInterval {
+    Double(components.seconds) + Double(components.attoseconds) / 1e18
+  }
 }
 
 /// The text of a NUL-terminated C buffer.

@@ -144,9 +144,7 @@ public final class Hub: Sendable {
     let thread = Thread { [self] in
       defer { ended.signal() }
       while !isStopping.load(ordering: .relaxed) {
-        Thread.sleep(
-          forTimeInterval: Double(interval.components.attoseconds) / 1e18
-            + Double(interval.components.seconds))
+        Thread.sleep(forTimeInterval: interval.timeInterval)
         // A failure (a reader holding an old snapshot, I/O) leaves the WAL longer until the
         // next round.
         _ = try? connection.writeWithoutTransaction { db in

@@ -97,7 +97,7 @@ enum HubStore {
         INSERT INTO hearth_cursors (plugin, seq, at) VALUES (?, ?, ?)
         ON CONFLICT (plugin) DO UPDATE SET seq = excluded.seq, at = excluded.at
         """,
-      arguments: [plugin, seq, Int64(Date().timeIntervalSince1970 * 1000)])
+      arguments: [plugin, seq, HubSession.millisecondsNow()])
   }
 
   /// Forgets feed entries older than `retention`, and those every registered cursor has
@@ -107,7 +107,7 @@ enum HubStore {
     olderThan retention: Duration, keepingRecent: Int64, last: Int64, _ db: Database
   ) throws {
     let cutoff =
-      Int64(Date().timeIntervalSince1970 * 1000) - Int64(retention.components.seconds) * 1000
+      HubSession.millisecondsNow() - Int64(retention.components.seconds) * 1000
     try db.inTransaction(.immediate) {
       try db.execute(sql: "DELETE FROM hearth_commits WHERE at < ?", arguments: [cutoff])
       if let slowest = try Int64.fetchOne(db, sql: "SELECT min(seq) FROM hearth_cursors") {

@@ -142,9 +142,7 @@ let signalSources = [SIGTERM, SIGINT].map { signalNumber in
 if let interval = notifier.watchdogInterval {
   Thread.detachNewThread {
     while true {
-      Thread.sleep(
-        forTimeInterval: Double(interval.components.seconds) + Double(
-          interval.components.attoseconds) / 1e18)
+      Thread.sleep(forTimeInterval: interval.timeInterval)
       if hub.ready { notifier.notify("WATCHDOG=1") }
     }
   }
