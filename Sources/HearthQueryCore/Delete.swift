@@ -33,11 +33,9 @@ public struct Delete<From: Table, Returning>: Statement, Sendable {
   )
     -> Delete<From, (repeat (each C).QueryValue.QueryOutput)>
   where repeat (each C).QueryValue: QueryRepresentable {
-    var columns: [QueryFragment] = []
-    for column in repeat each selection(From.columns) { columns.append(column.queryFragment) }
+    let selected = selectedColumns(repeat each selection(From.columns))
     return Delete<From, (repeat (each C).QueryValue.QueryOutput)>(
-      wheres: wheres, returningColumns: columns,
-      decode: { decoder in (repeat try decoder.decode((each C).QueryValue.self)) })
+      wheres: wheres, returningColumns: selected.fragments, decode: selected.decode)
   }
 }
 

@@ -51,12 +51,10 @@ public struct Insert<Into: Table, Returning>: Statement, Sendable {
   )
     -> Insert<Into, (repeat (each C).QueryValue.QueryOutput)>
   where repeat (each C).QueryValue: QueryRepresentable {
-    var columns: [QueryFragment] = []
-    for column in repeat each selection(Into.columns) { columns.append(column.queryFragment) }
+    let selected = selectedColumns(repeat each selection(Into.columns))
     return Insert<Into, (repeat (each C).QueryValue.QueryOutput)>(
       conflictResolution: conflictResolution, source: source, upsert: upsert,
-      returningColumns: columns,
-      decode: { decoder in (repeat try decoder.decode((each C).QueryValue.self)) })
+      returningColumns: selected.fragments, decode: selected.decode)
   }
 
   /// Rows of one inserted column: `.returning(\.id)`.

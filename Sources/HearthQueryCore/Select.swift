@@ -133,13 +133,11 @@ extension Select where Columns == From {
     _ selection: (From.TableColumns) -> (repeat each C)
   ) -> Select<(repeat (each C).QueryValue.QueryOutput), From>
   where repeat (each C).QueryValue: QueryRepresentable {
-    var columns: [QueryFragment] = []
-    for column in repeat each selection(From.columns) { columns.append(column.queryFragment) }
+    let selected = selectedColumns(repeat each selection(From.columns))
     var clauses = self.clauses
-    clauses.columns = columns
-    return Select<(repeat (each C).QueryValue.QueryOutput), From>(clauses: clauses) { decoder in
-      (repeat try decoder.decode((each C).QueryValue.self))
-    }
+    clauses.columns = selected.fragments
+    return Select<(repeat (each C).QueryValue.QueryOutput), From>(
+      clauses: clauses, decode: selected.decode)
   }
 }
 

@@ -109,3 +109,14 @@ extension SQLQueryExpression: Statement {
     return try type.init(decoder: &decoder) as! QueryValue
   }
 }
+
+/// The SQL of each selected expression, and the decoder of the rows they make: what
+/// `select { … }` and `returning { … }` share.
+func selectedColumns<each C: QueryExpression>(_ columns: repeat each C) -> (
+  fragments: [QueryFragment],
+  decode: @Sendable (inout QueryDecoder) throws -> (repeat (each C).QueryValue.QueryOutput)
+) where repeat (each C).QueryValue: QueryRepresentable {
+  var fragments: [QueryFragment] = []
+  for column in repeat each columns { fragments.append(column.queryFragment) }
+  return (fragments, { decoder in (repeat try decoder.decode((each C).QueryValue.self)) })
+}

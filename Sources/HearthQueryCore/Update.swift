@@ -41,12 +41,10 @@ public struct Update<From: Table, Returning>: Statement, Sendable {
   )
     -> Update<From, (repeat (each C).QueryValue.QueryOutput)>
   where repeat (each C).QueryValue: QueryRepresentable {
-    var columns: [QueryFragment] = []
-    for column in repeat each selection(From.columns) { columns.append(column.queryFragment) }
+    let selected = selectedColumns(repeat each selection(From.columns))
     return Update<From, (repeat (each C).QueryValue.QueryOutput)>(
       conflictResolution: conflictResolution, assignments: assignments, wheres: wheres,
-      returningColumns: columns,
-      decode: { decoder in (repeat try decoder.decode((each C).QueryValue.self)) })
+      returningColumns: selected.fragments, decode: selected.decode)
   }
 }
 
