@@ -16,13 +16,7 @@ let decodeRowsBenchmark = Benchmark(
   try dbQueue.write { db in try fillItems(db, table: "items", rowCount: rowCount) }
   let sql = "SELECT id, count, score, title, notes, isFlagged, priority, createdAt FROM items"
 
-  var raw: OpaquePointer?
-  guard sqlite3_open_v2(path, &raw, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, nil) == SQLITE_OK,
-    let raw
-  else {
-    throw BenchmarkError("cannot open \(path)")
-  }
-  defer { sqlite3_close_v2(raw) }
+  let raw = try RawConnection(path: path)
 
   var checksum = (ours: 0, baseline: 0)
   let times = try dbQueue.read { db in
@@ -41,7 +35,8 @@ let decodeRowsBenchmark = Benchmark(
         checksum.ours = items.checksum
       },
       baseline: {
-        checksum.baseline = try rawDecode(connection: raw, sql: sql, rowCount: rowCount).checksum
+        checksum.baseline = try rawDecode(connection: raw.handle, sql: sql, rowCount: rowCount)
+          .checksum
       })
   }
   guard checksum.ours == checksum.baseline else {
@@ -71,6 +66,26 @@ extension Sequence where Element: Hashable {
     for element in self { hash.combine(element) }
     return hash.finalize()
   }
+}
+
+/// A read-only connection of SQLite's C API alone, for the baselines: opened without
+/// SQLite's mutex, as ours are.
+final class RawConnection {
+  let handle: OpaquePointer
+
+  init(path: String) throws {
+    var handle: OpaquePointer?
+    guard
+      sqlite3_open_v2(path, &handle, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, nil) == SQLITE_OK,
+      let handle
+    else {
+      sqlite3_close_v2(handle)
+      throw BenchmarkError("cannot open \(path)")
+    }
+    self.handle = handle
+  }
+
+  deinit { sqlite3_close_v2(handle) }
 }
 
 struct BenchmarkError: Error, CustomStringConvertible {

@@ -28,13 +28,7 @@ let decodeTableBenchmark = Benchmark(
   try dbQueue.write { db in
     try fillItems(db, table: "benchItems", rowCount: rowCount)
   }
-  var raw: OpaquePointer?
-  guard sqlite3_open_v2(path, &raw, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, nil) == SQLITE_OK,
-    let raw
-  else {
-    throw BenchmarkError("cannot open \(path)")
-  }
-  defer { sqlite3_close_v2(raw) }
+  let raw = try RawConnection(path: path)
   let sql = BenchItem.all.query.sql
 
   var checksum = (ours: 0, baseline: 0)
@@ -45,7 +39,8 @@ let decodeTableBenchmark = Benchmark(
         checksum.ours = try BenchItem.all.fetchAll(db).checksum
       },
       baseline: {
-        checksum.baseline = try rawDecode(connection: raw, sql: sql, rowCount: rowCount).checksum
+        checksum.baseline = try rawDecode(connection: raw.handle, sql: sql, rowCount: rowCount)
+          .checksum
       })
   }
   guard checksum.ours == checksum.baseline else {
