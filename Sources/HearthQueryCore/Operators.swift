@@ -133,6 +133,18 @@ extension QueryExpression where QueryValue: QueryBindable {
   }
 }
 
+extension QueryExpression where QueryValue: QueryBindable {
+  /// `a = b` against an optional value, as an outer join's columns are: `$0.id.eq($1.sportID)`.
+  public func eq(_ other: some QueryExpression<QueryValue?>) -> SQLQueryExpression<Bool> {
+    binary(self, "=", other)
+  }
+
+  /// `a <> b` against an optional value.
+  public func neq(_ other: some QueryExpression<QueryValue?>) -> SQLQueryExpression<Bool> {
+    binary(self, "<>", other)
+  }
+}
+
 extension QueryExpression where QueryValue: _OptionalProtocol {
   /// `=` against a value of the wrapped type: `$0.priority == Priority.high`.
   public static func == (lhs: Self, rhs: some QueryExpression<QueryValue.Wrapped>)

@@ -1,13 +1,18 @@
 import HearthSQLite
 
-/// A `SELECT` from `From`, whose rows decode into `Columns`.
+/// A `SELECT` from `From` and the tables joined to it, whose rows decode into `Columns`.
 ///
 /// ```swift
-/// Reminder.all                                   // Select<Reminder, Reminder>
-/// Reminder.select { ($0.id, $0.title) }          // Select<(Int, String), Reminder>
-/// Reminder.where(\.isCompleted).count()          // Select<Int, Reminder>
+/// Reminder.all                                   // Select<Reminder, Reminder, ()>
+/// Reminder.select { ($0.id, $0.title) }          // Select<(Int, String), Reminder, ()>
+/// Reminder.where(\.isCompleted).count()          // Select<Int, Reminder, ()>
+/// Reminder.leftJoin(Tag.all) { … }               // Select<(Reminder, Tag?), Reminder, Tag?>
 /// ```
-public struct Select<Columns, From: Table>: Statement, Sendable {
+///
+/// `Joins` is the tuple of joined tables (`()` for none). The closures of `where`, `order`,
+/// `group`, `having` and `select` take the columns of every table in order: `$0` for `From`,
+/// `$1`, `$2`… for the joined ones.
+public struct Select<Columns, From: Table, Joins>: Statement, Sendable {
   public typealias QueryValue = Columns
 
   @usableFromInline var clauses: SelectClauses
@@ -24,8 +29,13 @@ public struct Select<Columns, From: Table>: Statement, Sendable {
 
   public var query: QueryFragment {
     var sql: QueryFragment = clauses.distinct ? "SELECT DISTINCT " : "SELECT "
-    sql += clauses.columns.isEmpty ? From.columns.queryFragment : clauses.columns.joined()
+    if clauses.columns.isEmpty {
+      sql += ([From.columns.queryFragment] + clauses.joinedTableColumns).joined()
+    } else {
+      sql += clauses.columns.joined()
+    }
     sql += " FROM " + From.quotedTableName
+    for join in clauses.joins { sql += join }
     if !clauses.wheres.isEmpty { sql += " WHERE " + clauses.wheres.joinedWithAnd() }
     if !clauses.groups.isEmpty { sql += " GROUP BY " + clauses.groups.joined() }
     if !clauses.havings.isEmpty { sql += " HAVING " + clauses.havings.joinedWithAnd() }
@@ -37,15 +47,17 @@ public struct Select<Columns, From: Table>: Statement, Sendable {
     return sql
   }
 
-  private func with(_ change: (inout SelectClauses) -> Void) -> Self {
+  func with(_ change: (inout SelectClauses) -> Void) -> Self {
     var copy = self
     change(&copy.clauses)
     return copy
   }
 
   /// Adds a condition (conditions combine with `AND`).
-  public func `where`(_ predicate: (From.TableColumns) -> some QueryExpression<Bool>) -> Self {
-    with { $0.wheres.append(predicate(From.columns).queryFragment) }
+  public func `where`<each J: Table>(
+    _ predicate: (From.TableColumns, repeat (each J).TableColumns) -> some QueryExpression<Bool>
+  ) -> Self where Joins == (repeat each J) {
+    with { $0.wheres.append(predicate(From.columns, repeat (each J).columns).queryFragment) }
   }
 
   /// Adds a boolean column or computed expression as a condition.
@@ -65,8 +77,11 @@ public struct Select<Columns, From: Table>: Statement, Sendable {
   }
 
   /// Orders by terms built in a closure: one expression, a tuple, `.desc()`, `if`/`else`.
-  public func order(@OrderingBuilder _ ordering: (From.TableColumns) -> [QueryFragment]) -> Self {
-    with { $0.orders += ordering(From.columns) }
+  public func order<each J: Table>(
+    @OrderingBuilder _ ordering: (From.TableColumns, repeat (each J).TableColumns)
+      -> [QueryFragment]
+  ) -> Self where Joins == (repeat each J) {
+    with { $0.orders += ordering(From.columns, repeat (each J).columns) }
   }
 
   /// `LIMIT n [OFFSET m]`.
@@ -92,22 +107,26 @@ public struct Select<Columns, From: Table>: Statement, Sendable {
   }
 
   /// `GROUP BY` expressions built in a closure.
-  public func group<each C: QueryExpression>(by grouping: (From.TableColumns) -> (repeat each C))
-    -> Self
-  {
+  public func group<each J: Table, each C: QueryExpression>(
+    by grouping: (From.TableColumns, repeat (each J).TableColumns) -> (repeat each C)
+  ) -> Self where Joins == (repeat each J) {
     var terms: [QueryFragment] = []
-    for term in repeat each grouping(From.columns) { terms.append(term.queryFragment) }
+    for term in repeat each grouping(From.columns, repeat (each J).columns) {
+      terms.append(term.queryFragment)
+    }
     return with { $0.groups += terms }
   }
 
   /// `HAVING` a condition on groups.
-  public func having(_ predicate: (From.TableColumns) -> some QueryExpression<Bool>) -> Self {
-    with { $0.havings.append(predicate(From.columns).queryFragment) }
+  public func having<each J: Table>(
+    _ predicate: (From.TableColumns, repeat (each J).TableColumns) -> some QueryExpression<Bool>
+  ) -> Self where Joins == (repeat each J) {
+    with { $0.havings.append(predicate(From.columns, repeat (each J).columns).queryFragment) }
   }
 
   /// The number of rows this query selects: `SELECT count(*)` with the same conditions.
-  public func count() -> Select<Int, From> {
-    Select<Int, From>(
+  public func count() -> Select<Int, From, Joins> {
+    Select<Int, From, Joins>(
       clauses: with { $0.columns = ["count(*)"] }.clauses,
       decode: { try $0.decode(Int.self) })
   }
@@ -123,21 +142,36 @@ public struct Select<Columns, From: Table>: Statement, Sendable {
   }
 }
 
-extension Select where Columns == From {
-  /// Selects expressions instead of the whole row: one column, or a tuple.
+extension Select {
+  /// Selects expressions instead of whole rows: one column, or a tuple. (A second `select`
+  /// replaces the first.)
   ///
   /// ```swift
   /// Reminder.where(\.isFlagged).select { ($0.id, $0.title) }
+  /// Reminder.join(RemindersList.all) { $0.remindersListID.eq($1.id) }.select { ($0.title, $1.title) }
   /// ```
-  public func select<each C: QueryExpression>(
-    _ selection: (From.TableColumns) -> (repeat each C)
-  ) -> Select<(repeat (each C).QueryValue.QueryOutput), From>
-  where repeat (each C).QueryValue: QueryRepresentable {
-    let selected = selectedColumns(repeat each selection(From.columns))
+  @_disfavoredOverload
+  public func select<each J: Table, each C: QueryExpression>(
+    _ selection: (From.TableColumns, repeat (each J).TableColumns) -> (repeat each C)
+  ) -> Select<(repeat (each C).QueryValue.QueryOutput), From, Joins>
+  where Joins == (repeat each J), repeat (each C).QueryValue: QueryRepresentable {
+    let selected = selectedColumns(repeat each selection(From.columns, repeat (each J).columns))
     var clauses = self.clauses
     clauses.columns = selected.fragments
-    return Select<(repeat (each C).QueryValue.QueryOutput), From>(
+    return Select<(repeat (each C).QueryValue.QueryOutput), From, Joins>(
       clauses: clauses, decode: selected.decode)
+  }
+
+  /// Selects one expression. (The tuple form covers this too, but over joined tables the
+  /// type checker cannot match a single value to a pack: this overload spares it.)
+  public func select<each J: Table, C: QueryExpression>(
+    _ selection: (From.TableColumns, repeat (each J).TableColumns) -> C
+  ) -> Select<C.QueryValue.QueryOutput, From, Joins>
+  where Joins == (repeat each J), C.QueryValue: QueryRepresentable {
+    let selected = selectedColumns(selection(From.columns, repeat (each J).columns))
+    var clauses = self.clauses
+    clauses.columns = selected.fragments
+    return Select<C.QueryValue.QueryOutput, From, Joins>(clauses: clauses, decode: selected.decode)
   }
 }
 
@@ -147,6 +181,10 @@ struct SelectClauses: Sendable {
   var distinct = false
   /// Empty: every column of the table.
   var columns: [QueryFragment] = []
+  /// ` JOIN "t" ON …`, one per joined table.
+  var joins: [QueryFragment] = []
+  /// The columns of each joined table, for a select of whole rows.
+  var joinedTableColumns: [QueryFragment] = []
   var wheres: [QueryFragment] = []
   var groups: [QueryFragment] = []
   var havings: [QueryFragment] = []

@@ -16,13 +16,13 @@ public struct Where<From: Table>: Statement, Sendable {
 
   @usableFromInline var predicates: [QueryFragment]
 
-  public init() { predicates = [] }
+  @inlinable public init() { predicates = [] }
 
   init(predicates: [QueryFragment]) { self.predicates = predicates }
 
   /// The rows this matches, as a `Select` of whole rows.
   @inlinable
-  public var all: Select<From, From> {
+  public var all: Select<From, From, ()> {
     var clauses = SelectClauses()
     clauses.setWheres(predicates)
     return Select(clauses: clauses) { try From(decoder: &$0) }
@@ -47,37 +47,39 @@ public struct Where<From: Table>: Statement, Sendable {
   /// Selects expressions from the matching rows.
   public func select<each C: QueryExpression>(
     _ selection: (From.TableColumns) -> (repeat each C)
-  ) -> Select<(repeat (each C).QueryValue.QueryOutput), From>
+  ) -> Select<(repeat (each C).QueryValue.QueryOutput), From, ()>
   where repeat (each C).QueryValue: QueryRepresentable {
     all.select(selection)
   }
 
   public func order<each C: QueryExpression>(by keyPaths: repeat KeyPath<From.TableColumns, each C>)
-    -> Select<From, From>
+    -> Select<From, From, ()>
   {
     all.order(by: repeat each keyPaths)
   }
 
   public func order(@OrderingBuilder _ ordering: (From.TableColumns) -> [QueryFragment])
-    -> Select<From, From>
+    -> Select<From, From, ()>
   {
     all.order(ordering)
   }
 
-  public func limit(_ count: Int, offset: Int? = nil) -> Select<From, From> {
+  public func limit(_ count: Int, offset: Int? = nil) -> Select<From, From, ()> {
     all.limit(count, offset: offset)
   }
 
-  public func distinct(_ isDistinct: Bool = true) -> Select<From, From> { all.distinct(isDistinct) }
+  public func distinct(_ isDistinct: Bool = true) -> Select<From, From, ()> {
+    all.distinct(isDistinct)
+  }
 
   public func group<each C: QueryExpression>(by keyPaths: repeat KeyPath<From.TableColumns, each C>)
-    -> Select<From, From>
+    -> Select<From, From, ()>
   {
     all.group(by: repeat each keyPaths)
   }
 
   /// The number of matching rows.
-  public func count() -> Select<Int, From> { all.count() }
+  public func count() -> Select<Int, From, ()> { all.count() }
 
   /// Runs `count()` and returns the number.
   public func fetchCount(_ db: Database) throws -> Int { try all.fetchCount(db) }
@@ -98,9 +100,10 @@ public struct Where<From: Table>: Statement, Sendable {
 }
 
 extension Table {
-  /// Every row: `SELECT … FROM "table"`.
+  /// Every row: `SELECT … FROM "table"`, a `Where` without conditions (so that a join takes
+  /// `Team.all` and `Team.where { … }` as the same type).
   @inlinable
-  public static var all: Select<Self, Self> { Where<Self>().all }
+  public static var all: Where<Self> { Where() }
 
   /// Rows matching a condition.
   public static func `where`(_ predicate: (TableColumns) -> some QueryExpression<Bool>)
@@ -134,7 +137,7 @@ extension Table {
   /// Selects expressions from every row.
   public static func select<each C: QueryExpression>(
     _ selection: (TableColumns) -> (repeat each C)
-  ) -> Select<(repeat (each C).QueryValue.QueryOutput), Self>
+  ) -> Select<(repeat (each C).QueryValue.QueryOutput), Self, ()>
   where repeat (each C).QueryValue: QueryRepresentable {
     all.select(selection)
   }
@@ -142,35 +145,35 @@ extension Table {
   public static func order<each C: QueryExpression>(
     by keyPaths: repeat KeyPath<TableColumns, each C>
   )
-    -> Select<Self, Self>
+    -> Select<Self, Self, ()>
   {
     all.order(by: repeat each keyPaths)
   }
 
   public static func order(@OrderingBuilder _ ordering: (TableColumns) -> [QueryFragment])
-    -> Select<Self, Self>
+    -> Select<Self, Self, ()>
   {
     all.order(ordering)
   }
 
-  public static func limit(_ count: Int, offset: Int? = nil) -> Select<Self, Self> {
+  public static func limit(_ count: Int, offset: Int? = nil) -> Select<Self, Self, ()> {
     all.limit(count, offset: offset)
   }
 
-  public static func distinct(_ isDistinct: Bool = true) -> Select<Self, Self> {
+  public static func distinct(_ isDistinct: Bool = true) -> Select<Self, Self, ()> {
     all.distinct(isDistinct)
   }
 
   public static func group<each C: QueryExpression>(
     by keyPaths: repeat KeyPath<TableColumns, each C>
   )
-    -> Select<Self, Self>
+    -> Select<Self, Self, ()>
   {
     all.group(by: repeat each keyPaths)
   }
 
   /// `SELECT count(*) FROM "table"`.
-  public static func count() -> Select<Int, Self> { all.count() }
+  public static func count() -> Select<Int, Self, ()> { all.count() }
 
   /// Every row, decoded.
   public static func fetchAll(_ db: Database) throws -> [Self] { try all.fetchAll(db) }

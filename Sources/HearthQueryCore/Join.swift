@@ -1,0 +1,255 @@
+// Joins: `join`, `leftJoin`, `rightJoin`, `fullJoin`. Each adds a table to a select; the
+// closures that follow take its columns as the next `$n`. A side that an outer join can
+// leave without a match is `Optional`: its columns read as optional values and its rows
+// decode as nil.
+//
+// The joined tables are a tuple type (`Joins`), not a pack of the type itself: the type
+// checker follows chained calls (`.join(…).join(…).select { … }`) through a tuple, and not
+// through a variadic generic type.
+
+extension Select {
+  /// `JOIN other ON constraint`: rows of both tables where the constraint holds.
+  ///
+  /// ```swift
+  /// Reminder
+  ///   .join(RemindersList.all) { $0.remindersListID.eq($1.id) }
+  ///   .select { ($0.title, $1.title) }
+  /// ```
+  ///
+  /// `other` is a table's rows, `Team.all` or `Team.where { … }`: its conditions join the
+  /// `ON` clause. Join before choosing columns: a join selects whole rows of every table
+  /// again.
+  public func join<each J: Table, F: Table>(
+    _ other: Where<F>,
+    on constraint: ((From.TableColumns, repeat (each J).TableColumns, F.TableColumns))
+      -> some QueryExpression<Bool>
+  ) -> Select<(From, repeat each J, F), From, (repeat each J, F)>
+  where Joins == (repeat each J) {
+    let on = constraint((From.columns, repeat (each J).columns, F.columns)).queryFragment
+    return Select<(From, repeat each J, F), From, (repeat each J, F)>(
+      clauses: clauses.adding(F.self, other.predicates, kind: "JOIN", on: on),
+      decode: { decoder in
+        (
+          try From(decoder: &decoder), repeat try (each J)(decoder: &decoder),
+          try F(decoder: &decoder)
+        )
+      })
+  }
+
+  /// `LEFT JOIN other ON constraint`: every row of this select, with the matching rows of
+  /// `other` or, without a match, nil.
+  ///
+  /// ```swift
+  /// Sport
+  ///   .group(by: \.id)
+  ///   .leftJoin(Team.all) { $0.id.eq($1.sportID) }
+  ///   .select { ($0, $1.count()) }
+  /// ```
+  public func leftJoin<each J: Table, F: Table>(
+    _ other: Where<F>,
+    on constraint: ((From.TableColumns, repeat (each J).TableColumns, F?.TableColumns))
+      -> some QueryExpression<Bool>
+  ) -> Select<(From, repeat each J, F?), From, (repeat each J, F?)>
+  where Joins == (repeat each J) {
+    let on = constraint((From.columns, repeat (each J).columns, F?.columns)).queryFragment
+    return Select<(From, repeat each J, F?), From, (repeat each J, F?)>(
+      clauses: clauses.adding(F.self, other.predicates, kind: "LEFT JOIN", on: on),
+      decode: { decoder in
+        (
+          try From(decoder: &decoder), repeat try (each J)(decoder: &decoder),
+          try F?(decoder: &decoder)
+        )
+      })
+  }
+
+  /// `RIGHT JOIN other ON constraint`: every row of `other`, with the matching rows of the
+  /// tables before it or, without a match, nil for each.
+  public func rightJoin<each J: Table, F: Table>(
+    _ other: Where<F>,
+    on constraint: ((From?.TableColumns, repeat (each J)?.TableColumns, F.TableColumns))
+      -> some QueryExpression<Bool>
+  ) -> Select<(From?, repeat (each J)?, F), From?, (repeat (each J)?, F)>
+  where Joins == (repeat each J) {
+    let on = constraint((From?.columns, repeat (each J)?.columns, F.columns)).queryFragment
+    return Select<(From?, repeat (each J)?, F), From?, (repeat (each J)?, F)>(
+      clauses: clauses.adding(F.self, other.predicates, kind: "RIGHT JOIN", on: on),
+      decode: { decoder in
+        (
+          try From?(decoder: &decoder), repeat try (each J)?(decoder: &decoder),
+          try F(decoder: &decoder)
+        )
+      })
+  }
+
+  /// `FULL JOIN other ON constraint`: every row of both sides, matched where the constraint
+  /// holds and nil on the side without a match.
+  public func fullJoin<each J: Table, F: Table>(
+    _ other: Where<F>,
+    on constraint: ((From?.TableColumns, repeat (each J)?.TableColumns, F?.TableColumns))
+      -> some QueryExpression<Bool>
+  ) -> Select<(From?, repeat (each J)?, F?), From?, (repeat (each J)?, F?)>
+  where Joins == (repeat each J) {
+    let on = constraint((From?.columns, repeat (each J)?.columns, F?.columns)).queryFragment
+    return Select<(From?, repeat (each J)?, F?), From?, (repeat (each J)?, F?)>(
+      clauses: clauses.adding(F.self, other.predicates, kind: "FULL JOIN", on: on),
+      decode: { decoder in
+        (
+          try From?(decoder: &decoder), repeat try (each J)?(decoder: &decoder),
+          try F?(decoder: &decoder)
+        )
+      })
+  }
+}
+
+extension SelectClauses {
+  /// These clauses with `table` joined. Its conditions go into the `ON` clause, so that an
+  /// outer join keeps its unmatched rows.
+  func adding<F: Table>(
+    _ table: F.Type, _ conditions: [QueryFragment], kind: String, on constraint: QueryFragment
+  ) -> SelectClauses {
+    var clauses = self
+    clauses.columns = []
+    let on = ([constraint] + conditions).joinedWithAnd()
+    clauses.joins.append(QueryFragment(raw: " \(kind) ") + F.quotedTableName + " ON " + on)
+    clauses.joinedTableColumns.append(F.columns.queryFragment)
+    return clauses
+  }
+}
+
+extension Where {
+  /// `JOIN other ON constraint`.
+  public func join<F: Table>(
+    _ other: Where<F>,
+    on constraint: (From.TableColumns, F.TableColumns) -> some QueryExpression<Bool>
+  ) -> Select<(From, F), From, F> {
+    all.join(other, on: constraint)
+  }
+
+  /// `LEFT JOIN other ON constraint`.
+  public func leftJoin<F: Table>(
+    _ other: Where<F>,
+    on constraint: (From.TableColumns, F?.TableColumns) -> some QueryExpression<Bool>
+  ) -> Select<(From, F?), From, F?> {
+    all.leftJoin(other, on: constraint)
+  }
+
+  /// `RIGHT JOIN other ON constraint`.
+  public func rightJoin<F: Table>(
+    _ other: Where<F>,
+    on constraint: (From?.TableColumns, F.TableColumns) -> some QueryExpression<Bool>
+  ) -> Select<(From?, F), From?, F> {
+    all.rightJoin(other, on: constraint)
+  }
+
+  /// `FULL JOIN other ON constraint`.
+  public func fullJoin<F: Table>(
+    _ other: Where<F>,
+    on constraint: (From?.TableColumns, F?.TableColumns) -> some QueryExpression<Bool>
+  ) -> Select<(From?, F?), From?, F?> {
+    all.fullJoin(other, on: constraint)
+  }
+}
+
+extension Table {
+  /// `SELECT … FROM self JOIN other ON constraint`.
+  public static func join<F: Table>(
+    _ other: Where<F>, on constraint: (TableColumns, F.TableColumns) -> some QueryExpression<Bool>
+  ) -> Select<(Self, F), Self, F> {
+    all.join(other, on: constraint)
+  }
+
+  /// `SELECT … FROM self LEFT JOIN other ON constraint`.
+  public static func leftJoin<F: Table>(
+    _ other: Where<F>, on constraint: (TableColumns, F?.TableColumns) -> some QueryExpression<Bool>
+  ) -> Select<(Self, F?), Self, F?> {
+    all.leftJoin(other, on: constraint)
+  }
+
+  /// `SELECT … FROM self RIGHT JOIN other ON constraint`.
+  public static func rightJoin<F: Table>(
+    _ other: Where<F>,
+    on constraint: (Self?.TableColumns, F.TableColumns) -> some QueryExpression<Bool>
+  ) -> Select<(Self?, F), Self?, F> {
+    all.rightJoin(other, on: constraint)
+  }
+
+  /// `SELECT … FROM self FULL JOIN other ON constraint`.
+  public static func fullJoin<F: Table>(
+    _ other: Where<F>,
+    on constraint: (Self?.TableColumns, F?.TableColumns) -> some QueryExpression<Bool>
+  ) -> Select<(Self?, F?), Self?, F?> {
+    all.fullJoin(other, on: constraint)
+  }
+}
+
+// MARK: - Optional tables
+
+extension Optional: Table where Wrapped: Table {
+  public typealias TableColumns = _OptionalColumns<Wrapped>
+  public static var columns: _OptionalColumns<Wrapped> { _OptionalColumns() }
+  public static var tableName: String { Wrapped.tableName }
+}
+
+/// The columns of a table on the optional side of an outer join: each reads as optional.
+///
+/// ```swift
+/// Reminder.leftJoin(RemindersList.all) { $0.remindersListID.eq($1.id) }
+///   .select { ($0.title, $1.title) }        // (String, String?)
+/// ```
+@dynamicMemberLookup
+public struct _OptionalColumns<Wrapped: Table>: TableDefinition {
+  public typealias QueryValue = Wrapped?
+
+  public static var allColumns: [any TableColumnExpression<Wrapped?>] {
+    Wrapped.TableColumns.allColumns.map { _OptionalTableColumn(wrapped: $0) }
+  }
+
+  public var queryFragment: QueryFragment { Wrapped.columns.queryFragment }
+
+  /// A column or computed expression of the table, made optional.
+  public subscript<Member: QueryExpression>(
+    dynamicMember keyPath: KeyPath<Wrapped.TableColumns, Member>
+  ) -> SQLQueryExpression<Member.QueryValue?> {
+    SQLQueryExpression(expression: Wrapped.columns[keyPath: keyPath])
+  }
+
+  /// A column or computed expression that is optional already stays singly optional.
+  public subscript<Member: QueryExpression>(
+    dynamicMember keyPath: KeyPath<Wrapped.TableColumns, Member>
+  ) -> SQLQueryExpression<Member.QueryValue> where Member.QueryValue: _OptionalProtocol {
+    SQLQueryExpression(expression: Wrapped.columns[keyPath: keyPath])
+  }
+}
+
+extension _OptionalColumns where Wrapped.TableColumns: PrimaryKeyedTableDefinition {
+  /// The primary key, NULL where the join found no row.
+  public var primaryKey: SQLQueryExpression<Wrapped.TableColumns.PrimaryKey?> {
+    SQLQueryExpression(expression: Wrapped.columns.primaryKey)
+  }
+
+  /// `count(pk)`: the rows the join matched (an unmatched side counts 0, not 1).
+  public func count(distinct isDistinct: Bool = false) -> SQLQueryExpression<Int> {
+    Wrapped.columns.primaryKey.count(distinct: isDistinct)
+  }
+
+  /// `count(pk) FILTER (WHERE condition)`.
+  public func count(distinct isDistinct: Bool = false, filter condition: some QueryExpression<Bool>)
+    -> SQLQueryExpression<Int>
+  {
+    Wrapped.columns.primaryKey.count(distinct: isDistinct, filter: condition)
+  }
+}
+
+/// A column of an optional table: NULL for a nil row.
+struct _OptionalTableColumn<Wrapped: Table>: TableColumnExpression {
+  typealias Root = Wrapped?
+  let wrapped: any TableColumnExpression<Wrapped>
+
+  var name: String { wrapped.name }
+  var queryFragment: QueryFragment { wrapped.queryFragment }
+  var _keyPath: AnyKeyPath { wrapped._keyPath }
+
+  func _binding(for row: Wrapped?) -> QueryBinding {
+    row.map { wrapped._binding(for: $0) } ?? .null
+  }
+}
