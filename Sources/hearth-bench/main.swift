@@ -7,7 +7,8 @@
 import Foundation
 
 let benchmarks = [
-  decodeRowsBenchmark, decodeTableBenchmark, fetchAllLatencyBenchmark, hubWritesBenchmark,
+  decodeRowsBenchmark, decodeTableBenchmark, joinGroupBenchmark, fetchAllLatencyBenchmark,
+  hubWritesBenchmark,
   hubLatencyBenchmark,
 ]
 
