@@ -14,7 +14,9 @@
 ///   var priority: Priority?
 /// }
 /// ```
-@attached(member, names: named(TableColumns), named(columns), named(tableName), named(Draft))
+@attached(
+  member, names: named(TableColumns), named(columns), named(tableName), named(Draft), named(Columns)
+)
 @attached(extension, conformances: Table, PrimaryKeyedTable, names: named(init(decoder:)))
 public macro Table(_ name: String = "") =
   #externalMacro(module: "HearthQueryMacros", type: "TableMacro")

@@ -111,6 +111,23 @@ extension Table {
     insertRows(of: Self.self, [row], or: conflictResolution)
   }
 
+  /// Inserts a row of expressions, one per column, as `@Table`'s `Columns` writes them:
+  /// what a trigger inserts from the row that fired it.
+  ///
+  /// ```swift
+  /// ReminderText.insert {
+  ///   ReminderText.Columns(rowid: new.rowid, title: new.title, notes: new.notes, tags: "")
+  /// }
+  /// ```
+  public static func insert(
+    or conflictResolution: ConflictResolution? = nil, _ row: () -> some QueryExpression<Self>
+  ) -> Insert<Self, Void> {
+    Insert(
+      conflictResolution: conflictResolution,
+      source: .values(columns: TableColumns.allColumns.map(\.name), rows: [[row().queryFragment]]),
+      decode: { _ in })
+  }
+
   /// `INSERT … DEFAULT VALUES`: one row of the columns' defaults.
   public static func insert(or conflictResolution: ConflictResolution? = nil) -> Insert<Self, Void>
   {
@@ -143,6 +160,28 @@ extension Table {
     }
     return Insert(
       conflictResolution: conflictResolution, source: .values(columns: names, rows: rows),
+      decode: { _ in })
+  }
+
+  /// Inserts expressions for chosen columns: a row computed in SQL, as a trigger writes it.
+  ///
+  /// ```swift
+  /// Reminder.insert { ($0.title, $0.remindersListID) } values: {
+  ///   (new.reminderTitle, RemindersList.select(\.id).where { $0.title.eq(new.remindersListTitle) })
+  /// }
+  /// ```
+  @_disfavoredOverload
+  public static func insert<each V: QueryBindable, each E: QueryExpression>(
+    or conflictResolution: ConflictResolution? = nil,
+    _ columns: (TableColumns) -> (repeat TableColumn<Self, each V>),
+    values: () -> (repeat each E)
+  ) -> Insert<Self, Void> where repeat (each E).QueryValue == each V {
+    var names: [String] = []
+    for column in repeat each columns(Self.columns) { names.append(column.name) }
+    var fragments: [QueryFragment] = []
+    for value in repeat each values() { fragments.append(value.queryFragment) }
+    return Insert(
+      conflictResolution: conflictResolution, source: .values(columns: names, rows: [fragments]),
       decode: { _ in })
   }
 

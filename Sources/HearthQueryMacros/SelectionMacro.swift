@@ -36,8 +36,19 @@ public enum SelectionMacro: MemberMacro, ExtensionMacro {
     conformingTo protocols: [TypeSyntax],
     in context: some MacroExpansionContext
   ) throws -> [DeclSyntax] {
-    // Diagnostics come from the extension role, once.
-    guard let (typeName, access, properties) = try? properties(declaration) else { return [] }
+    // Diagnostics come from the extension role, once. Beside `@Table` (a view's row type),
+    // `@Table` writes everything.
+    guard !declaration.hasTableAttribute,
+      let (typeName, access, properties) = try? properties(declaration)
+    else { return [] }
+    return [columnsDeclaration(typeName: typeName, access: access, properties: properties)]
+  }
+
+  /// `Columns`: an expression of the whole type, one argument per stored property. `@Table`
+  /// writes it too (for `insert { T.Columns(…) }` and views).
+  static func columnsDeclaration(typeName: String, access: String, properties: [TableProperty])
+    -> DeclSyntax
+  {
     var lines = ["\(access)typealias QueryValue = \(typeName)"]
     for property in properties {
       lines.append("\(access)typealias _$\(property.name) = \(property.columnValueType)")
@@ -58,7 +69,7 @@ public enum SelectionMacro: MemberMacro, ExtensionMacro {
       \(lines.joined(separator: "\n"))
       }
       """
-    return [DeclSyntax(stringLiteral: columns)]
+    return DeclSyntax(stringLiteral: columns)
   }
 
   public static func expansion(
@@ -68,6 +79,16 @@ public enum SelectionMacro: MemberMacro, ExtensionMacro {
     conformingTo protocols: [TypeSyntax],
     in context: some MacroExpansionContext
   ) throws -> [ExtensionDeclSyntax] {
+    if declaration.hasTableAttribute {
+      // `@Table` writes the decoder; the compiler still looks to this role for the
+      // conformance it declares.
+      return [
+        try ExtensionDeclSyntax(
+          SyntaxNodeString(
+            stringLiteral: "extension \(type.trimmedDescription): HearthQuery.QueryRepresentable {}"
+          ))
+      ]
+    }
     let (_, access, properties) = try properties(declaration)
     let reads = properties.map {
       "self.\(TableMacro.backticked($0.name)) = try decoder.decode(Columns._$\($0.name).self)"
@@ -82,5 +103,14 @@ public enum SelectionMacro: MemberMacro, ExtensionMacro {
       }
       """
     return [try ExtensionDeclSyntax(SyntaxNodeString(stringLiteral: source))]
+  }
+}
+
+extension DeclGroupSyntax {
+  /// Whether `@Table` is attached too.
+  var hasTableAttribute: Bool {
+    attributes.contains {
+      $0.as(AttributeSyntax.self)?.attributeName.trimmedDescription == "Table"
+    }
   }
 }

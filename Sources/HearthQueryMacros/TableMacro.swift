@@ -71,6 +71,9 @@ public enum TableMacro: MemberMacro, ExtensionMacro {
         primaryKey: model.primaryKey),
       "\(access)static let columns = TableColumns()",
       "\(access)static var tableName: String { \(stringLiteral(model.tableName)) }",
+      SelectionMacro.columnsDeclaration(
+        typeName: model.typeName, access: access, properties: model.properties
+      ).description,
     ]
     if let primaryKey = model.primaryKey {
       members.append(

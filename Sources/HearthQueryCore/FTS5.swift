@@ -1,0 +1,78 @@
+import HearthNaming
+
+/// A `@Table` over an FTS5 virtual table: its `rowid` and its text columns.
+///
+/// ```swift
+/// @Table
+/// struct ReminderText: FTS5 {
+///   let rowid: Int
+///   let title: String
+///   let notes: String
+///   let tags: String
+/// }
+/// ReminderText.where { $0.match("milk") }.order(by: \.rank)
+///   .select { ($0.rowid, $0.title.highlight("<b>", "</b>")) }
+/// ```
+///
+/// The virtual table is created in a migration
+/// (`CREATE VIRTUAL TABLE "reminderTexts" USING fts5("title", "notes", "tags")`) and kept in
+/// step with its source by triggers.
+public protocol FTS5: Table {}
+
+extension TableDefinition where QueryValue: FTS5 {
+  /// `"table" MATCH pattern`: rows matching an FTS5 query (`milk`, `"oat milk"`, `mil*`,
+  /// `title:milk`, `milk NOT eggs`).
+  public func match(_ pattern: some QueryExpression<String>) -> SQLQueryExpression<Bool> {
+    SQLQueryExpression(
+      "(" + QueryFragment(raw: SQLNaming.quote(QueryValue.tableName)) + " MATCH "
+        + pattern.queryFragment + ")")
+  }
+
+  /// FTS5's `rank` column: lower is a better match (bm25 with equal weights).
+  public var rank: SQLQueryExpression<Double> {
+    SQLQueryExpression(QueryFragment(raw: SQLNaming.quote(QueryValue.tableName) + ".\"rank\""))
+  }
+
+  /// `bm25(table, weights…)`: the relevance with a weight per column (lower is better).
+  public func bm25(_ weights: Double...) -> SQLQueryExpression<Double> {
+    let arguments =
+      [QueryFragment(raw: SQLNaming.quote(QueryValue.tableName))]
+      + weights.map { QueryFragment(binding: $0.queryBinding) }
+    return SQLQueryExpression(QueryFragment(raw: "bm25(") + arguments.joined() + ")")
+  }
+}
+
+extension TableColumn where Root: FTS5, Value == String {
+  /// `column MATCH pattern`: matches in this column only.
+  public func match(_ pattern: some QueryExpression<String>) -> SQLQueryExpression<Bool> {
+    SQLQueryExpression("(" + queryFragment + " MATCH " + pattern.queryFragment + ")")
+  }
+
+  /// `highlight(…)`: the column's text with each matched phrase between `open` and `close`.
+  public func highlight(_ open: String, _ close: String) -> SQLQueryExpression<String> {
+    auxiliary("highlight", [open.queryFragment, close.queryFragment])
+  }
+
+  /// `snippet(…)`: a short passage of the column around the matches, at most `tokens` long,
+  /// with `ellipsis` where text was cut.
+  public func snippet(
+    _ open: String, _ close: String, _ ellipsis: String = "…", _ tokens: Int = 10
+  ) -> SQLQueryExpression<String> {
+    auxiliary(
+      "snippet",
+      [open.queryFragment, close.queryFragment, ellipsis.queryFragment, tokens.queryFragment])
+  }
+
+  /// An FTS5 auxiliary function of this column: it takes the table and the column's index
+  /// among the indexed columns (the `rowid` is not one).
+  private func auxiliary(_ function: String, _ arguments: [QueryFragment])
+    -> SQLQueryExpression<String>
+  {
+    let indexed = Root.TableColumns.allColumns.map(\.name).filter { $0 != "rowid" }
+    let index = indexed.firstIndex(of: name) ?? 0
+    let all =
+      [QueryFragment(raw: SQLNaming.quote(Root.tableName)), QueryFragment(raw: String(index))]
+      + arguments
+    return SQLQueryExpression(QueryFragment(raw: function + "(") + all.joined() + ")")
+  }
+}

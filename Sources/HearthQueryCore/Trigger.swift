@@ -1,0 +1,256 @@
+import HearthNaming
+
+// Temporary triggers and views. SQLite allows no bound parameters in a trigger's or a view's
+// definition, so their SQL carries its values as literals (`inlinedSQL`).
+
+/// `CREATE TEMPORARY TRIGGER …`: statements that run when rows of `On` change.
+///
+/// ```swift
+/// try Reminder.createTemporaryTrigger(
+///   after: .delete { old in
+///     ReminderText.where { $0.rowid.eq(old.rowid) }.delete()
+///   }
+/// )
+/// .execute(db)
+/// ```
+public struct TemporaryTrigger<On: Table>: Statement, Sendable {
+  public typealias QueryValue = Void
+
+  let name: String
+  let ifNotExists: Bool
+  let timing: String
+  let operation: TriggerOperation<On>
+
+  public var query: QueryFragment {
+    var sql = "CREATE TEMPORARY TRIGGER " + (ifNotExists ? "IF NOT EXISTS " : "")
+    sql += SQLNaming.quote(name) + " " + timing + " " + operation.event.sql
+    sql += " ON " + SQLNaming.quote(On.tableName) + " FOR EACH ROW"
+    if let condition = operation.condition { sql += " WHEN " + condition.inlinedSQL }
+    sql += " BEGIN " + operation.statements.map { $0.inlinedSQL + ";" }.joined(separator: " ")
+    sql += " END"
+    return QueryFragment(raw: sql)
+  }
+
+  public func _decodeRow(_ decoder: inout QueryDecoder) throws {}
+}
+
+/// What fires a trigger and what it runs. `new` and `old` are the row's columns after and
+/// before the change (`"new"."title"` in the SQL).
+public struct TriggerOperation<On: Table>: Sendable {
+  let event: QueryFragment
+  let statements: [QueryFragment]
+  let condition: QueryFragment?
+
+  /// After (or before, or instead of) an `INSERT`.
+  public static func insert(
+    @TriggerStatementBuilder forEachRow statements: (_ new: AliasedColumns<On>) -> [QueryFragment],
+    when condition: ((_ new: AliasedColumns<On>) -> any QueryExpression<Bool>)? = nil
+  ) -> Self {
+    let new = AliasedColumns<On>(alias: "new")
+    return Self(
+      event: "INSERT", statements: statements(new), condition: condition?(new).queryFragment)
+  }
+
+  /// An `UPDATE` of any column.
+  public static func update(
+    @TriggerStatementBuilder forEachRow statements: (
+      _ old: AliasedColumns<On>, _ new: AliasedColumns<On>
+    ) -> [QueryFragment],
+    when condition: (
+      (_ old: AliasedColumns<On>, _ new: AliasedColumns<On>) -> any QueryExpression<
+        Bool
+      >
+    )? = nil
+  ) -> Self {
+    update(event: "UPDATE", statements, condition)
+  }
+
+  /// An `UPDATE OF` the chosen columns: `.update { ($0.title, $0.notes) } forEachRow: { old, new in … }`.
+  public static func update<each C: QueryExpression>(
+    of columns: (On.TableColumns) -> (repeat each C),
+    @TriggerStatementBuilder forEachRow statements: (
+      _ old: AliasedColumns<On>, _ new: AliasedColumns<On>
+    ) -> [QueryFragment],
+    when condition: (
+      (_ old: AliasedColumns<On>, _ new: AliasedColumns<On>) -> any QueryExpression<
+        Bool
+      >
+    )? = nil
+  ) -> Self {
+    var names: [String] = []
+    for column in repeat each columns(On.columns) {
+      // A column's SQL is `"table"."name"`: the name is the part after the table's.
+      let qualified = column.queryFragment.sql
+      names.append(String(qualified.dropFirst(SQLNaming.quote(On.tableName).count + 1)))
+    }
+    return update(event: "UPDATE OF " + names.joined(separator: ", "), statements, condition)
+  }
+
+  private static func update(
+    event: String,
+    _ statements: (AliasedColumns<On>, AliasedColumns<On>) -> [QueryFragment],
+    _ condition: ((AliasedColumns<On>, AliasedColumns<On>) -> any QueryExpression<Bool>)?
+  ) -> Self {
+    let (old, new) = (AliasedColumns<On>(alias: "old"), AliasedColumns<On>(alias: "new"))
+    return Self(
+      event: QueryFragment(raw: event), statements: statements(old, new),
+      condition: condition?(old, new).queryFragment)
+  }
+
+  /// A `DELETE`.
+  public static func delete(
+    @TriggerStatementBuilder forEachRow statements: (_ old: AliasedColumns<On>) -> [QueryFragment],
+    when condition: ((_ old: AliasedColumns<On>) -> any QueryExpression<Bool>)? = nil
+  ) -> Self {
+    let old = AliasedColumns<On>(alias: "old")
+    return Self(
+      event: "DELETE", statements: statements(old), condition: condition?(old).queryFragment)
+  }
+}
+
+/// The statements of a trigger's body, one per line.
+@resultBuilder
+public enum TriggerStatementBuilder {
+  public static func buildExpression(_ statement: some Statement) -> [QueryFragment] {
+    [statement.query]
+  }
+  public static func buildBlock(_ components: [QueryFragment]...) -> [QueryFragment] {
+    components.flatMap { $0 }
+  }
+}
+
+extension Table {
+  /// `CREATE TEMPORARY TRIGGER` on this table, run `after:` the operation. The name defaults
+  /// to one made from the call's place in the source, so each call site has its own.
+  public static func createTemporaryTrigger(
+    _ name: String? = nil, ifNotExists: Bool = false, after operation: TriggerOperation<Self>,
+    fileID: StaticString = #fileID, line: UInt = #line, column: UInt = #column
+  ) -> TemporaryTrigger<Self> {
+    TemporaryTrigger(
+      name: name ?? triggerName("after", operation, fileID, line, column),
+      ifNotExists: ifNotExists, timing: "AFTER", operation: operation)
+  }
+
+  /// `CREATE TEMPORARY TRIGGER … BEFORE` the operation.
+  public static func createTemporaryTrigger(
+    _ name: String? = nil, ifNotExists: Bool = false, before operation: TriggerOperation<Self>,
+    fileID: StaticString = #fileID, line: UInt = #line, column: UInt = #column
+  ) -> TemporaryTrigger<Self> {
+    TemporaryTrigger(
+      name: name ?? triggerName("before", operation, fileID, line, column),
+      ifNotExists: ifNotExists, timing: "BEFORE", operation: operation)
+  }
+
+  /// `CREATE TEMPORARY TRIGGER … INSTEAD OF` the operation: what makes a view writable.
+  public static func createTemporaryTrigger(
+    _ name: String? = nil, ifNotExists: Bool = false, insteadOf operation: TriggerOperation<Self>,
+    fileID: StaticString = #fileID, line: UInt = #line, column: UInt = #column
+  ) -> TemporaryTrigger<Self> {
+    TemporaryTrigger(
+      name: name ?? triggerName("instead_of", operation, fileID, line, column),
+      ifNotExists: ifNotExists, timing: "INSTEAD OF", operation: operation)
+  }
+
+  private static func triggerName(
+    _ timing: String, _ operation: TriggerOperation<Self>, _ fileID: StaticString, _ line: UInt,
+    _ column: UInt
+  ) -> String {
+    let event = operation.event.sql.split(separator: " ").prefix(1).joined().lowercased()
+    return "\(timing)_\(event)_on_\(tableName)@\(fileID):\(line):\(column)"
+  }
+
+  /// `CREATE TEMPORARY VIEW "name" (columns…) AS select`: a `@Table` type over a query.
+  ///
+  /// ```swift
+  /// @Table @Selection
+  /// struct ReminderWithList { let reminderTitle: String; let remindersListTitle: String }
+  /// try ReminderWithList.createTemporaryView(
+  ///   as: Reminder.join(RemindersList.all) { $0.remindersListID.eq($1.id) }
+  ///     .select { ReminderWithList.Columns(reminderTitle: $0.title, remindersListTitle: $1.title) }
+  /// ).execute(db)
+  /// ```
+  public static func createTemporaryView(
+    ifNotExists: Bool = false, as select: some Statement<Self>
+  ) -> SQLQueryExpression<Void> {
+    let names = TableColumns.allColumns.map { SQLNaming.quote($0.name) }.joined(separator: ", ")
+    return SQLQueryExpression(
+      QueryFragment(
+        raw: "CREATE TEMPORARY VIEW " + (ifNotExists ? "IF NOT EXISTS " : "")
+          + SQLNaming.quote(tableName) + " (" + names + ") AS " + select.query.inlinedSQL))
+  }
+}
+
+extension TableDefinition {
+  /// The row's `rowid`: `"reminders"."rowid"`.
+  public var rowid: SQLQueryExpression<Int> {
+    SQLQueryExpression(QueryFragment(raw: SQLNaming.quote(QueryValue.tableName) + ".\"rowid\""))
+  }
+}
+
+/// The columns of a table under another name: `new` and `old` in a trigger.
+/// `new.title` is `"new"."title"`; computed members are renamed the same way.
+@dynamicMemberLookup
+public struct AliasedColumns<Base: Table>: Sendable {
+  let alias: String
+
+  public subscript<Member: QueryExpression>(
+    dynamicMember keyPath: KeyPath<Base.TableColumns, Member>
+  ) -> SQLQueryExpression<Member.QueryValue> {
+    SQLQueryExpression(
+      Base.columns[keyPath: keyPath].queryFragment.requalified(Base.tableName, as: alias))
+  }
+
+  /// The row's `rowid`.
+  public var rowid: SQLQueryExpression<Int> {
+    SQLQueryExpression(QueryFragment(raw: SQLNaming.quote(alias) + ".\"rowid\""))
+  }
+}
+
+extension AliasedColumns where Base.TableColumns: PrimaryKeyedTableDefinition {
+  /// The row's primary key.
+  public var primaryKey: SQLQueryExpression<Base.TableColumns.PrimaryKey> {
+    SQLQueryExpression(Base.columns.primaryKey.queryFragment.requalified(Base.tableName, as: alias))
+  }
+}
+
+extension QueryFragment {
+  /// This SQL with columns of `table` (`"table".`) read from `alias` instead. Bound values
+  /// are untouched; only the program's own SQL text is rewritten.
+  func requalified(_ table: String, as alias: String) -> QueryFragment {
+    let from = SQLNaming.quote(table) + "."
+    let to = SQLNaming.quote(alias) + "."
+    var result = QueryFragment()
+    for segment in segments {
+      switch segment {
+      case .sql(let text): result.append(raw: text.replacingOccurrences(of: from, with: to))
+      case .binding(let value): result += QueryFragment(binding: value)
+      }
+    }
+    return result
+  }
+
+  /// The SQL with each bound value written as a literal, for the definitions SQLite takes no
+  /// parameters in (triggers, views).
+  var inlinedSQL: String {
+    segments.map { segment in
+      switch segment {
+      case .sql(let text): text
+      case .binding(let value): value.sqlLiteral
+      }
+    }.joined()
+  }
+}
+
+extension QueryBinding {
+  /// The value as SQL text: `NULL`, `42`, `1.5`, `'it''s'`, `X'00ff'`.
+  var sqlLiteral: String {
+    switch storage {
+    case .null: "NULL"
+    case .integer(let value): String(value)
+    case .double(let value):
+      value.isFinite ? "\(value)" : (value > 0 ? "9e999" : value < 0 ? "-9e999" : "NULL")
+    case .text(let value): "'" + value.replacingOccurrences(of: "'", with: "''") + "'"
+    case .blob(let data): "X'" + data.map { String(format: "%02x", $0) }.joined() + "'"
+    }
+  }
+}
