@@ -249,3 +249,49 @@ extension TriggerSeed {
     }
   }
 }
+
+@Table @Selection
+struct CountedValue {
+  let value: Int
+}
+
+@Table @Selection
+struct ListTotal {
+  let listID: Int
+  let total: Int
+}
+
+@Suite struct CommonTableExpressionTests {
+  @Test func recursiveCountsToTen() throws {
+    let oneToTen = With {
+      Values(CountedValue.Columns(value: 1))
+        .union(
+          all: true,
+          CountedValue.where { $0.value < 10 }.select { CountedValue.Columns(value: $0.value + 1) })
+    } query: {
+      CountedValue.all
+    }
+    #expect(
+      oneToTen.query.sql
+        == #"WITH RECURSIVE "countedValues" ("value") AS (SELECT ? UNION ALL SELECT ("countedValues"."value" + ?) FROM "countedValues" WHERE ("countedValues"."value" < ?)) SELECT "countedValues"."value" FROM "countedValues""#
+    )
+    let database = try DatabaseQueue()
+    let values = try database.read { try oneToTen.fetchAll($0) }
+    #expect(values.map(\.value) == Array(1...10))
+  }
+
+  @Test func namedSelectJoinedByTheMainQuery() throws {
+    let database = try makeRemindersDatabase()
+    let query = With {
+      Reminder.group(by: \.remindersListID).select {
+        ListTotal.Columns(listID: $0.remindersListID, total: $0.count())
+      }
+    } query: {
+      RemindersList
+        .join(ListTotal.all) { $0.id.eq($1.listID) }
+        .where { $1.total > 1 }
+        .select { list, _ in list.title }
+    }
+    #expect(try database.read { try query.fetchAll($0) } == ["Personal"])
+  }
+}

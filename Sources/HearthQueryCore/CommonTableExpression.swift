@@ -1,0 +1,72 @@
+import HearthNaming
+
+/// `WITH RECURSIVE …`: named selects (common table expressions) that the main query reads
+/// as tables. Each is a `@Table @Selection` type and the select that fills it.
+///
+/// ```swift
+/// @Table @Selection struct Count { let value: Int }
+///
+/// let oneToTen = With {
+///   Values(Count.Columns(value: 1))
+///     .union(all: true, Count.where { $0.value < 10 }.select { Count.Columns(value: $0.value + 1) })
+/// } query: {
+///   Count.all
+/// }
+/// ```
+public struct With<QueryValue>: Statement, Sendable {
+  let clauses: [QueryFragment]
+  let main: any Statement<QueryValue> & Sendable
+
+  public init(
+    @CommonTableExpressionBuilder _ expressions: () -> [QueryFragment],
+    query: () -> some Statement<QueryValue> & Sendable
+  ) {
+    clauses = expressions()
+    main = query()
+  }
+
+  public var query: QueryFragment {
+    "WITH RECURSIVE " + clauses.joined() + " " + main.query
+  }
+
+  public func _decodeRow(_ decoder: inout QueryDecoder) throws -> QueryValue {
+    try main._decodeRow(&decoder)
+  }
+}
+
+/// The named selects of a `With`: each fills the table its rows decode into.
+@resultBuilder
+public enum CommonTableExpressionBuilder {
+  public static func buildExpression<T: Table>(_ statement: some Statement<T>) -> [QueryFragment] {
+    let names = T.TableColumns.allColumns.map { SQLNaming.quote($0.name) }.joined(separator: ", ")
+    return [
+      QueryFragment(raw: SQLNaming.quote(T.tableName) + " (" + names + ") AS (") + statement.query
+        + ")"
+    ]
+  }
+
+  public static func buildBlock(_ components: [QueryFragment]...) -> [QueryFragment] {
+    components.flatMap { $0 }
+  }
+}
+
+/// `SELECT value…` with no table: the first row of a recursive select, or constants.
+///
+/// ```swift
+/// Values(Count.Columns(value: 1))   // SELECT ?
+/// ```
+public struct Values<QueryValue>: Statement, Sendable {
+  let values: [QueryFragment]
+  let decode: @Sendable (inout QueryDecoder) throws -> QueryValue
+
+  public init(_ value: some QueryExpression<QueryValue>) where QueryValue: QueryRepresentable {
+    values = [value.queryFragment]
+    decode = { try QueryValue(decoder: &$0) }
+  }
+
+  public var query: QueryFragment { "SELECT " + values.joined() }
+
+  public func _decodeRow(_ decoder: inout QueryDecoder) throws -> QueryValue {
+    try decode(&decoder)
+  }
+}
