@@ -35,7 +35,9 @@ public macro Table(_ name: String = "") =
 /// ```
 @attached(member, names: named(Columns))
 @attached(
-  extension, conformances: QueryRepresentable, names: named(init(decoder:)), named(_columnWidth))
+  extension, conformances: QueryRepresentable, _ColumnGroup,
+  names: named(init(decoder:)), named(_columnWidth), named(_columnNames), named(_columnIndex),
+  named(_bindings))
 public macro Selection() = #externalMacro(module: "HearthQueryMacros", type: "SelectionMacro")
 
 /// Customizes a column of a `@Table`: its name, its storage, or that it is the primary key.

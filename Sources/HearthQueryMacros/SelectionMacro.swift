@@ -94,12 +94,28 @@ public enum SelectionMacro: MemberMacro, ExtensionMacro {
       "self.\(TableMacro.backticked($0.name)) = try decoder.decode(Columns._$\($0.name).self)"
     }
     let widths = properties.map { "Columns._$\($0.name)._columnWidth" }
+    let typeName = type.trimmedDescription
+    let names = properties.map { TableMacro.stringLiteral($0.columnName) }
+    let indexes = properties.enumerated().map { index, property in
+      "if keyPath == \\\(typeName).\(TableMacro.backticked(property.name)) { return \(index) }"
+    }
+    let bindings = properties.map {
+      "HearthQuery._groupBindings(value.\(TableMacro.backticked($0.name)), as: Columns._$\($0.name).self)"
+    }
     let source = """
-      extension \(type.trimmedDescription): HearthQuery.QueryRepresentable {
+      extension \(typeName): HearthQuery.QueryRepresentable, HearthQuery._ColumnGroup {
       \(access)init(decoder: inout HearthQuery.QueryDecoder) throws {
       \(reads.joined(separator: "\n"))
       }
       \(access)static var _columnWidth: Int { \(widths.joined(separator: " + ")) }
+      \(access)static var _columnNames: [String] { [\(names.joined(separator: ", "))] }
+      \(access)static func _columnIndex(_ keyPath: PartialKeyPath<Self>) -> Int? {
+      \(indexes.joined(separator: "\n"))
+      return nil
+      }
+      \(access)static func _bindings(_ value: Self) -> [HearthQuery.QueryBinding] {
+      [\(bindings.joined(separator: ", "))].flatMap { $0 }
+      }
       }
       """
     return [try ExtensionDeclSyntax(SyntaxNodeString(stringLiteral: source))]

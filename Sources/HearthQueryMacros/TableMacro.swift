@@ -124,15 +124,20 @@ public enum TableMacro: MemberMacro, ExtensionMacro {
       // The column's stored type, named for the decoder in the extension (which cannot name
       // the struct's types itself, and should not read `columns` for every row).
       lines.append("\(access)typealias _$\(property.name) = \(property.columnValueType)")
+      // One column, or a group of them when the type is a `@Selection`: the overload of
+      // `_tableColumn` that the type picks decides.
       lines.append(
-        "\(access)let \(backticked(property.name)) = HearthQuery.TableColumn<\(typeName), \(property.columnValueType)>("
-          + "\(stringLiteral(property.columnName)), keyPath: \\\(typeName).\(backticked(property.name)))"
+        "\(access)let \(backticked(property.name)) = HearthQuery._tableColumn("
+          + "\(stringLiteral(property.columnName)), \\\(typeName).\(backticked(property.name)), "
+          + "as: \(property.columnValueType).self)"
       )
     }
-    let all = properties.map { "\(typeName).columns.\(backticked($0.name))" }
-      .joined(separator: ", ")
+    let all = properties.map {
+      "HearthQuery._flatColumns(\(typeName).columns.\(backticked($0.name)))"
+    }
+    .joined(separator: ", ")
     lines.append(
-      "\(access)static var allColumns: [any HearthQuery.TableColumnExpression<\(typeName)>] { [\(all)] }"
+      "\(access)static var allColumns: [any HearthQuery.TableColumnExpression<\(typeName)>] { [\(all)].flatMap { $0 } }"
     )
     var protocols = ["HearthQuery.TableDefinition"]
     if let primaryKey {

@@ -55,15 +55,17 @@ func normalized(_ code: String) -> String {
         struct TableColumns: HearthQuery.TableDefinition, HearthQuery.PrimaryKeyedTableDefinition {
           typealias QueryValue = RemindersList
           typealias _$id = Int
-          let id = HearthQuery.TableColumn<RemindersList, Int>("id", keyPath: \\RemindersList.id)
+          let id = HearthQuery._tableColumn("id", \\RemindersList.id, as: Int.self)
           typealias _$title = String
-          let title = HearthQuery.TableColumn<RemindersList, String>("title", keyPath: \\RemindersList.title)
+          let title = HearthQuery._tableColumn("title", \\RemindersList.title, as: String.self)
           typealias _$color = Color.HexRepresentation
-          let color = HearthQuery.TableColumn<RemindersList, Color.HexRepresentation>("colour", keyPath: \\RemindersList.color)
+          let color = HearthQuery._tableColumn("colour", \\RemindersList.color, as: Color.HexRepresentation.self)
           typealias _$position = Int?
-          let position = HearthQuery.TableColumn<RemindersList, Int?>("position", keyPath: \\RemindersList.position)
+          let position = HearthQuery._tableColumn("position", \\RemindersList.position, as: Int?.self)
           static var allColumns: [any HearthQuery.TableColumnExpression<RemindersList>] {
-            [RemindersList.columns.id, RemindersList.columns.title, RemindersList.columns.color, RemindersList.columns.position]
+            [HearthQuery._flatColumns(RemindersList.columns.id), HearthQuery._flatColumns(RemindersList.columns.title), HearthQuery._flatColumns(RemindersList.columns.color), HearthQuery._flatColumns(RemindersList.columns.position)].flatMap {
+              $0
+            }
           }
           var primaryKey: HearthQuery.TableColumn<RemindersList, Int> {
             id
@@ -90,7 +92,7 @@ func normalized(_ code: String) -> String {
     #expect(
       normalized(code).contains(
         normalized(
-          "let id = HearthQuery.TableColumn<RemindersList.Draft, Int?>(\"id\", keyPath: \\RemindersList.Draft.id)"
+          "let id = HearthQuery._tableColumn(\"id\", \\RemindersList.Draft.id, as: Int?.self)"
         )))
     // The conformance and the decoder, in an extension that names no column type.
     #expect(

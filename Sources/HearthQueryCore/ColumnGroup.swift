@@ -1,0 +1,127 @@
+import HearthNaming
+
+// Column groups: a `@Selection` struct stored in a `@Table` flattens to its columns
+// (`timestamps: Timestamps` → "createdAt", "updatedAt") and reads with dot syntax
+// (`$0.timestamps.createdAt`). `@Selection` writes the conformance; `@Table` calls
+// `_tableColumn` for every property, and the overload the property's type picks decides
+// whether it is one column or a group.
+
+/// A `@Selection` type, as a group of columns. `@Selection` writes the conformance.
+public protocol _ColumnGroup: QueryRepresentable where QueryOutput == Self {
+  /// The column names, in order.
+  static var _columnNames: [String] { get }
+  /// The index of the column a stored property is stored in.
+  static func _columnIndex(_ keyPath: PartialKeyPath<Self>) -> Int?
+  /// The values of the columns, in order.
+  static func _bindings(_ value: Self) -> [QueryBinding]
+}
+
+/// The columns of a group inside table `Root`: `$0.timestamps.createdAt` is a column of
+/// `Root`, and the whole group is an expression of the group's type.
+@dynamicMemberLookup
+public struct ColumnGroup<Root: Table, Group: _ColumnGroup>: QueryExpression, Sendable {
+  public typealias QueryValue = Group
+
+  let keyPath: any KeyPath<Root, Group> & Sendable
+
+  public var queryFragment: QueryFragment {
+    Group._columnNames.map { QueryFragment(raw: Self.qualified($0)) }.joined()
+  }
+
+  /// One column of the group.
+  public subscript<Value: QueryBindable>(dynamicMember member: KeyPath<Group, Value>)
+    -> TableColumn<Root, Value> where Value.QueryOutput == Value
+  {
+    let index = Group._columnIndex(member) ?? 0
+    return TableColumn(Group._columnNames[index], keyPath: _GroupPath(keyPath, member))
+  }
+
+  var columns: [any TableColumnExpression<Root>] {
+    Group._columnNames.indices.map { _GroupColumn(group: keyPath, index: $0) }
+  }
+
+  static func qualified(_ name: String) -> String {
+    SQLNaming.quote(Root.tableName) + "." + SQLNaming.quote(name)
+  }
+}
+
+/// `\Root.group` followed by `\Group.field`, as one key path.
+private func _GroupPath<Root, Group, Value>(
+  _ group: any KeyPath<Root, Group> & Sendable, _ member: KeyPath<Group, Value>
+) -> any KeyPath<Root, Value> & Sendable {
+  _SendableKeyPath((group as KeyPath<Root, Group>).appending(path: member)).keyPath
+}
+
+/// Carries a key path composed from capture-free literals across the `Sendable` check.
+private struct _SendableKeyPath<Root, Value>: @unchecked Sendable {
+  // Safe: a key path made only of stored-property components holds no mutable state.
+  let path: KeyPath<Root, Value>
+  init(_ path: KeyPath<Root, Value>) { self.path = path }
+  var keyPath: any KeyPath<Root, Value> & Sendable {
+    unsafeBitCast(path, to: (any KeyPath<Root, Value> & Sendable).self)
+  }
+}
+
+/// One column of a group, for code that walks all of a table's columns.
+struct _GroupColumn<Root: Table, Group: _ColumnGroup>: TableColumnExpression {
+  let group: any KeyPath<Root, Group> & Sendable
+  let index: Int
+
+  var name: String { Group._columnNames[index] }
+  var queryFragment: QueryFragment {
+    QueryFragment(raw: ColumnGroup<Root, Group>.qualified(name))
+  }
+  var _keyPath: AnyKeyPath { group }
+  func _binding(for row: Root) -> QueryBinding { Group._bindings(row[keyPath: group])[index] }
+}
+
+// MARK: - What the macros call
+
+/// A stored property of a `@Table` that is one column.
+public func _tableColumn<Root: Table, Value: QueryBindable>(
+  _ name: String, _ keyPath: any KeyPath<Root, Value.QueryOutput> & Sendable, as type: Value.Type
+) -> TableColumn<Root, Value> {
+  TableColumn(name, keyPath: keyPath)
+}
+
+/// A stored property of a `@Table` that is a group of columns.
+public func _tableColumn<Root: Table, Group: _ColumnGroup>(
+  _ name: String, _ keyPath: any KeyPath<Root, Group> & Sendable, as type: Group.Type
+) -> ColumnGroup<Root, Group> {
+  ColumnGroup(keyPath: keyPath)
+}
+
+/// The columns a property of a table stands for: itself, or its group's.
+public func _flatColumns<Root: Table, Value>(_ column: TableColumn<Root, Value>)
+  -> [any TableColumnExpression<Root>]
+{
+  [column]
+}
+
+public func _flatColumns<Root: Table, Group>(_ group: ColumnGroup<Root, Group>)
+  -> [any TableColumnExpression<Root>]
+{
+  group.columns
+}
+
+/// The bound values of one property of a `@Selection`, for `_bindings`.
+public func _groupBindings<Value: QueryBindable>(_ value: Value.QueryOutput, as type: Value.Type)
+  -> [QueryBinding]
+{
+  [Value(queryOutput: value).queryBinding]
+}
+
+public func _groupBindings<Value: _ColumnGroup>(_ value: Value, as type: Value.Type)
+  -> [QueryBinding]
+{
+  Value._bindings(value)
+}
+
+public func _groupBindings<Value: Table>(_ value: Value, as type: Value.Type) -> [QueryBinding] {
+  value._columnBindings
+}
+
+/// A property that is neither a column nor a group (an aggregate of a join result): no
+/// stored values; such a selection is not a column group.
+@_disfavoredOverload
+public func _groupBindings<Value>(_ value: Value, as type: Any.Type) -> [QueryBinding] { [] }
