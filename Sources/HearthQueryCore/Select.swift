@@ -142,6 +142,8 @@ public struct Select<Columns, From: Table, Joins>: Statement, Sendable {
   }
 }
 
+// The two `select` overloads are meant: see the second one.
+// swift-format-ignore: AmbiguousTrailingClosureOverload
 extension Select {
   /// Selects expressions instead of whole rows: one column, or a tuple. (A second `select`
   /// replaces the first.)

@@ -21,6 +21,20 @@ public struct TemporaryTrigger<On: Table>: Statement, Sendable {
   let timing: String
   let operation: TriggerOperation<On>
 
+  /// Without a name, the trigger is named for what it does and where it was written:
+  /// `after_insert_on_items@Module/File.swift:12:7`.
+  init(
+    _ name: String?, _ ifNotExists: Bool, _ timing: String, _ operation: TriggerOperation<On>,
+    at site: String
+  ) {
+    let event = operation.event.sql.split(separator: " ").prefix(1).joined().lowercased()
+    let timingName = timing.lowercased().replacingOccurrences(of: " ", with: "_")
+    self.name = name ?? "\(timingName)_\(event)_on_\(On.tableName)@\(site)"
+    self.ifNotExists = ifNotExists
+    self.timing = timing
+    self.operation = operation
+  }
+
   public var query: QueryFragment {
     var sql = "CREATE TEMPORARY TRIGGER " + (ifNotExists ? "IF NOT EXISTS " : "")
     sql += SQLNaming.quote(name) + " " + timing + " " + operation.event.sql
@@ -126,9 +140,7 @@ extension Table {
     _ name: String? = nil, ifNotExists: Bool = false, after operation: TriggerOperation<Self>,
     fileID: StaticString = #fileID, line: UInt = #line, column: UInt = #column
   ) -> TemporaryTrigger<Self> {
-    TemporaryTrigger(
-      name: name ?? triggerName("after", operation, fileID, line, column),
-      ifNotExists: ifNotExists, timing: "AFTER", operation: operation)
+    TemporaryTrigger(name, ifNotExists, "AFTER", operation, at: "\(fileID):\(line):\(column)")
   }
 
   /// `CREATE TEMPORARY TRIGGER … BEFORE` the operation.
@@ -136,9 +148,7 @@ extension Table {
     _ name: String? = nil, ifNotExists: Bool = false, before operation: TriggerOperation<Self>,
     fileID: StaticString = #fileID, line: UInt = #line, column: UInt = #column
   ) -> TemporaryTrigger<Self> {
-    TemporaryTrigger(
-      name: name ?? triggerName("before", operation, fileID, line, column),
-      ifNotExists: ifNotExists, timing: "BEFORE", operation: operation)
+    TemporaryTrigger(name, ifNotExists, "BEFORE", operation, at: "\(fileID):\(line):\(column)")
   }
 
   /// `CREATE TEMPORARY TRIGGER … INSTEAD OF` the operation: what makes a view writable.
@@ -146,17 +156,7 @@ extension Table {
     _ name: String? = nil, ifNotExists: Bool = false, insteadOf operation: TriggerOperation<Self>,
     fileID: StaticString = #fileID, line: UInt = #line, column: UInt = #column
   ) -> TemporaryTrigger<Self> {
-    TemporaryTrigger(
-      name: name ?? triggerName("instead_of", operation, fileID, line, column),
-      ifNotExists: ifNotExists, timing: "INSTEAD OF", operation: operation)
-  }
-
-  private static func triggerName(
-    _ timing: String, _ operation: TriggerOperation<Self>, _ fileID: StaticString, _ line: UInt,
-    _ column: UInt
-  ) -> String {
-    let event = operation.event.sql.split(separator: " ").prefix(1).joined().lowercased()
-    return "\(timing)_\(event)_on_\(tableName)@\(fileID):\(line):\(column)"
+    TemporaryTrigger(name, ifNotExists, "INSTEAD OF", operation, at: "\(fileID):\(line):\(column)")
   }
 
   /// `CREATE TEMPORARY VIEW "name" (columns…) AS select`: a `@Table` type over a query.
