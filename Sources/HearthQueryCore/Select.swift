@@ -3,7 +3,7 @@ import HearthSQLite
 /// A `SELECT` from `From` and the tables joined to it, whose rows decode into `Columns`.
 ///
 /// ```swift
-/// Reminder.all                                   // Select<Reminder, Reminder, ()>
+/// Reminder.order(by: \.title)                   // Select<Reminder, Reminder, ()>
 /// Reminder.select { ($0.id, $0.title) }          // Select<(Int, String), Reminder, ()>
 /// Reminder.where(\.isCompleted).count()          // Select<Int, Reminder, ()>
 /// Reminder.leftJoin(Tag.all) { … }               // Select<(Reminder, Tag?), Reminder, Tag?>
