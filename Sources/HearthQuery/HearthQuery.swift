@@ -17,7 +17,9 @@
 @attached(
   member, names: named(TableColumns), named(columns), named(tableName), named(Draft), named(Columns)
 )
-@attached(extension, conformances: Table, PrimaryKeyedTable, names: named(init(decoder:)))
+@attached(
+  extension, conformances: Table, PrimaryKeyedTable, names: named(init(decoder:)),
+  named(_columnWidth))
 public macro Table(_ name: String = "") =
   #externalMacro(module: "HearthQueryMacros", type: "TableMacro")
 

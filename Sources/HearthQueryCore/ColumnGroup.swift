@@ -49,17 +49,11 @@ public struct ColumnGroup<Root: Table, Group: _ColumnGroup>: QueryExpression, Se
 private func _GroupPath<Root, Group, Value>(
   _ group: any KeyPath<Root, Group> & Sendable, _ member: KeyPath<Group, Value>
 ) -> any KeyPath<Root, Value> & Sendable {
-  _SendableKeyPath((group as KeyPath<Root, Group>).appending(path: member)).keyPath
-}
-
-/// Carries a key path composed from capture-free literals across the `Sendable` check.
-private struct _SendableKeyPath<Root, Value>: @unchecked Sendable {
-  // Safe: a key path made only of stored-property components holds no mutable state.
-  let path: KeyPath<Root, Value>
-  init(_ path: KeyPath<Root, Value>) { self.path = path }
-  var keyPath: any KeyPath<Root, Value> & Sendable {
-    unsafeBitCast(path, to: (any KeyPath<Root, Value> & Sendable).self)
-  }
+  let path = (group as KeyPath<Root, Group>).appending(path: member)
+  // Safe: both parts are key paths of stored properties, so the composed one captures
+  // nothing and holds no mutable state. (`appending` does not carry `Sendable` in its type;
+  // both types are one class reference, so the cast only adds the marker.)
+  return unsafeBitCast(path, to: (any KeyPath<Root, Value> & Sendable).self)
 }
 
 /// One column of a group, for code that walks all of a table's columns.

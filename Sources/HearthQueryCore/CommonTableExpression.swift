@@ -38,9 +38,9 @@ public struct With<QueryValue>: Statement, Sendable {
 @resultBuilder
 public enum CommonTableExpressionBuilder {
   public static func buildExpression<T: Table>(_ statement: some Statement<T>) -> [QueryFragment] {
-    let names = T.TableColumns.allColumns.map { SQLNaming.quote($0.name) }.joined(separator: ", ")
+    let names = columnList(T.TableColumns.allColumns.map(\.name))
     return [
-      QueryFragment(raw: SQLNaming.quote(T.tableName) + " (" + names + ") AS (") + statement.query
+      QueryFragment(raw: SQLNaming.quote(T.tableName) + " ") + names + " AS (" + statement.query
         + ")"
     ]
   }

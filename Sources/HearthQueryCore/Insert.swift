@@ -149,8 +149,7 @@ extension Table {
       repeat (each V).QueryOutput
     )]
   ) -> Insert<Self, Void> {
-    var names: [String] = []
-    for column in repeat each columns(Self.columns) { names.append(column.name) }
+    let names = columnNames(repeat each columns(Self.columns))
     let rows = values().map { row in
       var fragments: [QueryFragment] = []
       for (type, value) in repeat ((each V).self, each row) {
@@ -176,12 +175,10 @@ extension Table {
     _ columns: (TableColumns) -> (repeat TableColumn<Self, each V>),
     values: () -> (repeat each E)
   ) -> Insert<Self, Void> where repeat (each E).QueryValue == each V {
-    var names: [String] = []
-    for column in repeat each columns(Self.columns) { names.append(column.name) }
-    var fragments: [QueryFragment] = []
-    for value in repeat each values() { fragments.append(value.queryFragment) }
+    let names = columnNames(repeat each columns(Self.columns))
     return Insert(
-      conflictResolution: conflictResolution, source: .values(columns: names, rows: [fragments]),
+      conflictResolution: conflictResolution,
+      source: .values(columns: names, rows: [queryFragments(repeat each values())]),
       decode: { _ in })
   }
 
@@ -191,8 +188,7 @@ extension Table {
     _ columns: (TableColumns) -> (repeat TableColumn<Self, each V>),
     select: () -> some Statement
   ) -> Insert<Self, Void> {
-    var names: [String] = []
-    for column in repeat each columns(Self.columns) { names.append(column.name) }
+    let names = columnNames(repeat each columns(Self.columns))
     return Insert(
       conflictResolution: conflictResolution,
       source: .select(columns: names, query: select().query), decode: { _ in })

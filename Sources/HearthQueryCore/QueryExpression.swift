@@ -12,6 +12,20 @@ public protocol QueryExpression<QueryValue>: SendableMetatype {
   var queryFragment: QueryFragment { get }
 }
 
+/// The SQL of each expression, in order.
+func queryFragments<each C: QueryExpression>(_ expressions: repeat each C) -> [QueryFragment] {
+  var fragments: [QueryFragment] = []
+  for expression in repeat each expressions { fragments.append(expression.queryFragment) }
+  return fragments
+}
+
+/// The names of the columns, in order.
+func columnNames<Root, each V>(_ columns: repeat TableColumn<Root, each V>) -> [String] {
+  var names: [String] = []
+  for column in repeat each columns { names.append(column.name) }
+  return names
+}
+
 /// An expression written as SQL, typed by the caller. `#sql("…")` makes one.
 ///
 /// ```swift

@@ -69,11 +69,7 @@ public struct Select<Columns, From: Table, Joins>: Statement, Sendable {
   public func order<each C: QueryExpression>(by keyPaths: repeat KeyPath<From.TableColumns, each C>)
     -> Self
   {
-    var terms: [QueryFragment] = []
-    for keyPath in repeat each keyPaths {
-      terms.append(From.columns[keyPath: keyPath].queryFragment)
-    }
-    return with { $0.orders += terms }
+    with { $0.orders += queryFragments(repeat From.columns[keyPath: each keyPaths]) }
   }
 
   /// Orders by terms built in a closure: one expression, a tuple, `.desc()`, `if`/`else`.
@@ -99,22 +95,16 @@ public struct Select<Columns, From: Table, Joins>: Statement, Sendable {
   public func group<each C: QueryExpression>(by keyPaths: repeat KeyPath<From.TableColumns, each C>)
     -> Self
   {
-    var terms: [QueryFragment] = []
-    for keyPath in repeat each keyPaths {
-      terms.append(From.columns[keyPath: keyPath].queryFragment)
-    }
-    return with { $0.groups += terms }
+    with { $0.groups += queryFragments(repeat From.columns[keyPath: each keyPaths]) }
   }
 
   /// `GROUP BY` expressions built in a closure.
   public func group<each J: Table, each C: QueryExpression>(
     by grouping: (From.TableColumns, repeat (each J).TableColumns) -> (repeat each C)
   ) -> Self where Joins == (repeat each J) {
-    var terms: [QueryFragment] = []
-    for term in repeat each grouping(From.columns, repeat (each J).columns) {
-      terms.append(term.queryFragment)
+    with {
+      $0.groups += queryFragments(repeat each grouping(From.columns, repeat (each J).columns))
     }
-    return with { $0.groups += terms }
   }
 
   /// `HAVING` a condition on groups.
@@ -212,9 +202,7 @@ public enum OrderingBuilder {
   public static func buildExpression<each C: QueryExpression>(_ terms: (repeat each C))
     -> [QueryFragment]
   {
-    var fragments: [QueryFragment] = []
-    for term in repeat each terms { fragments.append(term.queryFragment) }
-    return fragments
+    queryFragments(repeat each terms)
   }
 
   public static func buildBlock(_ components: [QueryFragment]...) -> [QueryFragment] {

@@ -116,7 +116,8 @@ func selectedColumns<each C: QueryExpression>(_ columns: repeat each C) -> (
   fragments: [QueryFragment],
   decode: @Sendable (inout QueryDecoder) throws -> (repeat (each C).QueryValue.QueryOutput)
 ) where repeat (each C).QueryValue: QueryRepresentable {
-  var fragments: [QueryFragment] = []
-  for column in repeat each columns { fragments.append(column.queryFragment) }
-  return (fragments, { decoder in (repeat try decoder.decode((each C).QueryValue.self)) })
+  (
+    queryFragments(repeat each columns),
+    { decoder in (repeat try decoder.decode((each C).QueryValue.self)) }
+  )
 }

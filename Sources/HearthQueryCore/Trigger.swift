@@ -65,45 +65,33 @@ public struct TriggerOperation<On: Table>: Sendable {
       event: "INSERT", statements: statements(new), condition: condition?(new).queryFragment)
   }
 
+  /// What an update runs, given the row before and after the change.
+  public typealias UpdateStatements = (_ old: AliasedColumns<On>, _ new: AliasedColumns<On>) ->
+    [QueryFragment]
+  /// When an update's statements run.
+  public typealias UpdateCondition = (_ old: AliasedColumns<On>, _ new: AliasedColumns<On>) ->
+    any QueryExpression<Bool>
+
   /// An `UPDATE` of any column.
   public static func update(
-    @TriggerStatementBuilder forEachRow statements: (
-      _ old: AliasedColumns<On>, _ new: AliasedColumns<On>
-    ) -> [QueryFragment],
-    when condition: (
-      (_ old: AliasedColumns<On>, _ new: AliasedColumns<On>) -> any QueryExpression<
-        Bool
-      >
-    )? = nil
+    @TriggerStatementBuilder forEachRow statements: UpdateStatements,
+    when condition: UpdateCondition? = nil
   ) -> Self {
     update(event: "UPDATE", statements, condition)
   }
 
   /// An `UPDATE OF` the chosen columns: `.update { ($0.title, $0.notes) } forEachRow: { old, new in … }`.
-  public static func update<each C: QueryExpression>(
-    of columns: (On.TableColumns) -> (repeat each C),
-    @TriggerStatementBuilder forEachRow statements: (
-      _ old: AliasedColumns<On>, _ new: AliasedColumns<On>
-    ) -> [QueryFragment],
-    when condition: (
-      (_ old: AliasedColumns<On>, _ new: AliasedColumns<On>) -> any QueryExpression<
-        Bool
-      >
-    )? = nil
+  public static func update<each V>(
+    of columns: (On.TableColumns) -> (repeat TableColumn<On, each V>),
+    @TriggerStatementBuilder forEachRow statements: UpdateStatements,
+    when condition: UpdateCondition? = nil
   ) -> Self {
-    var names: [String] = []
-    for column in repeat each columns(On.columns) {
-      // A column's SQL is `"table"."name"`: the name is the part after the table's.
-      let qualified = column.queryFragment.sql
-      names.append(String(qualified.dropFirst(SQLNaming.quote(On.tableName).count + 1)))
-    }
+    let names = columnNames(repeat each columns(On.columns)).map(SQLNaming.quote)
     return update(event: "UPDATE OF " + names.joined(separator: ", "), statements, condition)
   }
 
   private static func update(
-    event: String,
-    _ statements: (AliasedColumns<On>, AliasedColumns<On>) -> [QueryFragment],
-    _ condition: ((AliasedColumns<On>, AliasedColumns<On>) -> any QueryExpression<Bool>)?
+    event: String, _ statements: UpdateStatements, _ condition: UpdateCondition?
   ) -> Self {
     let (old, new) = (AliasedColumns<On>(alias: "old"), AliasedColumns<On>(alias: "new"))
     return Self(
@@ -172,11 +160,11 @@ extension Table {
   public static func createTemporaryView(
     ifNotExists: Bool = false, as select: some Statement<Self>
   ) -> SQLQueryExpression<Void> {
-    let names = TableColumns.allColumns.map { SQLNaming.quote($0.name) }.joined(separator: ", ")
+    let names = columnList(TableColumns.allColumns.map(\.name))
     return SQLQueryExpression(
       QueryFragment(
         raw: "CREATE TEMPORARY VIEW " + (ifNotExists ? "IF NOT EXISTS " : "")
-          + SQLNaming.quote(tableName) + " (" + names + ") AS " + select.query.inlinedSQL))
+          + SQLNaming.quote(tableName) + " " + names.sql + " AS " + select.query.inlinedSQL))
   }
 }
 

@@ -90,10 +90,6 @@ public enum SelectionMacro: MemberMacro, ExtensionMacro {
       ]
     }
     let (_, access, properties) = try properties(declaration)
-    let reads = properties.map {
-      "self.\(TableMacro.backticked($0.name)) = try decoder.decode(Columns._$\($0.name).self)"
-    }
-    let widths = properties.map { "Columns._$\($0.name)._columnWidth" }
     let typeName = type.trimmedDescription
     let names = properties.map { TableMacro.stringLiteral($0.columnName) }
     let indexes = properties.enumerated().map { index, property in
@@ -104,10 +100,7 @@ public enum SelectionMacro: MemberMacro, ExtensionMacro {
     }
     let source = """
       extension \(typeName): HearthQuery.QueryRepresentable, HearthQuery._ColumnGroup {
-      \(access)init(decoder: inout HearthQuery.QueryDecoder) throws {
-      \(reads.joined(separator: "\n"))
-      }
-      \(access)static var _columnWidth: Int { \(widths.joined(separator: " + ")) }
+      \(TableMacro.decodingMembers(access: access, properties: properties, types: "Columns"))
       \(access)static var _columnNames: [String] { [\(names.joined(separator: ", "))] }
       \(access)static func _columnIndex(_ keyPath: PartialKeyPath<Self>) -> Int? {
       \(indexes.joined(separator: "\n"))

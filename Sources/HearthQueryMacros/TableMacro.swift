@@ -96,7 +96,7 @@ public enum TableMacro: MemberMacro, ExtensionMacro {
     if model.primaryKey != nil { conformances.append("HearthQuery.PrimaryKeyedTable") }
     let source = """
       extension \(type.trimmedDescription): \(conformances.joined(separator: ", ")) {
-      \(decoderInit(access: model.access, properties: model.properties))
+      \(decodingMembers(access: model.access, properties: model.properties))
       }
       """
     return [try ExtensionDeclSyntax(SyntaxNodeString(stringLiteral: source))]
@@ -154,17 +154,25 @@ public enum TableMacro: MemberMacro, ExtensionMacro {
       """
   }
 
-  /// `init(decoder:)`: reads the columns in order, each as the type `TableColumns` names for
-  /// it (so the initializer compiles wherever it is generated, and costs nothing more than
-  /// reading the columns).
-  static func decoderInit(access: String, properties: [TableProperty]) -> String {
+  /// `init(decoder:)` and `_columnWidth`: reads the columns in order, each as the type
+  /// aliased `_$name` in `types` (the `TableColumns` of a table, the `Columns` of a
+  /// selection), so the initializer compiles wherever it is generated and costs nothing more
+  /// than reading the columns; the width is a sum the compiler folds (no walk of
+  /// `allColumns` for each row an outer join decodes).
+  static func decodingMembers(
+    access: String, properties: [TableProperty], types: String = "TableColumns"
+  )
+    -> String
+  {
     let lines = properties.map {
-      "self.\(backticked($0.name)) = try decoder.decode(TableColumns._$\($0.name).self)"
+      "self.\(backticked($0.name)) = try decoder.decode(\(types)._$\($0.name).self)"
     }
+    let widths = properties.map { "\(types)._$\($0.name)._columnWidth" }
     return """
       \(access)init(decoder: inout HearthQuery.QueryDecoder) throws {
       \(lines.joined(separator: "\n"))
       }
+      \(access)static var _columnWidth: Int { \(widths.joined(separator: " + ")) }
       """
   }
 
@@ -218,7 +226,7 @@ public enum TableMacro: MemberMacro, ExtensionMacro {
       \(tableColumnsDeclaration(access: access, typeName: draftType, properties: draftProperties, primaryKey: nil))
       \(access)static let columns = TableColumns()
       \(access)static var tableName: String { \(stringLiteral(tableName)) }
-      \(decoderInit(access: access, properties: draftProperties))
+      \(decodingMembers(access: access, properties: draftProperties))
       }
       """
   }

@@ -94,7 +94,7 @@ func normalized(_ code: String) -> String {
         normalized(
           "let id = HearthQuery._tableColumn(\"id\", \\RemindersList.Draft.id, as: Int?.self)"
         )))
-    // The conformance and the decoder, in an extension that names no column type.
+    // The conformance, the decoder and the width, in an extension that names no column type.
     #expect(
       normalized(code).hasSuffix(
         normalized(
@@ -105,6 +105,9 @@ func normalized(_ code: String) -> String {
               self.title = try decoder.decode(TableColumns._$title.self)
               self.color = try decoder.decode(TableColumns._$color.self)
               self.position = try decoder.decode(TableColumns._$position.self)
+            }
+            static var _columnWidth: Int {
+              TableColumns._$id._columnWidth + TableColumns._$title._columnWidth + TableColumns._$color._columnWidth + TableColumns._$position._columnWidth
             }
           }
           """)))

@@ -753,6 +753,7 @@ extension ColumnGroupSeed {
         RemindersList.TableColumns.allColumns.map(\.name) == [
           "id", "title", "createdAt", "updatedAt",
         ])
+      #expect(RemindersList._columnWidth == 4)
 
       let cutoffDate = created.addingTimeInterval(60)
       let lists = try database.read { db in
