@@ -20,18 +20,8 @@ enum Executables {
     return path
   }
 
-  static let packageRoot: URL = {
-    var directory = Executables.directory
-    while directory.path != "/" {
-      if FileManager.default.fileExists(
-        atPath: directory.appendingPathComponent("Package.swift").path)
-      {
-        return directory
-      }
-      directory.deleteLastPathComponent()
-    }
-    return URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
-  }()
+  static let packageRoot = URL(fileURLWithPath: #filePath)  // <root>/Tests/<target>/<file>
+    .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 }
 
 struct HubTestError: Error, CustomStringConvertible {

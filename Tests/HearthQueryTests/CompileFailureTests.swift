@@ -9,18 +9,8 @@ import Testing
     .resolvingSymlinksInPath().deletingLastPathComponent()
 
   /// The package root, for the C module maps.
-  static let packageRoot: URL = {
-    var directory = buildDirectory
-    while directory.path != "/" {
-      if FileManager.default.fileExists(
-        atPath: directory.appendingPathComponent("Package.swift").path)
-      {
-        return directory
-      }
-      directory.deleteLastPathComponent()
-    }
-    return URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
-  }()
+  static let packageRoot = URL(fileURLWithPath: #filePath)  // <root>/Tests/<target>/<file>
+    .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
   /// Type-checks `source` (after a table declaration) and returns swiftc's error lines.
   func typecheck(_ source: String) throws -> [String] {
