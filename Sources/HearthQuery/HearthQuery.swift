@@ -35,12 +35,33 @@ public macro Table(_ name: String = "") =
 ///   Stats.Columns(allCount: $0.count(), flaggedCount: $0.count(filter: $0.isFlagged))
 /// }
 /// ```
+///
+/// On a `@CasePathable` enum whose cases each hold one value, it makes a group stored one
+/// nullable column per case, named after the case (single-table inheritance):
+///
+/// ```swift
+/// @Table struct Attachment {
+///   let id: UUID
+///   let kind: Kind
+///   @CasePathable @Selection
+///   enum Kind { case link(URL), note(String), image(URL) }
+/// }
+/// Attachment.where { $0.kind.image.isNot(nil) }
+/// Attachment.find(id).update { $0.kind = .note("Hello!") }  // NULLs link and image
+/// ```
 @attached(member, names: named(Columns))
 @attached(
   extension, conformances: QueryRepresentable, _ColumnGroup,
   names: named(init(decoder:)), named(_columnWidth), named(_columnNames), named(_columnIndex),
   named(_bindings))
 public macro Selection() = #externalMacro(module: "HearthQueryMacros", type: "SelectionMacro")
+
+/// Gives an enum one case path per case (`Kind.allCasePaths.note`, `kind.is(\.note)`,
+/// `kind[case: \.note]`, and `kind.note` when the enum is `@dynamicMemberLookup`).
+@attached(member, names: named(AllCasePaths), named(allCasePaths))
+@attached(extension, conformances: CasePathable)
+public macro CasePathable() =
+  #externalMacro(module: "HearthQueryMacros", type: "CasePathableMacro")
 
 /// Customizes a column of a `@Table`: its name, its storage, or that it is the primary key.
 ///

@@ -8,6 +8,9 @@ import HearthNaming
 
 /// A `@Selection` type, as a group of columns. `@Selection` writes the conformance.
 public protocol _ColumnGroup: QueryRepresentable where QueryOutput == Self {
+  /// The expression of a whole group: `Timestamps.Columns(createdAt:updatedAt:)`,
+  /// `Kind.Columns.note("Hello!")`.
+  associatedtype Columns: _GroupColumns where Columns.QueryValue == Self
   /// The column names, in order.
   static var _columnNames: [String] { get }
   /// The index of the column a stored property is stored in.
@@ -19,13 +22,13 @@ public protocol _ColumnGroup: QueryRepresentable where QueryOutput == Self {
 /// The columns of a group inside table `Root`: `$0.timestamps.createdAt` is a column of
 /// `Root`, and the whole group is an expression of the group's type.
 @dynamicMemberLookup
-public struct ColumnGroup<Root: Table, Group: _ColumnGroup>: QueryExpression, Sendable {
+public struct ColumnGroup<Root: Table, Group: _ColumnGroup>: _ColumnFragments, Sendable {
   public typealias QueryValue = Group
 
   let keyPath: any KeyPath<Root, Group> & Sendable
 
-  public var queryFragment: QueryFragment {
-    Group._columnNames.map { QueryFragment(raw: Self.qualified($0)) }.joined()
+  public var _columnFragments: [QueryFragment] {
+    Group._columnNames.map { QueryFragment(raw: Self.qualified($0)) }
   }
 
   /// One column of the group.
@@ -34,6 +37,16 @@ public struct ColumnGroup<Root: Table, Group: _ColumnGroup>: QueryExpression, Se
   {
     let index = Group._columnIndex(member) ?? 0
     return TableColumn(Group._columnNames[index], keyPath: _GroupPath(keyPath, member))
+  }
+
+  /// The column that stores one case of an enum group: `$0.kind.image` (NULL when the row
+  /// is of another case). A case's column is named after the case.
+  public subscript<Value: QueryBindable>(
+    dynamicMember member: KeyPath<Group.AllCasePaths, AnyCasePath<Group, Value>>
+  ) -> TableColumn<Root, Value?> where Group: CasePathable, Value.QueryOutput == Value {
+    let path = Group.allCasePaths[keyPath: member]
+    let index = Group._columnNames.firstIndex(of: path.name) ?? 0
+    return TableColumn(Group._columnNames[index], keyPath: _GroupPath(keyPath, \.[case: path]))
   }
 
   var columns: [any TableColumnExpression<Root>] {
@@ -69,7 +82,42 @@ struct _GroupColumn<Root: Table, Group: _ColumnGroup>: TableColumnExpression {
   func _binding(for row: Root) -> QueryBinding { Group._bindings(row[keyPath: group])[index] }
 }
 
+/// An expression of several columns, that an `update` can assign one by one
+/// (`$0.timestamps = Timestamps.Columns(…)`, `$0.kind = .note("Hello!")`).
+public protocol _ColumnFragments: QueryExpression {
+  /// Each column's expression, in the group's column order.
+  var _columnFragments: [QueryFragment] { get }
+}
+
+/// A group's `Columns`, which `@Selection` writes.
+public protocol _GroupColumns: _ColumnFragments {
+  init(_columnFragments: [QueryFragment])
+}
+
+extension _ColumnFragments {
+  public var queryFragment: QueryFragment { _columnFragments.joined() }
+}
+
 // MARK: - What the macros call
+
+/// The column expressions of one argument of a group's `Columns`: a group's own columns,
+/// or the expression as one column.
+public func _columnFragments(_ expression: some QueryExpression) -> [QueryFragment] {
+  (expression as? any _ColumnFragments)?._columnFragments ?? [expression.queryFragment]
+}
+
+/// The bound value of one case of an enum group, for `_bindings`.
+public func _caseBinding<Value: QueryBindable>(_ value: Value.QueryOutput, as type: Value.Type)
+  -> QueryBinding
+{
+  Value(queryOutput: value).queryBinding
+}
+
+/// A row whose enum group has a NULL in every case's column.
+public func _noCaseError(_ type: Any.Type) -> QueryDecodingError {
+  QueryDecodingError(
+    type: "\(type)", value: "NULL", reason: "every case's column is NULL, so the row has no case")
+}
 
 /// A stored property of a `@Table` that is one column.
 public func _tableColumn<Root: Table, Value: QueryBindable>(

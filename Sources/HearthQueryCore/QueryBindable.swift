@@ -96,6 +96,21 @@ extension Date: QueryBindable {}
 extension UUID: QueryBindable {}
 extension DatabaseValue: QueryBindable {}
 
+/// A URL, stored as its text (`absoluteString`).
+extension URL: QueryBindable {
+  public var queryBinding: QueryBinding { absoluteString.databaseValue }
+
+  public init(decoder: inout QueryDecoder) throws {
+    let text = try decoder.decodeColumn(String.self)
+    guard let url = URL(string: text) else {
+      throw QueryDecodingError(
+        type: "URL", value: DatabaseValue(storage: .text(text)).description,
+        reason: "not a URL")
+    }
+    self = url
+  }
+}
+
 // MARK: - Enums
 
 extension QueryBindable where Self: RawRepresentable, RawValue: QueryBindable {

@@ -67,24 +67,62 @@ public struct Updates<From: Table> {
 
   init() {}
 
-  public subscript<Value>(
-    dynamicMember keyPath: KeyPath<From.TableColumns, TableColumn<From, Value>>
-  )
-    -> any QueryExpression<Value>
-  {
+  /// A column (`$0.title = "Milk"`) or a group of columns, assigned column by column
+  /// (`$0.kind = .link(url)` sets the link column and NULLs the other cases';
+  /// `$0.timestamps = Timestamps.Columns(…)`). One subscript for both: a second overload
+  /// keeps the type checker from opening `any QueryExpression` in `Case($0.id)`.
+  public subscript<Column: _UpdatableColumns<From>>(
+    dynamicMember keyPath: KeyPath<From.TableColumns, Column>
+  ) -> Column._Assignment {
     get {
       let column = From.columns[keyPath: keyPath]
-      if let assigned = assignments.last(where: { $0.0 == column.name }) {
-        return SQLQueryExpression<Value>(assigned.1)
+      let fragments = zip(column._columnNames, column._columnFragments).map { name, current in
+        assignments.last(where: { $0.0 == name })?.1 ?? current
       }
-      return column
+      return column._assignment(fragments)
     }
     set {
       let column = From.columns[keyPath: keyPath]
-      assignments.removeAll { $0.0 == column.name }
-      assignments.append((column.name, newValue.queryFragment))
+      let names = column._columnNames
+      assignments.removeAll { names.contains($0.0) }
+      assignments += zip(names, column._fragments(of: newValue)).map { ($0, $1) }
     }
   }
+}
+
+/// What an `update` can assign: a column, or a group of them.
+public protocol _UpdatableColumns<Root> {
+  associatedtype Root: Table
+  /// The type `$0.name` has in an `update` closure.
+  associatedtype _Assignment
+  var _columnNames: [String] { get }
+  /// The columns, as they stand before the update.
+  var _columnFragments: [QueryFragment] { get }
+  /// An assignment from the expressions of its columns.
+  func _assignment(_ fragments: [QueryFragment]) -> _Assignment
+  /// The expressions an assigned value gives its columns.
+  func _fragments(of value: _Assignment) -> [QueryFragment]
+}
+
+extension TableColumn: _UpdatableColumns {
+  public typealias _Assignment = any QueryExpression<Value>
+  public var _columnNames: [String] { [name] }
+  public var _columnFragments: [QueryFragment] { [queryFragment] }
+  public func _assignment(_ fragments: [QueryFragment]) -> any QueryExpression<Value> {
+    SQLQueryExpression<Value>(fragments[0])
+  }
+  public func _fragments(of value: any QueryExpression<Value>) -> [QueryFragment] {
+    [value.queryFragment]
+  }
+}
+
+extension ColumnGroup: _UpdatableColumns {
+  public typealias _Assignment = Group.Columns
+  public var _columnNames: [String] { Group._columnNames }
+  public func _assignment(_ fragments: [QueryFragment]) -> Group.Columns {
+    Group.Columns(_columnFragments: fragments)
+  }
+  public func _fragments(of value: Group.Columns) -> [QueryFragment] { value._columnFragments }
 }
 
 public func += <Value: Numeric>(

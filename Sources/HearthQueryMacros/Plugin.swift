@@ -9,6 +9,7 @@ struct HearthQueryMacrosProvider: PluginProvider {
     switch typeName {
     case "TableMacro": return TableMacro.self
     case "SelectionMacro": return SelectionMacro.self
+    case "CasePathableMacro": return CasePathableMacro.self
     case "ColumnMacro": return ColumnMacro.self
     case "EphemeralMacro": return EphemeralMacro.self
     case "SQLMacro": return SQLMacro.self

@@ -9,6 +9,9 @@ import SwiftSyntaxMacros
 /// (`Stats.Columns(allCount: $0.count(), flaggedCount: $0.count(filter: $0.isFlagged))`).
 /// In an extension: the conformance and `init(decoder:)`, which reads the properties in the
 /// same order.
+///
+/// On an enum whose cases each hold one value: a group stored one nullable column per case
+/// (see the extension below).
 public enum SelectionMacro: MemberMacro, ExtensionMacro {
   static func properties(_ declaration: some DeclGroupSyntax) throws -> (
     typeName: String, access: String, properties: [TableProperty]
@@ -17,7 +20,7 @@ public enum SelectionMacro: MemberMacro, ExtensionMacro {
       throw DiagnosticsError(diagnostics: [
         .error(
           declaration.introducerToken, "notAStruct",
-          "@Selection applies to a struct, not \(declaration.kindName)")
+          "@Selection applies to a struct or an enum, not \(declaration.kindName)")
       ])
     }
     var diagnostics: [Diagnostic] = []
@@ -38,6 +41,10 @@ public enum SelectionMacro: MemberMacro, ExtensionMacro {
   ) throws -> [DeclSyntax] {
     // Diagnostics come from the extension role, once. Beside `@Table` (a view's row type),
     // `@Table` writes everything.
+    if let enumDecl = declaration.as(EnumDeclSyntax.self) {
+      guard let cases = try? cases(enumDecl) else { return [] }
+      return [enumColumnsDeclaration(enumDecl, cases: cases)]
+    }
     guard !declaration.hasTableAttribute,
       let (typeName, access, properties) = try? properties(declaration)
     else { return [] }
@@ -53,23 +60,32 @@ public enum SelectionMacro: MemberMacro, ExtensionMacro {
     for property in properties {
       lines.append("\(access)typealias _$\(property.name) = \(property.columnValueType)")
     }
-    lines.append("\(access)let queryFragment: HearthQuery.QueryFragment")
     let parameters = properties.map {
       "\(TableMacro.backticked($0.name)): some HearthQuery.QueryExpression<\($0.columnValueType)>"
     }
-    let fragments = properties.map { "\(TableMacro.backticked($0.name)).queryFragment" }
+    let fragments = properties.map {
+      "HearthQuery._columnFragments(\(TableMacro.backticked($0.name)))"
+    }
     lines.append(
       """
       \(access)init(\(parameters.joined(separator: ", "))) {
-      queryFragment = [\(fragments.joined(separator: ", "))].joined()
+      _columnFragments = [\(fragments.joined(separator: ", "))].flatMap { $0 }
       }
       """)
-    let columns = """
-      \(access)struct Columns: HearthQuery.QueryExpression {
-      \(lines.joined(separator: "\n"))
-      }
-      """
-    return DeclSyntax(stringLiteral: columns)
+    return groupColumns(access: access, lines: lines)
+  }
+
+  /// `Columns` with its column expressions and the initializer `update` uses.
+  private static func groupColumns(access: String, lines: [String]) -> DeclSyntax {
+    """
+    \(raw: access)struct Columns: HearthQuery._GroupColumns {
+    \(raw: lines.joined(separator: "\n"))
+    \(raw: access)let _columnFragments: [HearthQuery.QueryFragment]
+    \(raw: access)init(_columnFragments: [HearthQuery.QueryFragment]) {
+    self._columnFragments = _columnFragments
+    }
+    }
+    """
   }
 
   public static func expansion(
@@ -88,6 +104,9 @@ public enum SelectionMacro: MemberMacro, ExtensionMacro {
             stringLiteral: "extension \(type.trimmedDescription): HearthQuery.QueryRepresentable {}"
           ))
       ]
+    }
+    if let enumDecl = declaration.as(EnumDeclSyntax.self) {
+      return [try enumExtension(enumDecl, type: type.trimmedDescription)]
     }
     let (_, access, properties) = try properties(declaration)
     let typeName = type.trimmedDescription
@@ -112,6 +131,107 @@ public enum SelectionMacro: MemberMacro, ExtensionMacro {
       }
       """
     return [try ExtensionDeclSyntax(SyntaxNodeString(stringLiteral: source))]
+  }
+}
+
+// MARK: - Enums
+
+// An enum `@Selection` is stored one nullable column per case (single-table inheritance):
+// a row's case is the one whose column is not NULL.
+extension SelectionMacro {
+  /// The cases, each holding one non-optional value, or every diagnostic they deserve.
+  static func cases(_ declaration: EnumDeclSyntax) throws -> [EnumCase] {
+    let cases = EnumCase.parse(declaration)
+    var diagnostics: [Diagnostic] = []
+    for enumCase in cases {
+      if enumCase.values.count != 1 {
+        diagnostics.append(
+          .error(
+            enumCase.node, "caseValues",
+            "each case of an enum @Selection holds exactly one value, stored in the case's column; '\(enumCase.name)' holds \(enumCase.values.count)"
+          ))
+      } else if enumCase.values[0].type.hasSuffix("?")
+        || enumCase.values[0].type.hasPrefix("Optional<")
+      {
+        diagnostics.append(
+          .error(
+            enumCase.node, "optionalCaseValue",
+            "'\(enumCase.name)' holds an optional: its NULL would read as another case; store a non-optional value"
+          ))
+      }
+    }
+    if cases.isEmpty {
+      diagnostics.append(
+        .error(declaration.name, "noCases", "an enum @Selection needs at least one case"))
+    }
+    guard diagnostics.isEmpty else { throw DiagnosticsError(diagnostics: diagnostics) }
+    return cases
+  }
+
+  /// `Columns`: one static function per case, which sets that case's column and NULLs the
+  /// others (`$0.kind = .link(url)`).
+  static func enumColumnsDeclaration(_ declaration: EnumDeclSyntax, cases: [EnumCase])
+    -> DeclSyntax
+  {
+    let access = declaration.modifiers.accessPrefix
+    var lines = ["\(access)typealias QueryValue = \(declaration.name.text)"]
+    for enumCase in cases {
+      lines.append("\(access)typealias _$\(enumCase.name) = \(enumCase.values[0].type)")
+    }
+    for (index, enumCase) in cases.enumerated() {
+      let fragments = cases.indices.map {
+        $0 == index ? "value.queryFragment" : "HearthQuery.QueryFragment(raw: \"NULL\")"
+      }
+      let label = enumCase.values[0].label ?? "_"
+      lines.append(
+        """
+        \(access)static func \(TableMacro.backticked(enumCase.name))(\(label) value: some HearthQuery.QueryExpression<_$\(enumCase.name)>) -> Self {
+        Self(_columnFragments: [\(fragments.joined(separator: ", "))])
+        }
+        """)
+    }
+    return groupColumns(access: access, lines: lines)
+  }
+
+  /// The conformances, and a decoder that takes the case whose column is not NULL.
+  static func enumExtension(_ declaration: EnumDeclSyntax, type: String) throws
+    -> ExtensionDeclSyntax
+  {
+    let cases = try cases(declaration)
+    let access = declaration.modifiers.accessPrefix
+    let reads = cases.enumerated().map { index, enumCase in
+      "let v\(index) = try decoder.decode(Optional<Columns._$\(enumCase.name)>.self)"
+    }
+    let choices = cases.enumerated().map { index, enumCase in
+      "if let v\(index) { self = \(enumCase.construct(["v\(index)"])) }"
+    }
+    let names = cases.map { TableMacro.stringLiteral($0.name) }
+    let bindings = cases.enumerated().map { index, enumCase in
+      """
+      case \(enumCase.pattern(["value"])):
+      bindings[\(index)] = HearthQuery._caseBinding(value, as: Columns._$\(enumCase.name).self)
+      """
+    }
+    let source = """
+      extension \(type): HearthQuery.QueryRepresentable, HearthQuery._ColumnGroup {
+      \(access)init(decoder: inout HearthQuery.QueryDecoder) throws {
+      \(reads.joined(separator: "\n"))
+      \(choices.joined(separator: " else "))
+      else { throw HearthQuery._noCaseError(Self.self) }
+      }
+      \(access)static var _columnWidth: Int { \(cases.count) }
+      \(access)static var _columnNames: [String] { [\(names.joined(separator: ", "))] }
+      \(access)static func _columnIndex(_ keyPath: PartialKeyPath<Self>) -> Int? { nil }
+      \(access)static func _bindings(_ value: Self) -> [HearthQuery.QueryBinding] {
+      var bindings = [HearthQuery.QueryBinding](repeating: .null, count: \(cases.count))
+      switch value {
+      \(bindings.joined(separator: "\n"))
+      }
+      return bindings
+      }
+      }
+      """
+    return try ExtensionDeclSyntax(SyntaxNodeString(stringLiteral: source))
   }
 }
 

@@ -278,6 +278,7 @@ extension DeclGroupSyntax {
     switch self.kind {
     case .classDecl: return "a class"
     case .enumDecl: return "an enum"
+    case .structDecl: return "a struct"
     case .actorDecl: return "an actor"
     case .protocolDecl: return "a protocol"
     case .extensionDecl: return "an extension"
@@ -288,6 +289,7 @@ extension DeclGroupSyntax {
   var introducerToken: TokenSyntax {
     if let decl = self.as(ClassDeclSyntax.self) { return decl.classKeyword }
     if let decl = self.as(EnumDeclSyntax.self) { return decl.enumKeyword }
+    if let decl = self.as(StructDeclSyntax.self) { return decl.structKeyword }
     if let decl = self.as(ActorDeclSyntax.self) { return decl.actorKeyword }
     if let decl = self.as(ProtocolDeclSyntax.self) { return decl.protocolKeyword }
     if let decl = self.as(ExtensionDeclSyntax.self) { return decl.extensionKeyword }
@@ -296,10 +298,14 @@ extension DeclGroupSyntax {
 }
 
 extension StructDeclSyntax {
-  /// `"public "` for a public or package struct (so the generated members can satisfy
+  var accessPrefix: String { modifiers.accessPrefix }
+}
+
+extension DeclModifierListSyntax {
+  /// `"public "` for a public or package type (so the generated members can satisfy
   /// public requirements), else nothing.
   var accessPrefix: String {
-    for modifier in modifiers {
+    for modifier in self {
       switch modifier.name.text {
       case "public", "open": return "public "
       case "package": return "package "

@@ -10,6 +10,7 @@ var macros: [String: any Macro.Type] {
   [
     "Table": TableMacro.self, "Column": ColumnMacro.self, "Ephemeral": EphemeralMacro.self,
     "sql": SQLMacro.self, "bind": BindMacro.self, "Selection": SelectionMacro.self,
+    "CasePathable": CasePathableMacro.self,
   ]
 }
 
@@ -264,7 +265,7 @@ func normalized(_ code: String) -> String {
     let text = normalized(code)
     #expect(
       text.contains(
-        "init(allCount: some HearthQuery.QueryExpression<Int>, list: some HearthQuery.QueryExpression<RemindersList>) { queryFragment = [allCount.queryFragment, list.queryFragment].joined() }"
+        "init(allCount: some HearthQuery.QueryExpression<Int>, list: some HearthQuery.QueryExpression<RemindersList>) { _columnFragments = [HearthQuery._columnFragments(allCount), HearthQuery._columnFragments(list)].flatMap { $0 } }"
       ))
     #expect(
       text.contains(
@@ -285,7 +286,7 @@ func normalized(_ code: String) -> String {
         var count = 0
       }
       """)
-    #expect(diagnostics == ["2:1: @Selection applies to a struct, not a class"])
+    #expect(diagnostics == ["2:1: @Selection applies to a struct or an enum, not a class"])
 
     let (_, twoOnALine) = expand(
       """
@@ -296,5 +297,75 @@ func normalized(_ code: String) -> String {
       """)
     #expect(
       twoOnALine == ["3:3: @Selection needs one stored property per declaration: split this line"])
+  }
+
+  @Test func expandsAnEnumIntoOneColumnPerCase() {
+    let (code, diagnostics) = expand(
+      """
+      @Selection
+      public enum Kind {
+        case link(URL)
+        case note(text: String)
+      }
+      """)
+    #expect(diagnostics == [])
+    let text = normalized(code)
+    #expect(text.contains("public struct Columns: HearthQuery._GroupColumns"))
+    #expect(
+      text.contains(
+        "public static func note(text value: some HearthQuery.QueryExpression<_$note>) -> Self { Self(_columnFragments: [HearthQuery.QueryFragment(raw: \"NULL\"), value.queryFragment]) }"
+      ))
+    #expect(
+      text.contains(
+        "let v0 = try decoder.decode(Optional<Columns._$link>.self) let v1 = try decoder.decode(Optional<Columns._$note>.self) if let v0 { self = .link(v0) } else if let v1 { self = .note(text: v1) } else { throw HearthQuery._noCaseError(Self.self) }"
+      ))
+    #expect(text.contains("public static var _columnNames: [String] { [\"link\", \"note\"] }"))
+  }
+
+  @Test func refusesEnumCasesThatDoNotFitOneColumn() {
+    let (_, diagnostics) = expand(
+      """
+      @Selection
+      enum Kind {
+        case none
+        case pair(Int, Int)
+        case maybe(String?)
+      }
+      """)
+    #expect(
+      diagnostics == [
+        "3:8: each case of an enum @Selection holds exactly one value, stored in the case's column; 'none' holds 0",
+        "4:8: each case of an enum @Selection holds exactly one value, stored in the case's column; 'pair' holds 2",
+        "5:8: 'maybe' holds an optional: its NULL would read as another case; store a non-optional value",
+      ])
+    let (_, empty) = expand("@Selection\nenum Kind {}")
+    #expect(empty == ["2:6: an enum @Selection needs at least one case"])
+  }
+}
+
+@Suite struct CasePathableMacroTests {
+  @Test func writesOneCasePathPerCase() {
+    let (code, diagnostics) = expand(
+      """
+      @CasePathable
+      enum Event {
+        case tick
+        case move(x: Int, y: Int)
+      }
+      """)
+    #expect(diagnostics == [])
+    let text = normalized(code)
+    #expect(text.contains("var tick: HearthQuery.AnyCasePath<Event, Void>"))
+    #expect(text.contains("var move: HearthQuery.AnyCasePath<Event, (x: Int, y: Int)>"))
+    #expect(text.contains("embed: { Event.move(x: $0.0, y: $0.1) }"))
+    #expect(
+      text.contains(
+        "extract: { if case .move(let v0, let v1) = $0 { return (v0, v1) } else { return nil } }"))
+    #expect(text.contains("extension Event: HearthQuery.CasePathable { }"))
+  }
+
+  @Test func refusesAStruct() {
+    let (_, diagnostics) = expand("@CasePathable\nstruct Event {}")
+    #expect(diagnostics == ["2:1: @CasePathable applies to an enum, not a struct"])
   }
 }
