@@ -229,7 +229,14 @@ public enum OrderingBuilder {
 /// One term of an `ORDER BY` with its direction.
 public struct OrderingTerm: QueryExpression, Sendable {
   public typealias QueryValue = Void
-  public let queryFragment: QueryFragment
+  /// What is ordered by.
+  let key: QueryFragment
+  let descending: Bool
+  let nulls: NullOrdering?
+
+  public var queryFragment: QueryFragment {
+    key + (descending ? " DESC" : " ASC") + nullsClause(nulls)
+  }
 }
 
 /// Where NULLs sort.
@@ -241,12 +248,12 @@ public enum NullOrdering: String, Sendable {
 extension QueryExpression {
   /// Ascending order: `ORDER BY x ASC`.
   public func asc(nulls: NullOrdering? = nil) -> OrderingTerm {
-    OrderingTerm(queryFragment: queryFragment + " ASC" + nullsClause(nulls))
+    OrderingTerm(key: queryFragment, descending: false, nulls: nulls)
   }
 
   /// Descending order: `ORDER BY x DESC`.
   public func desc(nulls: NullOrdering? = nil) -> OrderingTerm {
-    OrderingTerm(queryFragment: queryFragment + " DESC" + nullsClause(nulls))
+    OrderingTerm(key: queryFragment, descending: true, nulls: nulls)
   }
 }
 

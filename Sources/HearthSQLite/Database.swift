@@ -109,8 +109,8 @@ public final class Database {
       sqlite3_busy_timeout(sqliteConnection, Int32(min(timeout * 1000, Double(Int32.max))))
     }
     if configuration.defensive { hearth_sqlite3_enable_defensive(sqliteConnection) }
-    // `uuid()` for `DEFAULT (uuid())` columns, on every connection (a schema may name it).
-    hearth_sqlite3_register_uuid(sqliteConnection)
+    // `uuid()` and the others, on every connection (a schema may name them).
+    registerBuiltInFunctions()
     // Checks that the file is a database now, rather than at the first query.
     _ = try Int.fetchOne(self, sql: "SELECT COUNT(*) FROM sqlite_master")
     try execute(sql: "PRAGMA foreign_keys = \(configuration.foreignKeysEnabled ? "ON" : "OFF")")

@@ -216,6 +216,10 @@ struct Player: Hashable, Identifiable {
       (p.score.sum(), #"sum("players"."score")"#),
       (p.score.total(), #"total("players"."score")"#),
       (p.name.groupConcat(";"), #"group_concat("players"."name", ?)"#),
+      (
+        p.name.groupConcat(order: p.score.desc(nulls: .last), p.name),
+        #"hearth_group_concat("players"."name", ?, 5, "players"."score", 0, "players"."name")"#
+      ),
       (p.score.asc(), #""players"."score" ASC"#),
       (p.score.desc(nulls: .first), #""players"."score" DESC NULLS FIRST"#),
     ]
@@ -249,6 +253,45 @@ struct Player: Hashable, Identifiable {
       let empty = try Player.where { $0.id > 99 }.select { ($0.score.max(), $0.score.total()) }
         .fetchOne(db)
       #expect(empty?.0 == nil && empty?.1 == 0)
+    }
+  }
+
+  @Test func groupConcatJoinsInTheOrderAsked() throws {
+    let database = try DatabaseQueue()
+    try database.write { db in
+      try #sql(
+        #"CREATE TABLE "players" ("id" INTEGER PRIMARY KEY, "name" TEXT NOT NULL, "nickname" TEXT, "score" INTEGER NOT NULL, "rating" REAL NOT NULL, "joinedAt" TEXT)"#
+      ).execute(db)
+      try db.seed {
+        Player(id: 1, name: "b", nickname: "x", score: 20)
+        Player(id: 2, name: "a", score: 30)
+        Player(id: 3, name: "c", nickname: "y", score: 20)
+        Player(id: 4, name: "B", nickname: "z", score: 10)
+      }
+    }
+    try database.read { (db: Database) throws in
+      func concat(_ expression: SQLQueryExpression<String?>) throws -> String? {
+        try Player.select { _ in expression }.fetchOne(db) ?? nil
+      }
+      let p = Player.columns
+      // Text by bytes ("B" before "a"), as SQLite's ORDER BY does.
+      #expect(try concat(p.name.groupConcat(order: p.name)) == "B,a,b,c")
+      // Several keys, descending first; equal keys keep the rows' order.
+      #expect(try concat(p.name.groupConcat("-", order: p.score.desc(), p.name)) == "a-b-c-B")
+      #expect(try concat(p.name.groupConcat(order: p.score)) == "B,b,c,a")
+      // NULL keys: first ascending, last descending, or where the term puts them.
+      #expect(try concat(p.name.groupConcat(order: p.nickname)) == "a,b,c,B")
+      #expect(try concat(p.name.groupConcat(order: p.nickname.desc())) == "B,c,b,a")
+      #expect(try concat(p.name.groupConcat(order: p.nickname.asc(nulls: .last))) == "b,c,B,a")
+      // NULL values are skipped; FILTER applies; no rows give NULL.
+      #expect(try concat(p.nickname.groupConcat(order: p.id.desc())) == "z,y,x")
+      #expect(try concat(p.name.groupConcat(order: p.id, filter: p.score.eq(20))) == "b,c")
+      #expect(try concat(p.name.groupConcat(order: p.id, filter: p.score.eq(99))) == nil)
+      // Grouped: one ordered list per group.
+      let groups = try Player.group(by: \.score).order(by: \.score)
+        .select { ($0.score, $0.name.groupConcat(order: $0.name.desc())) }
+        .fetchAll(db)
+      #expect(groups.map(\.1) == ["B", "c,b", "a"])
     }
   }
 }
