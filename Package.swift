@@ -90,6 +90,11 @@ let package = Package(
       ],
       swiftSettings: strict),
     .executableTarget(name: "hearth-demo", dependencies: ["HearthData"], swiftSettings: strict),
+    // The features: each written only against HearthPlugin and HearthData, as a plugin
+    // author's would be.
+    .executableTarget(
+      name: "hearth-reminders", dependencies: ["HearthPlugin", "HearthData"],
+      path: "Plugins/reminders", swiftSettings: strict),
     .testTarget(
       name: "HearthSQLiteTests", dependencies: ["HearthSQLite", "CSQLite"],
       swiftSettings: strict),

@@ -30,6 +30,19 @@ struct PluginPolicy {
     "\(plugin)|\(mode)|" + ownedTables.sorted().joined(separator: ",")
   }
 
+  /// The tables SQLite's FTS5 keeps beside a full-text table `t` (`t_data`, `t_idx`…),
+  /// which it writes itself whenever `t` is written or created.
+  static let shadowSuffixes = ["_data", "_idx", "_content", "_docsize", "_config"]
+
+  /// Whether the plugin owns `table` (lower-cased): one of its tables, or a shadow table of
+  /// one of its full-text tables.
+  func owns(_ table: String) -> Bool {
+    ownedTables.contains(table)
+      || Self.shadowSuffixes.contains {
+        table.hasSuffix($0) && ownedTables.contains(String(table.dropLast($0.count)))
+      }
+  }
+
   /// The reason an action is refused, or nil when it is allowed.
   func refusal(of action: DatabaseAction) -> String? {
     switch action.kind {
@@ -42,7 +55,7 @@ struct PluginPolicy {
         return mode == .migration || table == "sqlite_sequence"
           ? nil : "plugin \(plugin) may not write \(table)"
       }
-      return ownedTables.contains(table) ? nil : "plugin \(plugin) does not own table \(table)"
+      return owns(table) ? nil : "plugin \(plugin) does not own table \(table)"
     case .schema(let temporary):
       guard mode == .migration else {
         return "plugin \(plugin) may change the schema only in its migrations"
@@ -51,7 +64,7 @@ struct PluginPolicy {
       guard let table = action.schemaTable?.lowercased() else { return nil }
       // SQLite's own tables (sqlite_sequence, made by the first AUTOINCREMENT table).
       if table.hasPrefix("sqlite_") { return nil }
-      return ownedTables.contains(table)
+      return owns(table)
         ? nil
         : "plugin \(plugin) may not change the schema of \(table): it is not one of its tables"
     case .function:

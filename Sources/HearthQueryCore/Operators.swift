@@ -123,6 +123,31 @@ extension QueryExpression {
   }
 }
 
+extension QueryExpression where QueryValue: _OptionalProtocol, QueryValue.Wrapped: QueryBindable {
+  // An optional column against a value: NULL compares as unknown, so a row whose column
+  // is NULL does not match (`$0.dueDate.lte(now)`).
+
+  /// `a > b`.
+  public func gt(_ other: some QueryExpression<QueryValue.Wrapped>) -> SQLQueryExpression<Bool> {
+    binary(self, ">", other)
+  }
+
+  /// `a < b`.
+  public func lt(_ other: some QueryExpression<QueryValue.Wrapped>) -> SQLQueryExpression<Bool> {
+    binary(self, "<", other)
+  }
+
+  /// `a >= b`.
+  public func gte(_ other: some QueryExpression<QueryValue.Wrapped>) -> SQLQueryExpression<Bool> {
+    binary(self, ">=", other)
+  }
+
+  /// `a <= b`.
+  public func lte(_ other: some QueryExpression<QueryValue.Wrapped>) -> SQLQueryExpression<Bool> {
+    binary(self, "<=", other)
+  }
+}
+
 extension QueryExpression where QueryValue: QueryBindable {
   /// `a IS value`, with a value written in place: `$0.dueDate.is(nil)`.
   public func `is`(_ value: QueryValue) -> SQLQueryExpression<Bool> { binary(self, "IS", value) }

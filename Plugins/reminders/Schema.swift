@@ -1,0 +1,237 @@
+import Foundation
+import HearthData
+import HearthPlugin
+
+// The reminders feature's tables: lists, reminders, tags (many-to-many), a full-text index
+// kept by triggers, and the alerts its background duty writes when a reminder falls due.
+
+@Table
+struct RemindersList: Codable, Hashable, Identifiable {
+  let id: Int
+  @Column(as: Color.HexRepresentation.self)
+  var color: Color = .blue
+  var position = 0
+  var title = ""
+}
+
+@Table
+struct Reminder: Codable, Hashable, Identifiable {
+  let id: Int
+  var remindersListID: RemindersList.ID
+  var title = ""
+  var notes = ""
+  var dueDate: Date?
+  var isFlagged = false
+  var priority: Priority?
+  var status: Status = .incomplete
+  /// When the reminder was marked completing: the duty completes it `completionDelay` later.
+  var completingAt: Date?
+  var position = 0
+
+  enum Priority: Int, QueryBindable, CaseIterable, NamedCodable {
+    case low = 1
+    case medium, high
+    var name: String { ["low", "medium", "high"][rawValue - 1] }
+  }
+
+  enum Status: Int, QueryBindable, CaseIterable, NamedCodable {
+    case incomplete = 0
+    case completing = 1
+    case completed = 2
+    var name: String { ["incomplete", "completing", "completed"][rawValue] }
+  }
+}
+
+@Table
+struct Tag: Codable, Hashable, Identifiable {
+  let id: Int
+  var title = ""
+}
+
+@Table("remindersTags")
+struct ReminderTag: Hashable {
+  var reminderID: Reminder.ID
+  var tagID: Tag.ID
+}
+
+/// The full-text index of reminders: title, notes and tag names, one row per reminder
+/// (`rowid` = the reminder's id), kept by the triggers of the schema.
+@Table
+struct ReminderText: FTS5 {
+  let rowid: Int
+  var title: String
+  var notes: String
+  var tags: String
+}
+
+/// An announcement that a reminder fell due, written once per reminder and due date by the
+/// `run` duty; any process sees it on the change bus (`hearth subscribe reminderAlerts`).
+@Table
+struct ReminderAlert: Codable, Hashable, Identifiable {
+  let id: Int
+  var reminderID: Reminder.ID
+  var dueDate: Date
+  var announcedAt: Date
+}
+
+/// An RGB colour, stored as the integer 0xRRGGBB.
+struct Color: Hashable, Codable, Sendable {
+  var rgb: Int
+
+  static let blue = Color(rgb: 0x4A99EF)
+  static let named: [(String, Color)] = [
+    ("red", Color(rgb: 0xEF7E4A)), ("orange", Color(rgb: 0xF2A33A)),
+    ("yellow", Color(rgb: 0xE8C547)), ("green", Color(rgb: 0x5BC26A)), ("blue", .blue),
+    ("purple", Color(rgb: 0xA35BC2)), ("brown", Color(rgb: 0x9C7A5B)),
+  ]
+
+  /// `#4a99ef`.
+  var hex: String { "#" + String(format: "%06x", rgb) }
+
+  /// A colour from `#rrggbb`, `rrggbb` or a name.
+  init?(parsing text: String) {
+    let lowered = text.lowercased()
+    if let named = Self.named.first(where: { $0.0 == lowered }) {
+      self = named.1
+      return
+    }
+    let digits = lowered.hasPrefix("#") ? String(lowered.dropFirst()) : lowered
+    guard digits.count == 6, let value = Int(digits, radix: 16) else { return nil }
+    rgb = value
+  }
+
+  init(rgb: Int) { self.rgb = rgb }
+
+  func encode(to encoder: any Encoder) throws {
+    var container = encoder.singleValueContainer()
+    try container.encode(hex)
+  }
+
+  init(from decoder: any Decoder) throws {
+    let text = try decoder.singleValueContainer().decode(String.self)
+    guard let color = Color(parsing: text) else {
+      throw DecodingError.dataCorrupted(
+        .init(codingPath: decoder.codingPath, debugDescription: "not a colour: \(text)"))
+    }
+    self = color
+  }
+
+  /// The column representation: the colour as one integer.
+  struct HexRepresentation: QueryBindable {
+    typealias QueryValue = Self
+    var queryOutput: Color
+    init(queryOutput: Color) { self.queryOutput = queryOutput }
+    var queryBinding: QueryBinding { queryOutput.rgb.databaseValue }
+    init(decoder: inout QueryDecoder) throws {
+      queryOutput = Color(rgb: try decoder.decode(Int.self))
+    }
+  }
+}
+
+/// An enum that reads and writes its cases' names in JSON (`"high"`, not `3`).
+protocol NamedCodable: Codable, CaseIterable {
+  var name: String { get }
+}
+
+extension NamedCodable {
+  func encode(to encoder: any Encoder) throws {
+    var container = encoder.singleValueContainer()
+    try container.encode(name)
+  }
+
+  init(from decoder: any Decoder) throws {
+    let name = try decoder.singleValueContainer().decode(String.self)
+    guard let value = Self.allCases.first(where: { $0.name == name }) else {
+      throw DecodingError.dataCorrupted(
+        .init(codingPath: decoder.codingPath, debugDescription: "no case named \(name)"))
+    }
+    self = value
+  }
+}
+
+/// The tables this feature owns.
+let ownedTables = [
+  "remindersLists", "reminders", "tags", "remindersTags", "reminderTexts", "reminderAlerts",
+]
+
+var migrator: DatabaseMigrator {
+  var migrator = DatabaseMigrator()
+  migrator.registerMigration("Create reminders tables") { db in
+    try #sql(
+      """
+      CREATE TABLE "remindersLists" (
+        "id" INTEGER PRIMARY KEY AUTOINCREMENT,
+        "color" INTEGER NOT NULL DEFAULT 4889071,
+        "position" INTEGER NOT NULL DEFAULT 0,
+        "title" TEXT NOT NULL CHECK (length("title") BETWEEN 1 AND 200)
+      ) STRICT;
+      CREATE TABLE "reminders" (
+        "id" INTEGER PRIMARY KEY AUTOINCREMENT,
+        "remindersListID" INTEGER NOT NULL REFERENCES "remindersLists"("id") ON DELETE CASCADE,
+        "title" TEXT NOT NULL CHECK (length("title") BETWEEN 1 AND 1000),
+        "notes" TEXT NOT NULL DEFAULT '',
+        "dueDate" TEXT,
+        "isFlagged" INTEGER NOT NULL DEFAULT 0,
+        "priority" INTEGER CHECK ("priority" BETWEEN 1 AND 3),
+        "status" INTEGER NOT NULL DEFAULT 0 CHECK ("status" BETWEEN 0 AND 2),
+        "completingAt" TEXT,
+        "position" INTEGER NOT NULL DEFAULT 0
+      ) STRICT;
+      CREATE INDEX "reminders_list" ON "reminders"("remindersListID", "position");
+      CREATE INDEX "reminders_due" ON "reminders"("dueDate") WHERE "dueDate" IS NOT NULL;
+      CREATE TABLE "tags" (
+        "id" INTEGER PRIMARY KEY AUTOINCREMENT,
+        "title" TEXT NOT NULL UNIQUE COLLATE NOCASE CHECK (length("title") BETWEEN 1 AND 100)
+      ) STRICT;
+      CREATE TABLE "remindersTags" (
+        "reminderID" INTEGER NOT NULL REFERENCES "reminders"("id") ON DELETE CASCADE,
+        "tagID" INTEGER NOT NULL REFERENCES "tags"("id") ON DELETE CASCADE,
+        PRIMARY KEY ("reminderID", "tagID")
+      ) STRICT, WITHOUT ROWID;
+      CREATE INDEX "remindersTags_tag" ON "remindersTags"("tagID");
+      CREATE TABLE "reminderAlerts" (
+        "id" INTEGER PRIMARY KEY AUTOINCREMENT,
+        "reminderID" INTEGER NOT NULL REFERENCES "reminders"("id") ON DELETE CASCADE,
+        "dueDate" TEXT NOT NULL,
+        "announcedAt" TEXT NOT NULL,
+        UNIQUE ("reminderID", "dueDate")
+      ) STRICT;
+      CREATE VIRTUAL TABLE "reminderTexts" USING fts5("title", "notes", "tags");
+      CREATE TRIGGER "reminders_text_insert" AFTER INSERT ON "reminders" BEGIN
+        INSERT INTO "reminderTexts"("rowid", "title", "notes", "tags")
+        VALUES (new."id", new."title", new."notes", '');
+      END;
+      CREATE TRIGGER "reminders_text_update" AFTER UPDATE OF "title", "notes" ON "reminders" BEGIN
+        UPDATE "reminderTexts" SET "title" = new."title", "notes" = new."notes"
+        WHERE "rowid" = new."id";
+      END;
+      CREATE TRIGGER "reminders_text_delete" AFTER DELETE ON "reminders" BEGIN
+        DELETE FROM "reminderTexts" WHERE "rowid" = old."id";
+      END;
+      CREATE TRIGGER "remindersTags_text_insert" AFTER INSERT ON "remindersTags" BEGIN
+        UPDATE "reminderTexts" SET "tags" = (
+          SELECT group_concat("tags"."title", ' ') FROM "tags"
+          JOIN "remindersTags" ON "remindersTags"."tagID" = "tags"."id"
+          WHERE "remindersTags"."reminderID" = new."reminderID")
+        WHERE "rowid" = new."reminderID";
+      END;
+      CREATE TRIGGER "remindersTags_text_delete" AFTER DELETE ON "remindersTags" BEGIN
+        UPDATE "reminderTexts" SET "tags" = coalesce((
+          SELECT group_concat("tags"."title", ' ') FROM "tags"
+          JOIN "remindersTags" ON "remindersTags"."tagID" = "tags"."id"
+          WHERE "remindersTags"."reminderID" = old."reminderID"), '')
+        WHERE "rowid" = old."reminderID";
+      END;
+      """
+    )
+    .execute(db)
+  }
+  return migrator
+}
+
+/// Connects to the hub as the reminders feature (registering, and migrating the tables).
+func connect() throws -> HubDatabase {
+  try HubDatabase(
+    PluginRegistration(
+      name: "reminders", version: "1.0", tables: ownedTables, migrator: migrator))
+}

@@ -1,0 +1,73 @@
+import Foundation
+import HearthData
+
+/// Redraws `render`'s text whenever a commit touches `tables`, by any process, until the
+/// process is interrupted: the `watch` command of a feature.
+///
+/// Commits that arrive while a frame is drawn are folded into the next one, so a burst of
+/// writes costs one redraw. On a terminal each frame replaces the last; into a pipe, frames
+/// follow each other, separated by a line.
+public func watch(
+  _ database: any DatabaseReader, tables: Set<String>, title: String,
+  render: @escaping () throws -> String
+) -> Never {
+  let pending = DispatchSemaphore(value: 0)
+  let observation = database.observeCommits { changes in
+    if changes.isSchemaChanged || changes.touches(tables) { pending.signal() }
+  }
+  let isTerminal = isatty(STDOUT_FILENO) != 0
+  let time = DateFormatter()
+  time.dateFormat = "HH:mm:ss"
+  while true {
+    let body: String
+    do {
+      body = try render()
+    } catch {
+      body = "cannot read the data: \(error)"
+    }
+    let frame = "\(title) — \(time.string(from: Date())) — Ctrl-C to stop\n\n\(body)\n"
+    // Clear the screen and go home on a terminal; a separator in a pipe.
+    let output = isTerminal ? "\u{1B}[H\u{1B}[2J" + frame : "----\n" + frame
+    FileHandle.standardOutput.write(Data(output.utf8))
+    pending.wait()
+    while pending.wait(timeout: .now() + .milliseconds(20)) == .success {}
+  }
+  _ = observation
+}
+
+/// Runs `duty` every `interval` until SIGTERM or SIGINT: the `run` mode that
+/// `hearth-feature@NAME.service` starts. A failing duty is logged and retried at the next
+/// turn (the hub may be restarting); the process only ends when asked to.
+public func runDuties(
+  name: String, interval: Duration, _ duty: @escaping () throws -> Void
+) -> Never {
+  signal(SIGTERM, SIG_IGN)
+  signal(SIGINT, SIG_IGN)
+  let stop = DispatchSemaphore(value: 0)
+  var sources: [any DispatchSourceSignal] = []
+  for signalNumber in [SIGTERM, SIGINT] {
+    let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
+    source.setEventHandler { stop.signal() }
+    source.resume()
+    sources.append(source)
+  }
+  log("<6>\(name): running (every \(interval))")
+  let seconds =
+    Double(interval.components.seconds)
+    + Double(interval.components.attoseconds) / 1e18
+  repeat {
+    do {
+      try duty()
+    } catch {
+      log("<4>\(name): \(error) (trying again in \(interval))")
+    }
+  } while stop.wait(timeout: .now() + seconds) == .timedOut
+  log("<6>\(name): stopping")
+  _ = sources
+  exit(0)
+}
+
+/// One line to standard error, with a journald priority prefix.
+public func log(_ line: String) {
+  FileHandle.standardError.write(Data((line + "\n").utf8))
+}
