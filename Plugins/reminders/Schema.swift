@@ -28,17 +28,21 @@ struct Reminder: Codable, Hashable, Identifiable {
   var completingAt: Date?
   var position = 0
 
-  enum Priority: Int, QueryBindable, CaseIterable, NamedCodable {
+  enum Priority: Int, QueryBindable, NamedCases, Codable {
     case low = 1
     case medium, high
     var name: String { ["low", "medium", "high"][rawValue - 1] }
+    func encode(to encoder: any Encoder) throws { try encodeName(to: encoder) }
+    init(from decoder: any Decoder) throws { self = try Self.decodeName(from: decoder) }
   }
 
-  enum Status: Int, QueryBindable, CaseIterable, NamedCodable {
+  enum Status: Int, QueryBindable, NamedCases, Codable {
     case incomplete = 0
     case completing = 1
     case completed = 2
     var name: String { ["incomplete", "completing", "completed"][rawValue] }
+    func encode(to encoder: any Encoder) throws { try encodeName(to: encoder) }
+    init(from decoder: any Decoder) throws { self = try Self.decodeName(from: decoder) }
   }
 }
 
@@ -128,24 +132,26 @@ struct Color: Hashable, Codable, Sendable {
   }
 }
 
-/// An enum that reads and writes its cases' names in JSON (`"high"`, not `3`).
-protocol NamedCodable: Codable, CaseIterable {
+/// An enum that reads and writes its cases' names in JSON (`"high"`, not `3`). Each enum
+/// implements `Codable` itself, calling these: a protocol extension would lose to the
+/// standard library's raw-value coding.
+protocol NamedCases: CaseIterable {
   var name: String { get }
 }
 
-extension NamedCodable {
-  func encode(to encoder: any Encoder) throws {
+extension NamedCases {
+  func encodeName(to encoder: any Encoder) throws {
     var container = encoder.singleValueContainer()
     try container.encode(name)
   }
 
-  init(from decoder: any Decoder) throws {
+  static func decodeName(from decoder: any Decoder) throws -> Self {
     let name = try decoder.singleValueContainer().decode(String.self)
-    guard let value = Self.allCases.first(where: { $0.name == name }) else {
+    guard let value = allCases.first(where: { $0.name == name }) else {
       throw DecodingError.dataCorrupted(
         .init(codingPath: decoder.codingPath, debugDescription: "no case named \(name)"))
     }
-    self = value
+    return value
   }
 }
 

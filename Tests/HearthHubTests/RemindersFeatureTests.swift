@@ -1,0 +1,428 @@
+import Foundation
+import HearthBus
+import HearthData
+import HearthPlugin
+import Testing
+
+/// One run of a feature's command line against a hub.
+struct FeatureRun {
+  var status: Int32
+  var output: String
+  var errors: String
+
+  /// The output as JSON.
+  func json() throws -> Any {
+    try JSONSerialization.jsonObject(with: Data(output.utf8), options: [.fragmentsAllowed])
+  }
+}
+
+/// Runs the feature executables of this build against one hub.
+struct FeatureCLI {
+  let executable: String
+  let hub: HubProcess
+
+  init(_ name: String, hub: HubProcess) throws {
+    executable = try Executables.path(name)
+    self.hub = hub
+  }
+
+  var environment: [String: String] {
+    var environment = ProcessInfo.processInfo.environment
+    environment["HEARTH_DATABASE"] = hub.databasePath
+    environment["HEARTH_RUNTIME_DIR"] = hub.runtimeDirectory
+    return environment
+  }
+
+  /// Runs the command to its end (`input` on its standard input).
+  @discardableResult
+  func callAsFunction(_ arguments: String..., input: Data? = nil) throws -> FeatureRun {
+    try run(executable, arguments, input: input)
+  }
+
+  func run(_ path: String, _ arguments: [String], input: Data? = nil) throws -> FeatureRun {
+    // A command that refuses its input exits before reading it all: a write to its closed
+    // pipe must fail, not kill the test process.
+    signal(SIGPIPE, SIG_IGN)
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: path)
+    process.arguments = arguments
+    process.environment = environment
+    let output = Pipe()
+    let errors = Pipe()
+    let stdin = Pipe()
+    process.standardOutput = output
+    process.standardError = errors
+    process.standardInput = stdin
+    try process.run()
+    // Read while it runs, so a large output cannot fill a pipe and stall it.
+    let readOutput = Task.detached { output.fileHandleForReading.readDataToEndOfFile() }
+    let readErrors = Task.detached { errors.fileHandleForReading.readDataToEndOfFile() }
+    if let input { try? stdin.fileHandleForWriting.write(contentsOf: input) }
+    try? stdin.fileHandleForWriting.close()
+    process.waitUntilExit()
+    let semaphore = DispatchSemaphore(value: 0)
+    let collected = LockedBox<(Data, Data)>((Data(), Data()))
+    Task {
+      collected.value = (await readOutput.value, await readErrors.value)
+      semaphore.signal()
+    }
+    semaphore.wait()
+    return FeatureRun(
+      status: process.terminationStatus,
+      output: String(decoding: collected.value.0, as: UTF8.self),
+      errors: String(decoding: collected.value.1, as: UTF8.self))
+  }
+
+  /// Starts a long-running command (`run`); its output lines are collected.
+  func start(_ arguments: [String]) throws -> (Process, LineCollector) {
+    let process = Process()
+    let collector = LineCollector()
+    process.executableURL = URL(fileURLWithPath: executable)
+    process.arguments = arguments
+    process.environment = environment
+    let pipe = collector.pipe()
+    process.standardOutput = pipe
+    process.standardError = pipe
+    try process.run()
+    return (process, collector)
+  }
+
+  /// Starts a command in a terminal of its own (a tmux session on a private server), whose
+  /// screen the test reads as a person would see it.
+  func startInTerminal(_ arguments: [String]) throws -> TerminalScreen {
+    let assignments = ["HEARTH_DATABASE", "HEARTH_RUNTIME_DIR"].map { "\($0)=\(environment[$0]!)" }
+    return try TerminalScreen(command: ["env"] + assignments + [executable] + arguments)
+  }
+}
+
+/// A tmux session running one command on a private tmux server.
+final class TerminalScreen {
+  let server = "hearth-test-\(UUID().uuidString.prefix(8))"
+
+  init(command: [String]) throws {
+    // The tmux server forks from this first client and inherits its descriptors, among them
+    // the one through which Foundation's `Process` learns that a child ended: spawn and
+    // reap this client directly instead.
+    let argv =
+      [
+        "/usr/bin/tmux", "-L", server, "new-session", "-d", "-s", "main", "-x", "120",
+        "-y", "50",
+      ] + command
+    var pid: pid_t = 0
+    var cArguments = argv.map { strdup($0) } + [nil]
+    defer { for argument in cArguments { free(argument) } }
+    guard posix_spawn(&pid, argv[0], nil, nil, &cArguments, environ) == 0 else {
+      throw HubTestError("cannot start tmux")
+    }
+    var status: Int32 = 0
+    waitpid(pid, &status, 0)
+    guard status == 0 else { throw HubTestError("tmux new-session failed (\(status))") }
+  }
+
+  /// What the terminal shows now.
+  var text: String { (try? tmux(["capture-pane", "-p", "-t", "main"])) ?? "" }
+
+  func stop() { _ = try? tmux(["kill-server"]) }
+
+  @discardableResult
+  private func tmux(_ arguments: [String]) throws -> String {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/tmux")
+    process.arguments = ["-L", server] + arguments
+    let output = Pipe()
+    process.standardOutput = output
+    process.standardError = FileHandle.nullDevice
+    process.standardInput = FileHandle.nullDevice
+    try process.run()
+    let data = output.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return String(decoding: data, as: UTF8.self)
+  }
+}
+
+/// A value shared with a task, under a lock.
+final class LockedBox<Value>: @unchecked Sendable {
+  // Safe: `storage` is only touched under `lock`.
+  private let lock = NSLock()
+  private var storage: Value
+  init(_ value: Value) { storage = value }
+  var value: Value {
+    get { lock.withLock { storage } }
+    set { lock.withLock { storage = newValue } }
+  }
+}
+
+extension Process {
+  func stop() {
+    if isRunning { kill(processIdentifier, SIGKILL) }
+    waitUntilExit()
+  }
+}
+
+@Suite(.serialized) struct RemindersFeatureTests {
+  @Test func everyCommandThroughALiveHub() throws {
+    let directory = try temporaryDirectory()
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let hub = try HubProcess(directory: directory)
+    defer { _ = hub.terminate() }
+    _ = try hub.waitUntilReady()
+    let reminders = try FeatureCLI("hearth-reminders", hub: hub)
+
+    // No lists yet: the first reminder makes one.
+    var run = try reminders(
+      "add", "Buy", "milk", "--due", "2099-01-02 08:30", "--priority", "high", "--tag", "home",
+      "--tag", "errands", "--notes", "semi-skimmed, two litres", "--json")
+    #expect(run.status == 0, "\(run.errors)")
+    let added = try #require(try run.json() as? [String: Any])
+    let milk = try #require((added["reminder"] as? [String: Any])?["id"] as? Int)
+    #expect((added["reminder"] as? [String: Any])?["priority"] as? String == "high")
+    #expect(added["listTitle"] as? String == "Reminders")
+    #expect(added["tags"] as? [String] == ["errands", "home"])
+
+    run = try reminders("list-add", "Work", "--color", "green", "--json")
+    #expect(run.status == 0)
+    let work = try #require((try run.json() as? [String: Any])?["id"] as? Int)
+    #expect((try run.json() as? [String: Any])?["color"] as? String == "#5bc26a")
+    run = try reminders("list-edit", String(work), "--title", "Office", "--json")
+    #expect((try run.json() as? [String: Any])?["title"] as? String == "Office")
+
+    try reminders("add", "Write report", "--list", "office", "--due", "2000-01-01", "--flag")
+    try reminders("add", "File taxes", "--list", String(work))
+    try reminders("add", "Call the bank", "--notes", "ask about the milk money")
+
+    // Lists with their open counts.
+    run = try reminders("lists", "--json")
+    let lists = try #require(try run.json() as? [[String: Any]])
+    #expect(
+      lists.map { ($0["list"] as? [String: Any])?["title"] as? String } == ["Reminders", "Office"])
+    #expect(lists.map { $0["openCount"] as? Int } == [2, 2])
+
+    // Show, with filters; people get lines.
+    run = try reminders("show")
+    #expect(run.output.contains("Buy milk  !!!") && run.output.contains("#errands  #home"))
+    #expect(run.output.contains("Write report  ⚑  due Sat 1 Jan 2000 09:00 (past due)  · Office"))
+    func titles(_ arguments: String...) throws -> [String] {
+      let run = try reminders.run(reminders.executable, arguments + ["--json"])
+      #expect(run.status == 0, "\(arguments): \(run.errors)")
+      let rows = try #require(try run.json() as? [[String: Any]])
+      return rows.compactMap { ($0["reminder"] as? [String: Any])?["title"] as? String }
+    }
+    #expect(try titles("show", "--list", "Office") == ["Write report", "File taxes"])
+    #expect(try titles("show", "--tag", "HOME") == ["Buy milk"])
+    #expect(try titles("show", "--flagged") == ["Write report"])
+    #expect(try titles("show", "--past-due") == ["Write report"])
+    #expect(try titles("show", "--scheduled") == ["Buy milk", "Write report"])
+
+    // Stats, as the seeds count them.
+    run = try reminders("stats", "--json")
+    let stats = try #require(try run.json() as? [String: Int])
+    #expect(stats["allCount"] == 4 && stats["flaggedCount"] == 1 && stats["scheduledCount"] == 2)
+    #expect(stats["pastDueCount"] == 1 && stats["completedCount"] == 0)
+
+    // Search: titles, notes and tags; the title match ranks first; matches are marked.
+    run = try reminders("search", "milk", "--json")
+    let hits = try #require(try run.json() as? [[String: Any]])
+    #expect(hits.map { $0["reminderID"] as? Int }.first == milk)
+    #expect(hits.count == 2)
+    #expect(hits.first?["title"] as? String == "Buy [milk]")
+    #expect((hits.last?["snippet"] as? String)?.contains("[milk]") == true)
+    #expect(try reminders("search", "errand", "--json").output.contains("[errands]"))
+    #expect(try reminders("search", "\"(*", "--json").output == "[]\n")
+
+    // Edit, tag, untag, info.
+    run = try reminders(
+      "edit", String(milk), "--title", "Buy oat milk", "--due", "none", "--priority", "low",
+      "--unflag", "--json")
+    #expect(run.status == 0, "\(run.errors)")
+    let edited = try #require((try run.json() as? [String: Any])?["reminder"] as? [String: Any])
+    #expect(edited["title"] as? String == "Buy oat milk" && edited["dueDate"] == nil)
+    #expect(try reminders("search", "oat").output.contains("[oat]"))
+    try reminders("untag", String(milk), "#errands")
+    try reminders("tag", String(milk), "shop", "home")
+    run = try reminders("info", String(milk))
+    #expect(run.output.contains("#home  #shop") && run.output.contains("semi-skimmed"))
+    #expect(try reminders("search", "shop").output.contains("Buy oat milk"))
+    #expect(try reminders("search", "errands").output.contains("Nothing matches"))
+
+    // Move: positions within the list, rewritten in one UPDATE.
+    let rows = try #require(
+      try reminders("show", "--list", "Reminders", "--json").json() as? [[String: Any]])
+    let bankID = try #require(
+      rows.compactMap { $0["reminder"] as? [String: Any] }.first {
+        $0["title"] as? String == "Call the bank"
+      }?[
+        "id"] as? Int)
+    run = try reminders("move", String(bankID), "0", "--json")
+    #expect(run.status == 0, "\(run.errors)")
+    #expect(try titles("show", "--list", "Reminders") == ["Call the bank", "Buy oat milk"])
+
+    // Complete, reopen, delete.
+    try reminders("complete", String(milk), "--now")
+    #expect(try titles("show", "--completed") == ["Buy oat milk"])
+    try reminders("reopen", String(milk))
+    #expect(try titles("show", "--completed") == [])
+    try reminders("delete", String(bankID))
+    #expect(try titles("show", "--all").contains("Call the bank") == false)
+    run = try reminders("list-delete", "Office", "--json")
+    #expect((try run.json() as? [String: Any])?["deletedReminders"] as? Int == 2)
+    #expect(try titles("show", "--all") == ["Buy oat milk"])
+    // The FTS index followed every change.
+    #expect(try reminders("search", "report").output.contains("Nothing matches"))
+
+    // Help on every command.
+    run = try reminders("--help")
+    #expect(run.status == 0)
+    for command in [
+      "lists", "list-add", "list-edit", "list-delete", "add", "show", "info", "edit", "complete",
+      "reopen", "delete", "tag", "untag", "search", "stats", "move", "watch", "run",
+    ] {
+      #expect(run.output.contains("  \(command)"), "\(command) is missing from --help")
+      let help = try reminders(command, "--help")
+      #expect(help.status == 0 && help.output.hasPrefix("usage: hearth-reminders \(command)"))
+    }
+  }
+
+  @Test func badInputIsRefusedAndNothingIsWritten() throws {
+    let directory = try temporaryDirectory()
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let hub = try HubProcess(directory: directory)
+    defer { _ = hub.terminate() }
+    _ = try hub.waitUntilReady()
+    let reminders = try FeatureCLI("hearth-reminders", hub: hub)
+    try reminders("add", "Keep me")
+    func count() throws -> Int {
+      (try reminders("stats", "--json").json() as? [String: Int])?["allCount"] ?? -1
+    }
+
+    var run = try reminders("info", "999")
+    #expect(run.status == 4 && run.errors.contains("no reminder 999"))
+    run = try reminders("complete", "1", "999")
+    #expect(run.status == 4)
+    #expect(try reminders("show", "--completed", "--json").output == "[]\n")  // not half-done
+    run = try reminders("add", "Dentist", "--due", "2026-02-30")
+    #expect(run.status == 2 && run.errors.contains("is not a date"))
+    run = try reminders("add", "Dentist", "--due", "next tuesday-ish")
+    #expect(run.status == 2)
+    run = try reminders("add", "Dentist", "--priority", "urgent")
+    #expect(run.status == 2 && run.errors.contains("not a priority"))
+    run = try reminders("edit", "abc")
+    #expect(run.status == 2 && run.errors.contains("ID must be a number"))
+    run = try reminders("frobnicate")
+    #expect(run.status == 2 && run.errors.contains("unknown command"))
+    run = try reminders("add")
+    #expect(run.status == 2 && run.errors.contains("missing TITLE"))
+    run = try reminders("show", "--list", "Nowhere")
+    #expect(run.status == 4)
+
+    // A 10 MB note, from standard input.
+    let note = Data(repeating: UInt8(ascii: "a"), count: 10 << 20)
+    run = try reminders("add", "Huge", "--notes", "-", input: note)
+    #expect(run.status == 2 && run.errors.contains("longer than 1 MiB"))
+    // Invalid UTF-8, as an argument and on standard input.
+    run = try reminders.run(
+      "/bin/sh", ["-c", "exec \"$0\" add \"$(printf 'bad \\377 bytes')\"", reminders.executable])
+    #expect(run.status == 2 && run.errors.contains("not valid UTF-8"))
+    run = try reminders("add", "Notes", "--notes", "-", input: Data([0x66, 0xC3, 0x28]))
+    #expect(run.status == 2 && run.errors.contains("not valid UTF-8"))
+    #expect(try count() == 1)
+  }
+
+  @Test func theRunDutyCompletesAnnouncesAndOutlivesAHubRestart() throws {
+    let directory = try temporaryDirectory()
+    defer { try? FileManager.default.removeItem(at: directory) }
+    var hub = try HubProcess(directory: directory)
+    _ = try hub.waitUntilReady()
+    let reminders = try FeatureCLI("hearth-reminders", hub: hub)
+    try reminders("add", "Past", "--due", "2001-01-01")
+    try reminders("add", "Done soon")
+    try reminders("complete", "2")
+
+    // Another process sees the announcement on the bus.
+    let observer = try HubDatabase(
+      PluginRegistration(name: "observer", version: "1", tables: [], migrations: []),
+      paths: HubPaths(databasePath: hub.databasePath, runtimeDirectory: hub.runtimeDirectory))
+    let announced = LockedBox(false)
+    let observation = observer.observeCommits { changes in
+      if changes.touches(["reminderAlerts"]) { announced.value = true }
+    }
+    defer { observation.cancel() }
+
+    let (duty, output) = try reminders.start(
+      ["run", "--interval", "0.1", "--completion-delay", "0.3"])
+    defer { duty.stop() }
+    try eventually { announced.value }
+    try eventually {
+      (try reminders("show", "--completed", "--json").json() as? [Any])?.count == 1
+    }
+    let alerts = try observer.read { db in
+      try Int.fetchOne(db, sql: "SELECT count(*) FROM reminderAlerts") ?? 0
+    }
+    #expect(alerts == 1)
+
+    // The hub dies under it and comes back: the duty goes on, and announces only once more
+    // for a new due reminder (the old one is not announced twice).
+    hub.kill()
+    Thread.sleep(forTimeInterval: 0.5)
+    #expect(duty.isRunning)
+    hub = try HubProcess(directory: directory)
+    defer { _ = hub.terminate() }
+    _ = try hub.waitUntilReady()
+    try reminders("add", "Also past", "--due", "2002-02-02")
+    try eventually {
+      (try? observer.read { db in
+        try Int.fetchOne(db, sql: "SELECT count(*) FROM reminderAlerts")
+      }) == 2
+    }
+    #expect(duty.isRunning, "\(output.lines.suffix(5))")
+    // Asked to stop, it stops cleanly.
+    kill(duty.processIdentifier, SIGTERM)
+    duty.waitUntilExit()
+    #expect(duty.terminationStatus == 0)
+  }
+
+  @Test func watchRedrawsWhenAnotherProcessWrites() throws {
+    let directory = try temporaryDirectory()
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let hub = try HubProcess(directory: directory)
+    defer { _ = hub.terminate() }
+    _ = try hub.waitUntilReady()
+    let reminders = try FeatureCLI("hearth-reminders", hub: hub)
+    try reminders("add", "First")
+    let screen = try reminders.startInTerminal(["watch"])
+    defer { screen.stop() }
+    try eventually { screen.text.contains("First") }
+    #expect(screen.text.contains("1 open · 0 today · 0 past due · 0 completed"))
+    try reminders("add", "Second", "--flag")
+    try eventually { screen.text.contains("Second  ⚑") }
+    try reminders("complete", "1", "--now")
+    try eventually { screen.text.contains("· 1 completed") && !screen.text.contains("First") }
+  }
+
+  @Test func anotherPluginCannotAlterTheRemindersTables() throws {
+    let directory = try temporaryDirectory()
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let hub = try HubProcess(directory: directory)
+    defer { _ = hub.terminate() }
+    _ = try hub.waitUntilReady()
+    let reminders = try FeatureCLI("hearth-reminders", hub: hub)
+    try reminders("add", "Mine")
+    let intruder = try HubDatabase(
+      PluginRegistration(name: "intruder", version: "1", tables: ["notes"], migrations: []),
+      paths: HubPaths(databasePath: hub.databasePath, runtimeDirectory: hub.runtimeDirectory))
+    for sql in [
+      "DELETE FROM reminders", "UPDATE reminders SET title = 'x'",
+      "INSERT INTO reminderTexts (rowid, title, notes, tags) VALUES (99, 'x', '', '')",
+      "DELETE FROM reminderTexts_data", "DROP TABLE reminders",
+    ] {
+      let error = #expect(throws: (any Error).self, "\(sql)") {
+        try intruder.write { db in try db.execute(sql: sql) }
+      }
+      // The hub refuses it, or SQLite does (FTS5's shadow tables are read-only to SQL).
+      let message = error.map { "\($0)" } ?? ""
+      #expect(
+        message.contains("plugin intruder") || message.contains("may not be modified"),
+        "\(sql): \(message)")
+    }
+    #expect(try reminders("show", "--json").output.contains("Mine"))
+  }
+}
