@@ -86,15 +86,18 @@ let package = Package(
       name: "hearth-bench",
       dependencies: [
         "HearthSQLite", "HearthQuery", "HearthData", "HearthHub", "HearthPlugin", "HearthBus",
-        "CSQLite",
+        "CSQLite", "RemindersFeature",
       ],
       swiftSettings: strict),
     .executableTarget(name: "hearth-demo", dependencies: ["HearthData"], swiftSettings: strict),
     // The features: each written only against HearthPlugin and HearthData, as a plugin
     // author's would be.
+    .target(
+      name: "RemindersFeature", dependencies: ["HearthPlugin", "HearthData"],
+      path: "Plugins/reminders/RemindersFeature", swiftSettings: strict),
     .executableTarget(
-      name: "hearth-reminders", dependencies: ["HearthPlugin", "HearthData"],
-      path: "Plugins/reminders", swiftSettings: strict),
+      name: "hearth-reminders", dependencies: ["RemindersFeature"],
+      path: "Plugins/reminders/hearth-reminders", swiftSettings: strict),
     .testTarget(
       name: "HearthSQLiteTests", dependencies: ["HearthSQLite", "CSQLite"],
       swiftSettings: strict),

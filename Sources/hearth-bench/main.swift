@@ -8,8 +8,7 @@ import Foundation
 
 let benchmarks = [
   decodeRowsBenchmark, decodeTableBenchmark, joinGroupBenchmark, fetchAllLatencyBenchmark,
-  hubWritesBenchmark,
-  hubLatencyBenchmark,
+  hubWritesBenchmark, hubLatencyBenchmark, remindersSearchBenchmark,
 ]
 
 func printError(_ text: String) {

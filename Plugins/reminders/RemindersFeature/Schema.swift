@@ -160,7 +160,7 @@ let ownedTables = [
   "remindersLists", "reminders", "tags", "remindersTags", "reminderTexts", "reminderAlerts",
 ]
 
-var migrator: DatabaseMigrator {
+package var migrator: DatabaseMigrator {
   var migrator = DatabaseMigrator()
   migrator.registerMigration("Create reminders tables") { db in
     try #sql(

@@ -52,7 +52,7 @@ struct ReminderRow: Codable, Hashable {
   var tags: [String]
 }
 
-enum Queries {
+package enum Queries {
   static func stats(_ db: Database) throws -> Stats {
     try Reminder.select {
       Stats.Columns(
@@ -102,21 +102,28 @@ enum Queries {
   }
 
   /// Full-text search over titles, notes and tags, best match first, the matches marked.
-  static func search(_ db: Database, _ text: String, limit: Int = 50) throws -> [SearchHit] {
+  package static func search(_ db: Database, _ text: String, limit: Int = 50) throws
+    -> [SearchHit]
+  {
+    guard !ftsQuery(text).isEmpty else { return [] }
+    return try searchStatement(text, limit: limit).fetchAll(db)
+  }
+
+  /// The statement of `search`.
+  package static func searchStatement(_ text: String, limit: Int = 50) -> some Statement<SearchHit>
+  {
     let query = ftsQuery(text)
-    guard !query.isEmpty else { return [] }
-    return try ReminderText.where { $0.match(query) }
+    return ReminderText.where { $0.match(query) }
       .join(Reminder.all) { $0.rowid.eq($1.id) }
       .order { t, _ in t.rank }
       .limit(limit)
       .select {
         SearchHit.Columns(
-          reminderID: $1.id, status: $1.status,
+          reminderID: $1.id,
           title: $0.title.highlight("[", "]"),
           snippet: $0.notes.snippet("[", "]", "…", 12),
           tags: $0.tags.highlight("[", "]"))
       }
-      .fetchAll(db)
   }
 
   /// The words of `text` as an FTS5 query: each a prefix match, all of them required, so
@@ -129,10 +136,9 @@ enum Queries {
 }
 
 @Selection
-struct SearchHit: Codable, Hashable {
-  let reminderID: Int
-  let status: Reminder.Status
-  let title: String
-  let snippet: String
-  let tags: String
+package struct SearchHit: Codable, Hashable {
+  package let reminderID: Int
+  package let title: String
+  package let snippet: String
+  package let tags: String
 }

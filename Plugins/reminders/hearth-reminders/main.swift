@@ -1,0 +1,4 @@
+// hearth-reminders: the reminders feature's command line (see RemindersFeature/Tool.swift).
+import RemindersFeature
+
+remindersTool().main()
