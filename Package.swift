@@ -98,13 +98,20 @@ let package = Package(
     .executableTarget(
       name: "hearth-reminders", dependencies: ["RemindersFeature"],
       path: "Plugins/reminders/hearth-reminders", swiftSettings: strict),
+    .target(
+      name: "AttachmentsFeature", dependencies: ["HearthPlugin", "HearthData"],
+      path: "Plugins/attachments/AttachmentsFeature", swiftSettings: strict),
+    .executableTarget(
+      name: "hearth-attachments", dependencies: ["AttachmentsFeature"],
+      path: "Plugins/attachments/hearth-attachments", swiftSettings: strict),
     .testTarget(
       name: "HearthSQLiteTests", dependencies: ["HearthSQLite", "CSQLite"],
       swiftSettings: strict),
     .testTarget(name: "HearthQueryTests", dependencies: ["HearthQuery"], swiftSettings: strict),
     .testTarget(name: "HearthBusTests", dependencies: ["HearthBus"], swiftSettings: strict),
     .testTarget(
-      name: "HearthHubTests", dependencies: ["HearthHub", "HearthPlugin", "HearthBus"],
+      name: "HearthHubTests",
+      dependencies: ["HearthHub", "HearthPlugin", "HearthBus", "AttachmentsFeature"],
       swiftSettings: strict),
     .testTarget(
       name: "HearthDataTests", dependencies: ["HearthData", "HearthDataTestSupport"],

@@ -54,23 +54,24 @@ struct FeatureCLI {
     process.standardError = errors
     process.standardInput = stdin
     try process.run()
-    // Read while it runs, so a large output cannot fill a pipe and stall it.
-    let readOutput = Task.detached { output.fileHandleForReading.readDataToEndOfFile() }
-    let readErrors = Task.detached { errors.fileHandleForReading.readDataToEndOfFile() }
+    // Read while it runs, so a large output cannot fill a pipe and stall it; on dispatch
+    // threads, not tasks: the test blocks here, and blocked tasks can starve the pool.
+    let (outputData, errorData) = (LockedBox(Data()), LockedBox(Data()))
+    let reading = DispatchGroup()
+    DispatchQueue.global().async(group: reading) {
+      outputData.value = output.fileHandleForReading.readDataToEndOfFile()
+    }
+    DispatchQueue.global().async(group: reading) {
+      errorData.value = errors.fileHandleForReading.readDataToEndOfFile()
+    }
     if let input { try? stdin.fileHandleForWriting.write(contentsOf: input) }
     try? stdin.fileHandleForWriting.close()
     process.waitUntilExit()
-    let semaphore = DispatchSemaphore(value: 0)
-    let collected = LockedBox<(Data, Data)>((Data(), Data()))
-    Task {
-      collected.value = (await readOutput.value, await readErrors.value)
-      semaphore.signal()
-    }
-    semaphore.wait()
+    reading.wait()
     return FeatureRun(
       status: process.terminationStatus,
-      output: String(decoding: collected.value.0, as: UTF8.self),
-      errors: String(decoding: collected.value.1, as: UTF8.self))
+      output: String(decoding: outputData.value, as: UTF8.self),
+      errors: String(decoding: errorData.value, as: UTF8.self))
   }
 
   /// Starts a long-running command (`run`); its output lines are collected.

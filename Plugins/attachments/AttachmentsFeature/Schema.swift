@@ -1,0 +1,129 @@
+import Foundation
+import HearthData
+import HearthPlugin
+
+// Links, notes and images attached to any row of any feature (the owner: a table and a row
+// id), stored with the seeds' single-table inheritance: one nullable column per case.
+//
+// Image bytes are kept content-addressed on disk, beside the database
+// (`attachments/ab/abcdef…`, named by their SHA-256), not in the database: an image written
+// once is never copied through the WAL, the hub's messages or every reader's page cache,
+// and the same picture attached twice is stored once. The row holds the digest; `verify`
+// re-hashes the files, and `run` collects the files no row names any more.
+
+@Table
+struct Attachment: Codable, Hashable, Identifiable {
+  let id: Int
+  var ownerTable: String
+  var ownerID: Int
+  var createdAt: Date
+  let kind: Kind
+
+  @CasePathable @Selection @dynamicMemberLookup
+  enum Kind: Hashable, Codable {
+    case link(URL)
+    case note(String)
+    /// The SHA-256 of the image's bytes, in hex: the name of its file.
+    case image(String)
+  }
+}
+
+/// The tables this feature owns.
+let ownedTables = ["attachments"]
+
+package var migrator: DatabaseMigrator {
+  var migrator = DatabaseMigrator()
+  migrator.registerMigration("Create attachments") { db in
+    try #sql(
+      """
+      CREATE TABLE "attachments" (
+        "id" INTEGER PRIMARY KEY AUTOINCREMENT,
+        "ownerTable" TEXT NOT NULL,
+        "ownerID" INTEGER NOT NULL,
+        "createdAt" TEXT NOT NULL,
+        "link" TEXT,
+        "note" TEXT,
+        "image" TEXT CHECK ("image" IS NULL OR length("image") = 64),
+        CHECK (("link" IS NOT NULL) + ("note" IS NOT NULL) + ("image" IS NOT NULL) = 1)
+      ) STRICT;
+      CREATE INDEX "attachments_owner" ON "attachments"("ownerTable", "ownerID");
+      CREATE INDEX "attachments_image" ON "attachments"("image") WHERE "image" IS NOT NULL;
+      """
+    )
+    .execute(db)
+  }
+  return migrator
+}
+
+func connect() throws -> HubDatabase {
+  try HubDatabase(
+    PluginRegistration(
+      name: "attachments", version: "1.0", tables: ownedTables, migrator: migrator))
+}
+
+/// Where image files live: `attachments/` beside the hub's database.
+struct ImageStore {
+  let directory: URL
+
+  init(databasePath: String) {
+    directory = URL(fileURLWithPath: databasePath).deletingLastPathComponent()
+      .appendingPathComponent("attachments")
+  }
+
+  func url(_ digest: String) -> URL {
+    directory.appendingPathComponent(String(digest.prefix(2))).appendingPathComponent(digest)
+  }
+
+  /// Stores `data` under its digest (once: the same bytes are the same file) and returns the
+  /// digest. Written to a temporary name and renamed, so a file under a digest is complete.
+  func store(_ data: Data) throws -> String {
+    let digest = SHA256.hex(data)
+    let target = url(digest)
+    if FileManager.default.fileExists(atPath: target.path), (try? verify(digest)) == true {
+      return digest
+    }
+    try FileManager.default.createDirectory(
+      at: target.deletingLastPathComponent(), withIntermediateDirectories: true)
+    let temporary = target.deletingLastPathComponent()
+      .appendingPathComponent(".\(digest).\(getpid()).tmp")
+    try data.write(to: temporary, options: .atomic)
+    if rename(temporary.path, target.path) != 0 {
+      try? FileManager.default.removeItem(at: temporary)
+      throw FeatureError(
+        "cannot store the image in \(directory.path): \(String(cString: strerror(errno)))")
+    }
+    return digest
+  }
+
+  /// Whether the file of `digest` is there and still hashes to it.
+  func verify(_ digest: String) throws -> Bool {
+    guard let data = FileManager.default.contents(atPath: url(digest).path) else { return false }
+    return SHA256.hex(data) == digest
+  }
+
+  /// Every stored digest.
+  func digests() -> [String] {
+    let enumerator = FileManager.default.enumerator(atPath: directory.path)
+    var found: [String] = []
+    while let path = enumerator?.nextObject() as? String {
+      let name = (path as NSString).lastPathComponent
+      if name.count == 64, name.allSatisfy(\.isHexDigit) { found.append(name) }
+    }
+    return found
+  }
+
+  func remove(_ digest: String) { try? FileManager.default.removeItem(at: url(digest)) }
+}
+
+/// The image formats accepted, by their first bytes.
+func imageFormat(_ data: Data) -> String? {
+  let bytes = [UInt8](data.prefix(12))
+  func starts(_ prefix: [UInt8]) -> Bool { bytes.starts(with: prefix) }
+  if starts([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) { return "png" }
+  if starts([0xFF, 0xD8, 0xFF]) { return "jpeg" }
+  if starts(Array("GIF87a".utf8)) || starts(Array("GIF89a".utf8)) { return "gif" }
+  if bytes.count >= 12, starts(Array("RIFF".utf8)), Array(bytes[8..<12]) == Array("WEBP".utf8) {
+    return "webp"
+  }
+  return nil
+}

@@ -1,0 +1,4 @@
+// hearth-attachments: the attachments feature's command line (see AttachmentsFeature/Tool.swift).
+import AttachmentsFeature
+
+attachmentsTool().main()
