@@ -104,6 +104,12 @@ let package = Package(
     .executableTarget(
       name: "hearth-attachments", dependencies: ["AttachmentsFeature"],
       path: "Plugins/attachments/hearth-attachments", swiftSettings: strict),
+    .target(
+      name: "FactsFeature", dependencies: ["HearthPlugin", "HearthData"],
+      path: "Plugins/facts/FactsFeature", swiftSettings: strict),
+    .executableTarget(
+      name: "hearth-facts", dependencies: ["FactsFeature"],
+      path: "Plugins/facts/hearth-facts", swiftSettings: strict),
     .testTarget(
       name: "HearthSQLiteTests", dependencies: ["HearthSQLite", "CSQLite"],
       swiftSettings: strict),
@@ -111,7 +117,9 @@ let package = Package(
     .testTarget(name: "HearthBusTests", dependencies: ["HearthBus"], swiftSettings: strict),
     .testTarget(
       name: "HearthHubTests",
-      dependencies: ["HearthHub", "HearthPlugin", "HearthBus", "AttachmentsFeature"],
+      dependencies: [
+        "HearthHub", "HearthPlugin", "HearthBus", "AttachmentsFeature", "FactsFeature",
+      ],
       swiftSettings: strict),
     .testTarget(
       name: "HearthDataTests", dependencies: ["HearthData", "HearthDataTestSupport"],
