@@ -135,6 +135,19 @@ public struct CommandInput {
   /// Every value of a repeated `--name`.
   public func options(_ name: String) -> [String] { options[name] ?? [] }
 
+  /// `--name S` as a number of seconds within `range`, or `defaultValue` when not given.
+  public func seconds(_ name: String, default defaultValue: Double, in range: ClosedRange<Double>)
+    throws -> Double
+  {
+    guard let text = option(name) else { return defaultValue }
+    guard let value = Double(text), range.contains(value) else {
+      throw FeatureError.usage(
+        "--\(name) takes seconds from \(String(format: "%g", range.lowerBound)) to \(String(format: "%g", range.upperBound)), not '\(text)'"
+      )
+    }
+    return value
+  }
+
   /// Positional argument `index`, or a usage error naming it.
   public func positional(_ index: Int, name: String) throws -> String {
     guard index < positionals.count else { throw FeatureError.usage("missing \(name)") }

@@ -36,11 +36,9 @@ import Testing
   }
 
   @Test func everyCommandAndTheBusDrivenCleanUp() throws {
-    let directory = try temporaryDirectory()
-    defer { try? FileManager.default.removeItem(at: directory) }
-    let hub = try HubProcess(directory: directory)
-    defer { _ = hub.terminate() }
-    _ = try hub.waitUntilReady()
+    let live = try LiveHub()
+    defer { live.stop() }
+    let (hub, directory) = (live.process, live.directory)
     let reminders = try FeatureCLI("hearth-reminders", hub: hub)
     let attachments = try FeatureCLI("hearth-attachments", hub: hub)
     try reminders("add", "Milk")
@@ -109,7 +107,7 @@ import Testing
     #expect(FileManager.default.fileExists(atPath: stored))
     try reminders("delete", "2")
     try eventually { try attachments("list", "--json").output == "[]\n" }
-    try eventually { !FileManager.default.fileExists(atPath: stored) }
+    eventually { !FileManager.default.fileExists(atPath: stored) }
     #expect(duty.isRunning, "\(output.lines.suffix(5))")
   }
 }

@@ -29,11 +29,9 @@ import Testing
 
 @Suite(.serialized) struct FactsFeatureTests {
   @Test func everyCommandThroughALiveHub() throws {
-    let directory = try temporaryDirectory()
-    defer { try? FileManager.default.removeItem(at: directory) }
-    let hub = try HubProcess(directory: directory)
-    defer { _ = hub.terminate() }
-    _ = try hub.waitUntilReady()
+    let live = try LiveHub()
+    defer { live.stop() }
+    let hub = live.process
     let facts = try FeatureCLI("hearth-facts", hub: hub)
 
     var run = try facts("add", "42", "--json")
@@ -76,8 +74,8 @@ import Testing
     // Watch redraws when another process writes.
     let screen = try facts.startInTerminal(["watch"])
     defer { screen.stop() }
-    try eventually { screen.text.contains("3 fact(s)") }
+    eventually { screen.text.contains("3 fact(s)") }
     try facts("add", "1994")
-    try eventually { screen.text.contains("4 fact(s)") && screen.text.contains("1994") }
+    eventually { screen.text.contains("4 fact(s)") && screen.text.contains("1994") }
   }
 }

@@ -141,6 +141,24 @@ final class TerminalScreen {
   }
 }
 
+/// A hearthd process on a fresh directory, ready for requests; `stop()` ends it and removes
+/// the directory.
+final class LiveHub {
+  let directory: URL
+  let process: HubProcess
+
+  init() throws {
+    directory = try temporaryDirectory()
+    process = try HubProcess(directory: directory)
+    _ = try process.waitUntilReady()
+  }
+
+  func stop() {
+    _ = process.terminate()
+    try? FileManager.default.removeItem(at: directory)
+  }
+}
+
 /// A value shared with a task, under a lock.
 final class LockedBox<Value>: @unchecked Sendable {
   // Safe: `storage` is only touched under `lock`.
@@ -162,11 +180,9 @@ extension Process {
 
 @Suite(.serialized) struct RemindersFeatureTests {
   @Test func everyCommandThroughALiveHub() throws {
-    let directory = try temporaryDirectory()
-    defer { try? FileManager.default.removeItem(at: directory) }
-    let hub = try HubProcess(directory: directory)
-    defer { _ = hub.terminate() }
-    _ = try hub.waitUntilReady()
+    let live = try LiveHub()
+    defer { live.stop() }
+    let hub = live.process
     let reminders = try FeatureCLI("hearth-reminders", hub: hub)
 
     // No lists yet: the first reminder makes one.
@@ -284,11 +300,9 @@ extension Process {
   }
 
   @Test func badInputIsRefusedAndNothingIsWritten() throws {
-    let directory = try temporaryDirectory()
-    defer { try? FileManager.default.removeItem(at: directory) }
-    let hub = try HubProcess(directory: directory)
-    defer { _ = hub.terminate() }
-    _ = try hub.waitUntilReady()
+    let live = try LiveHub()
+    defer { live.stop() }
+    let hub = live.process
     let reminders = try FeatureCLI("hearth-reminders", hub: hub)
     try reminders("add", "Keep me")
     func count() throws -> Int {
@@ -351,7 +365,7 @@ extension Process {
     let (duty, output) = try reminders.start(
       ["run", "--interval", "0.1", "--completion-delay", "0.3"])
     defer { duty.stop() }
-    try eventually { announced.value }
+    eventually { announced.value }
     try eventually {
       (try reminders("show", "--completed", "--json").json() as? [Any])?.count == 1
     }
@@ -369,7 +383,7 @@ extension Process {
     defer { _ = hub.terminate() }
     _ = try hub.waitUntilReady()
     try reminders("add", "Also past", "--due", "2002-02-02")
-    try eventually {
+    eventually {
       (try? observer.read { db in
         try Int.fetchOne(db, sql: "SELECT count(*) FROM reminderAlerts")
       }) == 2
@@ -382,29 +396,25 @@ extension Process {
   }
 
   @Test func watchRedrawsWhenAnotherProcessWrites() throws {
-    let directory = try temporaryDirectory()
-    defer { try? FileManager.default.removeItem(at: directory) }
-    let hub = try HubProcess(directory: directory)
-    defer { _ = hub.terminate() }
-    _ = try hub.waitUntilReady()
+    let live = try LiveHub()
+    defer { live.stop() }
+    let hub = live.process
     let reminders = try FeatureCLI("hearth-reminders", hub: hub)
     try reminders("add", "First")
     let screen = try reminders.startInTerminal(["watch"])
     defer { screen.stop() }
-    try eventually { screen.text.contains("First") }
+    eventually { screen.text.contains("First") }
     #expect(screen.text.contains("1 open · 0 today · 0 past due · 0 completed"))
     try reminders("add", "Second", "--flag")
-    try eventually { screen.text.contains("Second  ⚑") }
+    eventually { screen.text.contains("Second  ⚑") }
     try reminders("complete", "1", "--now")
-    try eventually { screen.text.contains("· 1 completed") && !screen.text.contains("First") }
+    eventually { screen.text.contains("· 1 completed") && !screen.text.contains("First") }
   }
 
   @Test func anotherPluginCannotAlterTheRemindersTables() throws {
-    let directory = try temporaryDirectory()
-    defer { try? FileManager.default.removeItem(at: directory) }
-    let hub = try HubProcess(directory: directory)
-    defer { _ = hub.terminate() }
-    _ = try hub.waitUntilReady()
+    let live = try LiveHub()
+    defer { live.stop() }
+    let hub = live.process
     let reminders = try FeatureCLI("hearth-reminders", hub: hub)
     try reminders("add", "Mine")
     let intruder = try HubDatabase(

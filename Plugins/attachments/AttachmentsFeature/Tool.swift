@@ -283,19 +283,9 @@ package func attachmentsTool() -> FeatureTool {
       valuedOptions: ["interval", "file-age"]
     ) { input in
       let interval =
-        try input.option("interval").map { text in
-          guard let value = Double(text), value > 0, value <= 3600 else {
-            throw FeatureError.usage("--interval takes seconds between 0 and 3600")
-          }
-          return value
-        } ?? 0.5
+        try input.seconds("interval", default: 0.5, in: 0.01...3600)
       let fileAge =
-        try input.option("file-age").map { text in
-          guard let value = Double(text), value >= 0 else {
-            throw FeatureError.usage("--file-age takes seconds, 0 or more")
-          }
-          return value
-        } ?? 60
+        try input.seconds("file-age", default: 60, in: 0...86_400)
       let store = try imageStore()
       let db = try database()
       let pending = Atomic<Bool>(true)

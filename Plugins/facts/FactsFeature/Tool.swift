@@ -197,12 +197,7 @@ package func factsTool() -> FeatureTool {
       valuedOptions: ["interval"]
     ) { input in
       let interval =
-        try input.option("interval").map { text in
-          guard let value = Double(text), value > 0, value <= 3600 else {
-            throw FeatureError.usage("--interval takes seconds between 0 and 3600")
-          }
-          return value
-        } ?? 60
+        try input.seconds("interval", default: 60, in: 0.01...3600)
       let db = try database()
       runDuties(name: "facts", interval: .milliseconds(Int(interval * 1000))) {
         if let fact = try db.write({ try pickFactOfTheDay($0, now: Date()) }) {

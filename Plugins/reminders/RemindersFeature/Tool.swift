@@ -85,19 +85,9 @@ package func remindersTool() -> FeatureTool {
         valuedOptions: ["interval", "completion-delay"]
       ) { input in
         let interval =
-          try input.option("interval").map { text in
-            guard let value = Double(text), value > 0, value <= 3600 else {
-              throw FeatureError.usage("--interval takes seconds between 0 and 3600")
-            }
-            return value
-          } ?? 1
+          try input.seconds("interval", default: 1, in: 0.01...3600)
         let delay =
-          try input.option("completion-delay").map { text in
-            guard let value = Double(text), value >= 0 else {
-              throw FeatureError.usage("--completion-delay takes seconds, 0 or more")
-            }
-            return value
-          } ?? 3
+          try input.seconds("completion-delay", default: 3, in: 0...86_400)
         runDuties(name: "reminders", interval: .milliseconds(Int(interval * 1000))) {
           try runDuty(completionDelay: delay)
         }
