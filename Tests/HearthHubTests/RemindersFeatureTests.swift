@@ -123,7 +123,13 @@ final class TerminalScreen {
   /// What the terminal shows now.
   var text: String { (try? tmux(["capture-pane", "-p", "-t", "main"])) ?? "" }
 
-  func stop() { _ = try? tmux(["kill-server"]) }
+  /// Ends the session: the command, then the server (both killed outright if they linger).
+  func stop() {
+    let pids = ((try? tmux(["display-message", "-p", "-t", "main", "#{pane_pid} #{pid}"])) ?? "")
+      .split(whereSeparator: \.isWhitespace).compactMap { pid_t($0) }
+    _ = try? tmux(["kill-server"])
+    for pid in pids { kill(pid, SIGKILL) }
+  }
 
   @discardableResult
   private func tmux(_ arguments: [String]) throws -> String {
