@@ -110,6 +110,12 @@ let package = Package(
     .executableTarget(
       name: "hearth-facts", dependencies: ["FactsFeature"],
       path: "Plugins/facts/hearth-facts", swiftSettings: strict),
+    .target(
+      name: "SyncUpsFeature", dependencies: ["HearthPlugin", "HearthData"],
+      path: "Plugins/syncups/SyncUpsFeature", swiftSettings: strict),
+    .executableTarget(
+      name: "hearth-syncups", dependencies: ["SyncUpsFeature"],
+      path: "Plugins/syncups/hearth-syncups", swiftSettings: strict),
     .testTarget(
       name: "HearthSQLiteTests", dependencies: ["HearthSQLite", "CSQLite"],
       swiftSettings: strict),

@@ -120,6 +120,9 @@ final class TerminalScreen {
     guard status == 0 else { throw HubTestError("tmux new-session failed (\(status))") }
   }
 
+  /// Types `keys` (tmux key names: `n`, `Enter`, `Escape`, or text with `-l`).
+  func send(_ keys: String...) { _ = try? tmux(["send-keys", "-t", "main"] + keys) }
+
   /// What the terminal shows now.
   var text: String { (try? tmux(["capture-pane", "-p", "-t", "main"])) ?? "" }
 

@@ -1,0 +1,110 @@
+import Foundation
+import HearthData
+import HearthPlugin
+
+// Sync-ups (a recurring meeting: title, length, colour theme), their attendees, and the
+// meetings held, each with its date and transcript.
+
+@Table("syncUps")
+struct SyncUp: Codable, Hashable, Identifiable {
+  let id: Int
+  /// The meeting's length, in seconds.
+  var seconds = 300
+  var theme: Theme = .bubblegum
+  var title = ""
+
+  enum Theme: String, CaseIterable, Codable, QueryBindable {
+    case bubblegum, buttercup, indigo, lavender, magenta, navy, orange, oxblood, periwinkle,
+      poppy, purple, seafoam, sky, tan, teal, yellow
+  }
+}
+
+@Table
+struct Attendee: Codable, Hashable, Identifiable {
+  let id: Int
+  var name = ""
+  var syncUpID: SyncUp.ID
+}
+
+@Table
+struct Meeting: Codable, Hashable, Identifiable {
+  let id: Int
+  var date: Date
+  var syncUpID: SyncUp.ID
+  var transcript = ""
+}
+
+let ownedTables = ["syncUps", "attendees", "meetings"]
+
+package var migrator: DatabaseMigrator {
+  var migrator = DatabaseMigrator()
+  migrator.registerMigration("Create sync-ups") { db in
+    try #sql(
+      """
+      CREATE TABLE "syncUps" (
+        "id" INTEGER PRIMARY KEY AUTOINCREMENT,
+        "seconds" INTEGER NOT NULL DEFAULT 300 CHECK ("seconds" BETWEEN 60 AND 86400),
+        "theme" TEXT NOT NULL DEFAULT 'bubblegum',
+        "title" TEXT NOT NULL CHECK (length("title") BETWEEN 1 AND 200)
+      ) STRICT;
+      CREATE TABLE "attendees" (
+        "id" INTEGER PRIMARY KEY AUTOINCREMENT,
+        "name" TEXT NOT NULL CHECK (length("name") BETWEEN 1 AND 200),
+        "syncUpID" INTEGER NOT NULL REFERENCES "syncUps"("id") ON DELETE CASCADE
+      ) STRICT;
+      CREATE INDEX "attendees_syncUp" ON "attendees"("syncUpID");
+      CREATE TABLE "meetings" (
+        "id" INTEGER PRIMARY KEY AUTOINCREMENT,
+        "date" TEXT NOT NULL,
+        "syncUpID" INTEGER NOT NULL REFERENCES "syncUps"("id") ON DELETE CASCADE,
+        "transcript" TEXT NOT NULL DEFAULT ''
+      ) STRICT;
+      CREATE INDEX "meetings_syncUp" ON "meetings"("syncUpID", "date");
+      """
+    )
+    .execute(db)
+  }
+  return migrator
+}
+
+nonisolated(unsafe) var connection: HubDatabase?
+// Safe: commands run on the main thread; the timer and the duty loop too.
+
+func database() throws -> HubDatabase {
+  if let connection { return connection }
+  let made = try HubDatabase(
+    PluginRegistration(name: "syncups", version: "1.0", tables: ownedTables, migrator: migrator))
+  connection = made
+  return made
+}
+
+/// A sync-up with its attendees and how many meetings it has had.
+struct SyncUpSummary: Codable, Hashable {
+  var syncUp: SyncUp
+  var attendees: [String]
+  var meetingCount: Int
+
+  var line: String {
+    String(format: "%4d  ", syncUp.id)
+      + "\(syncUp.title)  \(syncUp.seconds / 60) min  \(syncUp.theme.rawValue)  "
+      + "\(attendees.joined(separator: ", "))  · \(meetingCount) meeting(s)"
+  }
+}
+
+enum Queries {
+  static func summaries(_ db: Database, only id: SyncUp.ID? = nil) throws -> [SyncUpSummary] {
+    var query = SyncUp.where { _ in true }
+    if let id { query = query.where { $0.id.eq(id) } }
+    let rows = try query.order(by: \.title)
+      .select { syncUp in
+        (syncUp, Meeting.where { $0.syncUpID.eq(syncUp.id) }.count())
+      }
+      .fetchAll(db)
+    let ids = rows.map(\.0.id)
+    let attendees = try Attendee.where { $0.syncUpID.in(ids) }.order(by: \.id).fetchAll(db)
+    let names = Dictionary(grouping: attendees, by: \.syncUpID).mapValues { $0.map(\.name) }
+    return rows.map {
+      SyncUpSummary(syncUp: $0.0, attendees: names[$0.0.id] ?? [], meetingCount: $0.1)
+    }
+  }
+}
