@@ -1,6 +1,7 @@
 // hearth: the admin CLI of a Hearth hub.
 //
 //   hearth status | plugins | subscribe [TABLE…] [--since SEQ] | query SQL | backup PATH | check
+//          | new-plugin NAME [--in DIR] [--hearth PATH]
 //
 // Exit codes: 0 success, 1 failure (the message says what to do), 2 bad usage, 3 hub down.
 import Foundation
@@ -19,6 +20,9 @@ let usage = """
     query SQL                    runs a read-only query; rows as tab-separated text or JSON
     backup PATH                  copies the database online (consistent, while writers go on)
     check                        runs SQLite's integrity check; exit 1 when it fails
+    new-plugin NAME [--in DIR] [--hearth PATH]
+                                 writes a working plugin package, hearth-NAME, that builds
+                                 against this Hearth checkout (or PATH) by path
 
   The database and socket directory default as for hearthd ($HEARTH_DATABASE,
   $HEARTH_RUNTIME_DIR, else the XDG directories).
@@ -43,6 +47,8 @@ var json = false
 var paths = HubPaths.fromEnvironment()
 var positional: [String] = []
 var since: Int64?
+var scaffoldDirectory = "."
+var scaffoldHearth: String?
 var index = 0
 while index < arguments.count {
   let argument = arguments[index]
@@ -54,7 +60,7 @@ while index < arguments.count {
     print("hearth 0.1.0 (protocol \(WireProtocol.version))")
     exit(0)
   case "--json": json = true
-  case "--database", "--runtime-dir", "--since":
+  case "--database", "--runtime-dir", "--since", "--in", "--hearth":
     guard index + 1 < arguments.count else {
       fail("\(argument) needs a value; see --help", code: 2)
     }
@@ -63,6 +69,8 @@ while index < arguments.count {
     switch argument {
     case "--database": paths.databasePath = value
     case "--runtime-dir": paths.runtimeDirectory = value
+    case "--in": scaffoldDirectory = value
+    case "--hearth": scaffoldHearth = value
     default:
       guard let seq = Int64(value), seq >= 0 else {
         fail("--since takes a sequence number", code: 2)
@@ -104,6 +112,35 @@ let rest = Array(positional.dropFirst())
 }
 
 switch command {
+case "new-plugin":
+  guard let name = rest.first, rest.count == 1 else {
+    fail("new-plugin takes one NAME (e.g. hearth new-plugin notes)", code: 2)
+  }
+  guard PluginScaffold.validate(name) else {
+    fail(
+      "'\(name)' cannot name a plugin: use lower-case letters, digits and single hyphens, "
+        + "starting with a letter (e.g. reading-list)", code: 2)
+  }
+  guard let hearthPath = scaffoldHearth ?? hearthCheckout() else {
+    fail("cannot tell where Hearth is checked out; give --hearth PATH", code: 2)
+  }
+  let root: URL
+  do {
+    root = try PluginScaffold(name: name, hearthPath: hearthPath)
+      .write(into: URL(fileURLWithPath: scaffoldDirectory))
+  } catch {
+    fail("\(error)")
+  }
+  if json {
+    printJSON(["path": root.path, "executable": "hearth-\(name)"])
+  } else {
+    print(
+      """
+      Created \(root.path), a plugin that builds against \(hearthPath).
+      Next: cd \(root.path) && swift build && .build/debug/hearth-\(name) add "hello"
+      (with the hub running). Guide: \(hearthPath)/docs/plugin-guide.md
+      """)
+  }
 case "status":
   let welcome = hello()
   let size =

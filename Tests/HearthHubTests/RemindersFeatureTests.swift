@@ -26,6 +26,12 @@ struct FeatureCLI {
     self.hub = hub
   }
 
+  /// A feature built elsewhere (a plugin outside this package).
+  init(path: String, hub: HubProcess) {
+    executable = path
+    self.hub = hub
+  }
+
   var environment: [String: String] {
     var environment = ProcessInfo.processInfo.environment
     environment["HEARTH_DATABASE"] = hub.databasePath
