@@ -424,6 +424,14 @@ extension Process {
     eventually { screen.text.contains("Second  ⚑") }
     try reminders("complete", "1", "--now")
     eventually { screen.text.contains("· 1 completed") && !screen.text.contains("First") }
+
+    // The hub is killed and comes back: the watch lives on and keeps redrawing.
+    hub.kill()
+    let restarted = try HubProcess(directory: live.directory)
+    defer { _ = restarted.terminate() }
+    _ = try restarted.waitUntilReady()
+    try reminders("add", "After the restart")
+    eventually { screen.text.contains("After the restart") }
   }
 
   @Test func anotherPluginCannotAlterTheRemindersTables() throws {
