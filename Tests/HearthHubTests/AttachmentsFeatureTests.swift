@@ -89,6 +89,14 @@ import Testing
     #expect(run.status == 2 && run.errors.contains("not valid UTF-8"))
     #expect(try attachments("show", "42").status == 4)
     #expect((try attachments("list", "--json").json() as? [Any])?.count == 4)
+    // (the watch below adds a fifth)
+
+    // Watch redraws when another process attaches something.
+    let screen = try attachments.startInTerminal(["watch", "reminders"])
+    defer { screen.stop() }
+    eventually { screen.text.contains("semi-skimmed") }
+    try attachments("add", "reminders", "2", "--link", "https://example.com/bread")
+    eventually { screen.text.contains("https://example.com/bread") }
 
     // A damaged file is found.
     try png("dog").write(to: URL(fileURLWithPath: stored))
@@ -100,7 +108,7 @@ import Testing
     // attachments; the image file no attachment names any more is collected.
     let (duty, output) = try attachments.start(["run", "--interval", "0.1", "--file-age", "0.5"])
     defer { duty.stop() }
-    try attachments("delete", "4")  // reminder 1's copy of the image: reminder 2 keeps it
+    try attachments("delete", "4", "5")  // reminder 1's image, the bread link; reminder 2 keeps its image
     try reminders("delete", "1")
     try eventually { try attachments("list", "reminders", "1", "--json").output == "[]\n" }
     #expect(try attachments("list", "reminders", "2").output.contains("image"))

@@ -53,6 +53,13 @@ import Testing
       run.output.split(separator: "\n").last?.contains("Thu 2 Jan 2020 09:30  old notes") == true)
     #expect(try syncups("list").output.contains("· 2 meeting(s)"))
 
+    // Watch redraws when another process records a meeting.
+    let watcher = try syncups.startInTerminal(["watch"])
+    defer { watcher.stop() }
+    eventually { watcher.text.contains("· 2 meeting(s)") }
+    try syncups("record", "1", "--transcript", "third")
+    eventually { watcher.text.contains("· 3 meeting(s)") }
+
     // Bad input.
     #expect(try syncups("add", "X", "--minutes", "0").status == 2)
     #expect(try syncups("add", "X", "--theme", "plaid").errors.contains("not a theme"))
