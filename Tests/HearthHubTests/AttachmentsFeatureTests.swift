@@ -108,7 +108,8 @@ import Testing
     // attachments; the image file no attachment names any more is collected.
     let (duty, output) = try attachments.start(["run", "--interval", "0.1", "--file-age", "0.5"])
     defer { duty.stop() }
-    try attachments("delete", "4", "5")  // reminder 1's image, the bread link; reminder 2 keeps its image
+    // Reminder 1's image and the bread link go; reminder 2 keeps its image.
+    try attachments("delete", "4", "5")
     try reminders("delete", "1")
     try eventually { try attachments("list", "reminders", "1", "--json").output == "[]\n" }
     #expect(try attachments("list", "reminders", "2").output.contains("image"))
