@@ -47,32 +47,35 @@ public struct FeatureError: Error, CustomStringConvertible, Sendable {
   public var description: String { message }
 }
 
-/// A command's result: text for people, a JSON value for scripts.
+/// A command's result: text for people, JSON for scripts. Each is made only when asked for
+/// (`--json` or not), so a command never renders the form nobody reads.
 public struct CommandOutput {
-  public var text: String
-  public var json: Any
-
-  public init(text: String, json: Any) {
-    self.text = text
-    self.json = json
-  }
+  let text: () -> String
+  let json: () throws -> Data
 
   /// A confirmation, and the JSON object scripts get instead.
   public static func message(_ text: String, json: [String: Any] = [:]) -> CommandOutput {
-    CommandOutput(text: text, json: json)
+    CommandOutput(
+      text: { text },
+      json: {
+        try JSONSerialization.data(
+          withJSONObject: json, options: [.sortedKeys, .withoutEscapingSlashes])
+      })
   }
 
-  /// Values for both: printed with `render`, encoded as JSON with `JSONEncoder`.
-  public static func values<T: Encodable>(_ values: T, render: (T) -> String) throws
+  /// Values for both: printed with `render`, encoded as JSON with `JSONEncoder` (sorted
+  /// keys, dates in ISO 8601).
+  public static func values<T: Encodable>(_ values: T, render: @escaping (T) -> String)
     -> CommandOutput
   {
-    let encoder = JSONEncoder()
-    encoder.dateEncodingStrategy = .iso8601
-    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-    let data = try encoder.encode(values)
-    return CommandOutput(
-      text: render(values),
-      json: try JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed]))
+    CommandOutput(
+      text: { render(values) },
+      json: {
+        let encoder = JSONEncoder()
+        encoder.dateEncodingStrategy = .iso8601
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return try encoder.encode(values)
+      })
   }
 }
 
@@ -263,12 +266,10 @@ public struct FeatureTool {
     let input = try CommandInput(rest, valued: command.valuedOptions)
     let output = try command.run(input)
     if input.json {
-      let data = try JSONSerialization.data(
-        withJSONObject: output.json,
-        options: [.sortedKeys, .withoutEscapingSlashes, .fragmentsAllowed])
-      print(String(decoding: data, as: UTF8.self))
-    } else if !output.text.isEmpty {
-      print(output.text)
+      print(String(decoding: try output.json(), as: UTF8.self))
+    } else {
+      let text = output.text()
+      if !text.isEmpty { print(text) }
     }
     return .success
   }

@@ -18,21 +18,24 @@ public func watch(
   let isTerminal = isatty(STDOUT_FILENO) != 0
   let time = DateFormatter()
   time.dateFormat = "HH:mm:ss"
-  while true {
-    let body: String
-    do {
-      body = try render()
-    } catch {
-      body = "cannot read the data: \(error)"
+  // The observation ends when it is released: keep it for as long as the loop runs (an
+  // optimized build may otherwise release it after its last use, which the loop is not).
+  withExtendedLifetime(observation) { () -> Never in
+    while true {
+      let body: String
+      do {
+        body = try render()
+      } catch {
+        body = "cannot read the data: \(error)"
+      }
+      let frame = "\(title) — \(time.string(from: Date())) — Ctrl-C to stop\n\n\(body)\n"
+      // Clear the screen and go home on a terminal; a separator in a pipe.
+      let output = isTerminal ? "\u{1B}[H\u{1B}[2J" + frame : "----\n" + frame
+      FileHandle.standardOutput.write(Data(output.utf8))
+      pending.wait()
+      while pending.wait(timeout: .now() + .milliseconds(20)) == .success {}
     }
-    let frame = "\(title) — \(time.string(from: Date())) — Ctrl-C to stop\n\n\(body)\n"
-    // Clear the screen and go home on a terminal; a separator in a pipe.
-    let output = isTerminal ? "\u{1B}[H\u{1B}[2J" + frame : "----\n" + frame
-    FileHandle.standardOutput.write(Data(output.utf8))
-    pending.wait()
-    while pending.wait(timeout: .now() + .milliseconds(20)) == .success {}
   }
-  _ = observation
 }
 
 /// Runs `duty` every `interval` until SIGTERM or SIGINT: the `run` mode that

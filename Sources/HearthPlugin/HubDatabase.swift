@@ -34,6 +34,8 @@ public struct PluginRegistration: Sendable {
   }
 }
 
+private let sharedConnection = Mutex<HubDatabase?>(nil)
+
 /// Records statements instead of running them.
 private final class StatementRecorder: RemoteStatementExecutor {
   var statements: [String] = []
@@ -135,6 +137,20 @@ public final class HubDatabase: DatabaseWriter {
   }
 
   deinit { listener.stop() }
+
+  /// The process's connection to the hub, made (registering the plugin) on the first call
+  /// and the same one after: a feature's command runs many queries over one connection.
+  /// A process is one plugin: `registration` is only read on the first call.
+  public static func shared(_ registration: @autoclosure () throws -> PluginRegistration) throws
+    -> HubDatabase
+  {
+    try sharedConnection.withLock { connection in
+      if let connection { return connection }
+      let made = try HubDatabase(registration())
+      connection = made
+      return made
+    }
+  }
 
   // MARK: - DatabaseReader
 

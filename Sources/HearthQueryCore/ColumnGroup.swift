@@ -35,7 +35,12 @@ public struct ColumnGroup<Root: Table, Group: _ColumnGroup>: _ColumnFragments, S
   public subscript<Value: QueryBindable>(dynamicMember member: KeyPath<Group, Value>)
     -> TableColumn<Root, Value> where Value.QueryOutput == Value
   {
-    let index = Group._columnIndex(member) ?? 0
+    guard let index = Group._columnIndex(member) else {
+      // Only a computed property gets here (stored ones all have a column): there is no
+      // column to query, and another column's SQL would be silently wrong.
+      preconditionFailure(
+        "\(member) is not a stored property of \(Group.self), so it has no column")
+    }
     return TableColumn(Group._columnNames[index], keyPath: _GroupPath(keyPath, member))
   }
 

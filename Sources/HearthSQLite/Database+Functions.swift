@@ -53,14 +53,14 @@ private func orderedConcatStep(
     sqlite3_result_error_nomem(context)
     return
   }
-  let value = databaseValue(arguments[0])
-  state.separator = databaseValue(arguments[1]).textForm ?? ""
+  let value = Row.value(arguments[0])
+  state.separator = Row.value(arguments[1]).textForm ?? ""
   guard let text = value.textForm else { return }
   var keys: [DatabaseValue] = []
   var directions: [Int32] = []
   for index in stride(from: 2, to: Int(count), by: 2) {
     directions.append(sqlite3_value_int(arguments[index]))
-    keys.append(databaseValue(arguments[index + 1]))
+    keys.append(Row.value(arguments[index + 1]))
   }
   state.entries.append((keys, directions, text))
 }
@@ -99,23 +99,6 @@ private func orderedConcatFinal(_ context: OpaquePointer?) {
   }
   let joined = ordered.map(\.element.value).joined(separator: state.separator)
   hearth_sqlite3_result_text_transient(context, joined, Int32(joined.utf8.count))
-}
-
-/// An argument of a SQL function, as a `DatabaseValue`.
-private func databaseValue(_ value: OpaquePointer?) -> DatabaseValue {
-  switch sqlite3_value_type(value) {
-  case SQLITE_INTEGER: return DatabaseValue(storage: .integer(sqlite3_value_int64(value)))
-  case SQLITE_FLOAT: return DatabaseValue(storage: .double(sqlite3_value_double(value)))
-  case SQLITE_TEXT:
-    return DatabaseValue(storage: .text(String(cString: sqlite3_value_text(value))))
-  case SQLITE_BLOB:
-    let count = Int(sqlite3_value_bytes(value))
-    guard count > 0, let bytes = sqlite3_value_blob(value) else {
-      return DatabaseValue(storage: .blob(Data()))
-    }
-    return DatabaseValue(storage: .blob(Data(bytes: bytes, count: count)))
-  default: return .null
-  }
 }
 
 extension DatabaseValue {

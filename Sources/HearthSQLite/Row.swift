@@ -136,32 +136,24 @@ public struct Row: CustomStringConvertible {
 
   func liveValue(atIndex index: Int) -> DatabaseValue {
     guard let statement = sqliteStatement else { return storedValues[index] }
-    return Row.value(statement, Int32(index))
+    return Row.value(sqlite3_column_value(statement, Int32(index)))
   }
 
-  /// Reads any column of a stepped statement as a `DatabaseValue`.
-  static func value(_ statement: OpaquePointer, _ index: Int32) -> DatabaseValue {
-    switch sqlite3_column_type(statement, index) {
-    case SQLITE_INTEGER:
-      return DatabaseValue(storage: .integer(sqlite3_column_int64(statement, index)))
-    case SQLITE_FLOAT:
-      return DatabaseValue(storage: .double(sqlite3_column_double(statement, index)))
-    case SQLITE_TEXT: return DatabaseValue(storage: .text(text(statement, index)))
+  /// Reads any SQLite value (a column of a stepped statement, an argument of a SQL
+  /// function) as a `DatabaseValue`.
+  static func value(_ value: OpaquePointer?) -> DatabaseValue {
+    switch sqlite3_value_type(value) {
+    case SQLITE_INTEGER: return DatabaseValue(storage: .integer(sqlite3_value_int64(value)))
+    case SQLITE_FLOAT: return DatabaseValue(storage: .double(sqlite3_value_double(value)))
+    case SQLITE_TEXT: return DatabaseValue(storage: .text(text(value!)))
     case SQLITE_BLOB:
-      let count = Int(sqlite3_column_bytes(statement, index))
-      guard count > 0, let bytes = sqlite3_column_blob(statement, index) else {
+      let count = Int(sqlite3_value_bytes(value))
+      guard count > 0, let bytes = sqlite3_value_blob(value) else {
         return DatabaseValue(storage: .blob(Data()))
       }
       return DatabaseValue(storage: .blob(Data(bytes: bytes, count: count)))
     default: return .null
     }
-  }
-
-  /// Reads a TEXT column without an intermediate copy.
-  static func text(_ statement: OpaquePointer, _ index: Int32) -> String {
-    guard let bytes = sqlite3_column_text(statement, index) else { return "" }
-    let count = Int(sqlite3_column_bytes(statement, index))
-    return String(decoding: UnsafeBufferPointer(start: bytes, count: count), as: UTF8.self)
   }
 
   /// Reads a TEXT value without an intermediate copy.

@@ -84,18 +84,12 @@ struct PluginScaffold {
         return migrator
       }
 
-      /// One connection to the hub for the whole command, made on first use.
-      nonisolated(unsafe) var connection: HubDatabase?
-      // Safe: the command runs on the main thread.
-
+      /// The hub connection of this process, registering the plugin on first use.
       func database() throws -> HubDatabase {
-        if let connection { return connection }
-        let made = try HubDatabase(
+        try .shared(
           PluginRegistration(
             name: \(literal(name)), version: "0.1", tables: [\(literal(table))],
             migrator: makeMigrator()))
-        connection = made
-        return made
       }
 
       func line(_ item: Item) -> String { String(format: "%4d  ", item.id) + item.text }
@@ -109,11 +103,11 @@ struct PluginScaffold {
               try Item.insert { Item.Draft(text: text, createdAt: Date()) }
                 .returning(\\.self).fetchOne(db)!
             }
-            return try .values(item) { "Added:\\n" + line($0) }
+            return .values(item) { "Added:\\n" + line($0) }
           },
           Command("list", summary: "the items, newest first") { _ in
             let items = try database().read { try Item.order { $0.id.desc() }.fetchAll($0) }
-            return try .values(items) { $0.isEmpty ? "No items." : $0.map(line).joined(separator: "\\n") }
+            return .values(items) { $0.isEmpty ? "No items." : $0.map(line).joined(separator: "\\n") }
           },
           Command("watch", summary: "the items, redrawn when any process changes them") { _ in
             let db = try database()

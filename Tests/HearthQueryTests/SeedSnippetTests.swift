@@ -854,13 +854,20 @@ extension EnumTableSeed {
       #expect(note.kind.is(\.note))
       #expect(note.kind[case: \.note] == "Hello!")
       #expect(try storedRow(note.id) == [nil, "Hello!", nil])
-      #expect(note.id.uuidString.lowercased().count == 36)
+      // The id came from the column's `DEFAULT (uuid())`: lowercase text of a version-4 UUID.
+      let storedID = try database.read { db in
+        try String.fetchOne(db, sql: #"SELECT "id" FROM "attachments" WHERE "note" IS NOT NULL"#)
+      }
+      let text = try #require(storedID)
+      #expect(text == note.id.uuidString.lowercased())
+      #expect(Array(text)[14] == "4" && "89ab".contains(Array(text)[19]))
 
       // Filter by case.
       let images = try database.read { db in
         try Attachment.where { $0.kind.image.isNot(nil) }.fetchAll(db)
       }
       #expect(images.map { $0.kind[case: \.image] } == [URL(string: "file:///photos/cat.jpg")!])
+      #expect(images.first?.id != note.id)
 
       // Update changes which columns are populated.
       let id = note.id

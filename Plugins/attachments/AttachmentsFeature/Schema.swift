@@ -55,12 +55,6 @@ package var migrator: DatabaseMigrator {
   return migrator
 }
 
-func connect() throws -> HubDatabase {
-  try HubDatabase(
-    PluginRegistration(
-      name: "attachments", version: "1.0", tables: ownedTables, migrator: migrator))
-}
-
 /// Where image files live: `attachments/` beside the hub's database.
 struct ImageStore {
   let directory: URL

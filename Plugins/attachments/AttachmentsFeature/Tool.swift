@@ -8,15 +8,11 @@ import Synchronization
 let noteLimit = 1 << 20
 let imageLimit = 32 << 20
 
-/// One connection for the whole command, made when a command first needs it.
-nonisolated(unsafe) var connection: HubDatabase?
-// Safe: commands run on the main thread; the run duty's loop too.
-
+/// The hub connection of this process, registering the feature on first use.
 func database() throws -> HubDatabase {
-  if let connection { return connection }
-  let made = try connect()
-  connection = made
-  return made
+  try .shared(
+    PluginRegistration(
+      name: "attachments", version: "1.0", tables: ownedTables, migrator: migrator))
 }
 
 /// What people and scripts see of an attachment.
@@ -64,8 +60,8 @@ func ownerTable(_ name: String, _ db: Database) throws -> String {
 
 func requireOwner(_ table: String, _ id: Int, _ db: Database) throws -> String {
   let table = try ownerTable(table, db)
-  let quoted = "\"" + table.replacingOccurrences(of: "\"", with: "\"\"") + "\""
-  guard try Int.fetchOne(db, sql: "SELECT 1 FROM \(quoted) WHERE rowid = ?", arguments: [id]) != nil
+  guard
+    try #sql("SELECT 1 FROM \(quote: table) WHERE rowid = \(id)", as: Int.self).fetchOne(db) != nil
   else { throw FeatureError.notFound("\(table) has no row \(id)") }
   return table
 }
@@ -87,10 +83,14 @@ func sweepOrphans(_ db: Database) throws -> Int {
         db, sql: "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", arguments: [table]
       )
       != nil
-    let quoted = "\"" + table.replacingOccurrences(of: "\"", with: "\"\"") + "\""
-    let condition = exists ? " AND ownerID NOT IN (SELECT rowid FROM \(quoted))" : ""
-    try db.execute(
-      sql: "DELETE FROM attachments WHERE ownerTable = ?\(condition)", arguments: [table])
+    if exists {
+      try #sql(
+        "DELETE FROM attachments WHERE ownerTable = \(table) AND ownerID NOT IN (SELECT rowid FROM \(quote: table))"
+      )
+      .execute(db)
+    } else {
+      try Attachment.where { $0.ownerTable.eq(table) }.delete().execute(db)
+    }
     removed += db.changesCount
   }
   return removed
@@ -184,7 +184,7 @@ package func attachmentsTool() -> FeatureTool {
         }
         .returning(\.self).fetchOne(db)!
       }
-      return try .values(AttachmentOutput(attachment, store: store)) { "Attached:\n" + $0.line }
+      return .values(AttachmentOutput(attachment, store: store)) { "Attached:\n" + $0.line }
     })
   commands.append(
     Command(
@@ -203,7 +203,7 @@ package func attachmentsTool() -> FeatureTool {
         return try query.order(by: \.id).fetchAll(db)
       }
       let outputs = attachments.map { AttachmentOutput($0, store: store) }
-      return try .values(outputs) { outputs in
+      return .values(outputs) { outputs in
         outputs.isEmpty ? "No attachments." : outputs.map(\.line).joined(separator: "\n")
       }
     })
@@ -219,7 +219,7 @@ package func attachmentsTool() -> FeatureTool {
         throw FeatureError(
           "the file of image attachment \(id) is missing or damaged (\(store.url(digest).path))")
       }
-      return try .values(output) { output in
+      return .values(output) { output in
         "\(output.line)\n\ncreated \(output.createdAt)"
           + (output.kind == "note" ? "\n\n" + output.value : "")
           + (output.path.map { "\nfile \($0)" } ?? "")

@@ -68,15 +68,10 @@ struct Facts: FetchKeyRequest {
   }
 }
 
-nonisolated(unsafe) var connection: HubDatabase?
-// Safe: commands run on the main thread; the run duty's loop too.
-
+/// The hub connection of this process, registering the feature on first use.
 func database() throws -> HubDatabase {
-  if let connection { return connection }
-  let made = try HubDatabase(
+  try .shared(
     PluginRegistration(name: "facts", version: "1.0", tables: ownedTables, migrator: migrator))
-  connection = made
-  return made
 }
 
 func line(_ fact: Fact) -> String { String(format: "%4d  ", fact.id) + fact.body }
@@ -129,19 +124,19 @@ package func factsTool() -> FeatureTool {
       input in
       let value = try number(input)
       let fact = try database().write { try addFact(about: value, $0, now: Date()) }
-      return try .values(fact) { "Saved:\n" + line($0) }
+      return .values(fact) { "Saved:\n" + line($0) }
     })
   commands.append(
     Command("list", summary: "the facts, newest first, with the count") { _ in
       let value = try database().read { try Facts().fetch($0) }
-      return try .values(value) { render($0, query: "") }
+      return .values(value) { render($0, query: "") }
     })
   commands.append(
     Command("search", arguments: "TEXT…", summary: "the facts containing TEXT, with counts") {
       input in
       let query = try input.text(from: 0, name: "TEXT")
       let value = try database().read { try Facts(query: query).fetch($0) }
-      return try .values(value) { render($0, query: query) }
+      return .values(value) { render($0, query: query) }
     })
   commands.append(
     Command("delete", arguments: "ID…", summary: "deletes facts") { input in
@@ -179,7 +174,7 @@ package func factsTool() -> FeatureTool {
         throw FeatureError.notFound(
           "no fact of the day yet; `hearth-facts run` (hearth-feature@facts) picks one")
       }
-      return try .values(fact) { "Fact of the day: \($0.body)" }
+      return .values(fact) { "Fact of the day: \($0.body)" }
     })
   commands.append(
     Command("watch", arguments: "[TEXT]", summary: "the facts, redrawn live as they change") {

@@ -208,7 +208,7 @@ func commands(_ database: @escaping () throws -> HubDatabase) -> [Command] {
   all.append(
     Command("lists", summary: "the lists, with how many reminders each has open") { _ in
       let lists = try database().read { try Queries.lists($0) }
-      return try .values(lists, render: render)
+      return .values(lists, render: render)
     })
   all.append(
     Command(
@@ -230,7 +230,7 @@ func commands(_ database: @escaping () throws -> HubDatabase) -> [Command] {
         }
         .returning(\.self).fetchOne(db)!
       }
-      return try .values(list) { "Created list \($0.id) \"\($0.title)\"." }
+      return .values(list) { "Created list \($0.id) \"\($0.title)\"." }
     })
   all.append(
     Command(
@@ -254,7 +254,7 @@ func commands(_ database: @escaping () throws -> HubDatabase) -> [Command] {
         .execute(db)
         return try RemindersList.find(id).fetchOne(db)!
       }
-      return try .values(edited) { "List \($0.id) is \"\($0.title)\" (\($0.color.hex))." }
+      return .values(edited) { "List \($0.id) is \"\($0.title)\" (\($0.color.hex))." }
     })
   all.append(
     Command(
@@ -305,7 +305,7 @@ func commands(_ database: @escaping () throws -> HubDatabase) -> [Command] {
         }
         return try Queries.rows(db, Reminder.find(id)).first!
       }
-      return try .values(row) { "Added:\n" + line($0) }
+      return .values(row) { "Added:\n" + line($0) }
     })
   all.append(
     Command(
@@ -313,7 +313,7 @@ func commands(_ database: @escaping () throws -> HubDatabase) -> [Command] {
       details: filterOptions, valuedOptions: ["list", "tag"]
     ) { input in
       let rows = try database().read { db in try Queries.rows(db, try filtered(input, db)) }
-      return try .values(rows, render: render)
+      return .values(rows, render: render)
     })
   all.append(
     Command("info", arguments: "ID", summary: "one reminder, notes included") { input in
@@ -322,7 +322,7 @@ func commands(_ database: @escaping () throws -> HubDatabase) -> [Command] {
         _ = try findReminder(id, db)
         return try Queries.rows(db, Reminder.find(id)).first!
       }
-      return try .values(row) { row in
+      return .values(row) { row in
         line(row) + (row.reminder.notes.isEmpty ? "" : "\n\n" + row.reminder.notes)
       }
     })
@@ -356,7 +356,7 @@ func commands(_ database: @escaping () throws -> HubDatabase) -> [Command] {
         .execute(db)
         return try Queries.rows(db, Reminder.find(id)).first!
       }
-      return try .values(row) { "Changed:\n" + line($0) }
+      return .values(row) { "Changed:\n" + line($0) }
     })
   all.append(
     Command(
@@ -422,7 +422,7 @@ func commands(_ database: @escaping () throws -> HubDatabase) -> [Command] {
         }
         return try Queries.rows(db, Reminder.find(id)).first!
       }
-      return try .values(row) { line($0) }
+      return .values(row) { line($0) }
     })
   all.append(
     Command("untag", arguments: "ID TAG…", summary: "removes tags from a reminder") { input in
@@ -438,7 +438,7 @@ func commands(_ database: @escaping () throws -> HubDatabase) -> [Command] {
         try ReminderTag.where { $0.reminderID.eq(id) && $0.tagID.in(tagIDs) }.delete().execute(db)
         return try Queries.rows(db, Reminder.find(id)).first!
       }
-      return try .values(row) { line($0) }
+      return .values(row) { line($0) }
     })
   all.append(
     Command(
@@ -447,7 +447,7 @@ func commands(_ database: @escaping () throws -> HubDatabase) -> [Command] {
     ) { input in
       let text = try input.text(from: 0, name: "TEXT")
       let hits = try database().read { try Queries.search($0, text) }
-      return try .values(hits) { hits in
+      return .values(hits) { hits in
         hits.isEmpty
           ? "Nothing matches \"\(text)\"."
           : hits.map { hit in
@@ -464,7 +464,7 @@ func commands(_ database: @escaping () throws -> HubDatabase) -> [Command] {
   all.append(
     Command("stats", summary: "counts: all, today, scheduled, flagged, past due, completed") { _ in
       let stats = try database().read { try Queries.stats($0) }
-      return try .values(stats, render: render)
+      return .values(stats, render: render)
     })
   all.append(
     Command(
@@ -482,7 +482,7 @@ func commands(_ database: @escaping () throws -> HubDatabase) -> [Command] {
         try reorder(ids, db)
         return try Queries.rows(db, Reminder.where { $0.remindersListID.eq(moved.remindersListID) })
       }
-      return try .values(rows, render: render)
+      return .values(rows, render: render)
     })
   return all
 }

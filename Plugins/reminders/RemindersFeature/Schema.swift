@@ -234,10 +234,3 @@ package var migrator: DatabaseMigrator {
   }
   return migrator
 }
-
-/// Connects to the hub as the reminders feature (registering, and migrating the tables).
-func connect() throws -> HubDatabase {
-  try HubDatabase(
-    PluginRegistration(
-      name: "reminders", version: "1.0", tables: ownedTables, migrator: migrator))
-}

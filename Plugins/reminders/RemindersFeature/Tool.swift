@@ -6,16 +6,11 @@ import Foundation
 import HearthData
 import HearthPlugin
 
-/// One connection for the whole command, made when a command first needs it (so that
+/// The hub connection of this process (registering the feature on first use, so that
 /// `--help` works without a hub).
-nonisolated(unsafe) var connection: HubDatabase?
-// Safe: the command line runs on the main thread only; the duty and watch loops too.
-
 func database() throws -> HubDatabase {
-  if let connection { return connection }
-  let made = try connect()
-  connection = made
-  return made
+  try .shared(
+    PluginRegistration(name: "reminders", version: "1.0", tables: ownedTables, migrator: migrator))
 }
 
 /// The `run` duty: completes reminders whose completing delay has passed, and announces the

@@ -57,7 +57,7 @@ struct MeetingTimer {
           if !line.isEmpty { line.removeLast() }
           typing = line
         default:
-          if byte >= 32 || byte >= 0x80 { line.append(byte) }
+          if byte >= 32 { line.append(byte) }  // text and UTF-8 bytes, not controls
           typing = line
         }
         continue

@@ -67,15 +67,10 @@ package var migrator: DatabaseMigrator {
   return migrator
 }
 
-nonisolated(unsafe) var connection: HubDatabase?
-// Safe: commands run on the main thread; the timer and the duty loop too.
-
+/// The hub connection of this process, registering the feature on first use.
 func database() throws -> HubDatabase {
-  if let connection { return connection }
-  let made = try HubDatabase(
+  try .shared(
     PluginRegistration(name: "syncups", version: "1.0", tables: ownedTables, migrator: migrator))
-  connection = made
-  return made
 }
 
 /// A sync-up with its attendees and how many meetings it has had.

@@ -66,7 +66,7 @@ package func syncUpsTool() -> FeatureTool {
   commands.append(
     Command("list", summary: "the sync-ups, their attendees and meeting counts") { _ in
       let summaries = try database().read { try Queries.summaries($0) }
-      return try .values(summaries) { summaries in
+      return .values(summaries) { summaries in
         summaries.isEmpty
           ? "No sync-ups yet: `hearth-syncups add Daily --attendee Ana --attendee Bo`."
           : summaries.map(\.line).joined(separator: "\n")
@@ -92,7 +92,7 @@ package func syncUpsTool() -> FeatureTool {
         }
         return try Queries.summaries(db, only: id)[0]
       }
-      return try .values(summary) { "Created:\n" + $0.line }
+      return .values(summary) { "Created:\n" + $0.line }
     })
   commands.append(
     Command(
@@ -113,7 +113,7 @@ package func syncUpsTool() -> FeatureTool {
         .execute(db)
         return try Queries.summaries(db, only: id)[0]
       }
-      return try .values(summary) { "Changed:\n" + $0.line }
+      return .values(summary) { "Changed:\n" + $0.line }
     })
   commands.append(
     Command("attendee-add", arguments: "ID NAME…", summary: "adds an attendee") { input in
@@ -124,7 +124,7 @@ package func syncUpsTool() -> FeatureTool {
         try Attendee.insert { Attendee.Draft(name: name, syncUpID: id) }.execute(db)
         return try Queries.summaries(db, only: id)[0]
       }
-      return try .values(summary) { $0.line }
+      return .values(summary) { $0.line }
     })
   commands.append(
     Command("attendee-remove", arguments: "ID NAME…", summary: "removes an attendee") { input in
@@ -142,7 +142,7 @@ package func syncUpsTool() -> FeatureTool {
         try Attendee.find(attendee.id).delete().execute(db)
         return try Queries.summaries(db, only: id)[0]
       }
-      return try .values(summary) { $0.line }
+      return .values(summary) { $0.line }
     })
   commands.append(
     Command("delete", arguments: "ID", summary: "deletes a sync-up, its attendees and meetings") {
@@ -163,7 +163,7 @@ package func syncUpsTool() -> FeatureTool {
         _ = try findSyncUp(id, db)
         return try Meeting.where { $0.syncUpID.eq(id) }.order { $0.date.desc() }.fetchAll(db)
       }
-      return try .values(meetings) { meetings in
+      return .values(meetings) { meetings in
         meetings.isEmpty
           ? "No meetings yet: `hearth-syncups start \(id)`."
           : meetings.map(meetingLine).joined(separator: "\n")
@@ -176,7 +176,7 @@ package func syncUpsTool() -> FeatureTool {
       guard let meeting = try database().read({ try Meeting.find(id).fetchOne($0) }) else {
         throw FeatureError.notFound("no meeting \(id); `hearth-syncups history ID` lists them")
       }
-      return try .values(meeting) { meeting in
+      return .values(meeting) { meeting in
         meetingFormatter.string(from: meeting.date) + "\n\n"
           + (meeting.transcript.isEmpty ? "(no transcript)" : meeting.transcript)
       }
@@ -236,7 +236,7 @@ package func syncUpsTool() -> FeatureTool {
         date = parsed
       }
       let meeting = try saveMeeting(id, transcript: transcript, date: date)
-      return try .values(meeting) { "Saved meeting \($0.id)." }
+      return .values(meeting) { "Saved meeting \($0.id)." }
     })
   commands.append(
     Command("watch", summary: "the sync-ups, redrawn live as they change") { _ in
