@@ -33,6 +33,10 @@ struct HubSession {
   /// Transactions the hub ended on its own (timeout, refusal), so that their late messages
   /// get the reason rather than `unknownTransaction`. Bounded.
   var abortedTransactions: [(id: String, reply: ErrorReply)] = []
+  /// Each registered plugin's tables (lowercased), read from `hearth_tables` once and
+  /// forgotten when the plugin registers again: every transaction needs them before it
+  /// begins, and only a registration changes them.
+  var ownership: [String: Set<String>] = [:]
 
   init(hub: Hub, router: BusSocket, publisher: BusSocket) {
     self.hub = hub
@@ -41,6 +45,15 @@ struct HubSession {
   }
 
   var configuration: HubConfiguration { hub.configuration }
+
+  /// The tables `plugin` owns; nil when it has not registered.
+  mutating func ownedTables(of plugin: String, _ db: Database) throws -> Set<String>? {
+    if let known = ownership[plugin] { return known }
+    guard try HubStore.isRegistered(plugin, db) else { return nil }
+    let owned = try HubStore.ownedTables(of: plugin, db)
+    ownership[plugin] = owned
+    return owned
+  }
 
   // MARK: - The loop
 
@@ -123,12 +136,12 @@ struct HubSession {
       return
     }
     enum Outcome {
-      case committed(CommittedReply)
+      case committed(CommittedReply, body: Data)
       case failed(ErrorReply)
     }
     let now = Self.millisecondsNow()
     var outcomes: [Outcome?] = Array(repeating: nil, count: group.count)
-    var events: [CommitEvent] = []
+    var events: [PublishedCommit] = []
     do {
       try hub.database.inWriterDatabase { db in
         var lastSeq = hub.lastSequence
@@ -139,10 +152,10 @@ struct HubSession {
             var first = try? WireCoding.decode(CommittedReply.self, from: Data(stored.utf8))
           {
             first.duplicate = true
-            outcomes[index] = .committed(first)
+            outcomes[index] = .committed(first, body: try WireCoding.encode(first))
             continue
           }
-          guard try HubStore.isRegistered(request.plugin, db) else {
+          guard let owned = try ownedTables(of: request.plugin, db) else {
             outcomes[index] = .failed(
               ErrorReply(
                 id: request.id, code: .notRegistered,
@@ -155,9 +168,7 @@ struct HubSession {
           }
           let savepoint = "hearth_group_\(index)"
           try db.execute(sql: "SAVEPOINT \(savepoint)")
-          let policy = PluginPolicy(
-            plugin: request.plugin, ownedTables: try HubStore.ownedTables(of: request.plugin, db),
-            mode: .transaction)
+          let policy = PluginPolicy(plugin: request.plugin, ownedTables: owned, mode: .transaction)
           switch Self.execute(request.statements, id: request.id, policy: policy, in: db) {
           case .success(let results):
             var seq = lastSeq
@@ -171,9 +182,9 @@ struct HubSession {
               events.append(event)
             }
             let reply = CommittedReply(id: request.id, seq: seq, results: results)
-            try recordReply(reply, plugin: request.plugin, at: now, db)
+            let body = try recordReply(reply, plugin: request.plugin, at: now, db)
             try db.execute(sql: "RELEASE \(savepoint)")
-            outcomes[index] = .committed(reply)
+            outcomes[index] = .committed(reply, body: body)
           case .failure(let failure):
             guard db.isInsideTransaction else {
               // SQLite abandoned the whole transaction (a full disk…): nobody's work stays.
@@ -198,7 +209,7 @@ struct HubSession {
       let message =
         (error as? GroupAbandoned)?.error.message ?? "the commit failed (\(error)); nothing stayed"
       for index in outcomes.indices {
-        if case .committed(let reply) = outcomes[index], reply.duplicate == true { continue }
+        if case .committed(let reply, _) = outcomes[index], reply.duplicate == true { continue }
         if case .failed = outcomes[index] { continue }
         outcomes[index] = .failed(
           ErrorReply(
@@ -208,17 +219,19 @@ struct HubSession {
     }
     for event in events {
       _ = hub.advanceSequence()
-      publish(event)
+      configuration.didCommit?(event.event.seq)
     }
+    // The writers first: the events cannot be late for anyone who waits on them.
     for (index, member) in group.enumerated() {
       switch outcomes[index] {
-      case .committed(let committed): reply(member.client, committed)
+      case .committed(_, let body): send(member.client, body)
       case .failed(let error): reply(member.client, error)
       case nil:
         reply(
           member.client, ErrorReply(id: member.request.id, code: .internal, message: "no outcome"))
       }
     }
+    for event in events { publish(event) }
   }
 
   struct GroupAbandoned: Error {
@@ -419,13 +432,12 @@ struct HubSession {
           first.duplicate = true
           return .duplicate(first)
         }
-        guard try HubStore.isRegistered(request.plugin, db) else {
+        guard let owned = try ownedTables(of: request.plugin, db) else {
           return .refused(
             ErrorReply(
               id: request.id, code: .notRegistered,
               message: "plugin \(request.plugin) has not registered; send register first"))
         }
-        let owned = try HubStore.ownedTables(of: request.plugin, db)
         try db.beginTransaction(.immediate)
         return .begun(owned: owned)
       }
@@ -546,14 +558,14 @@ struct HubSession {
     guard let transaction = open else { return }
     let now = Self.millisecondsNow()
     let outcome = hub.database.inWriterDatabaseOrFailure {
-      db -> Result<(CommittedReply, CommitEvent?), StatementFailure> in
+      db -> Result<(body: Data, PublishedCommit?), StatementFailure> in
       do {
         let (seq, event) = try recordFeedEntry(
           db, plugin: transaction.plugin, request: request.id, at: now)
         let reply = CommittedReply(id: request.id, seq: seq, results: results)
-        try recordReply(reply, plugin: transaction.plugin, at: now, db)
+        let body = try recordReply(reply, plugin: transaction.plugin, at: now, db)
         try db.commit()
-        return .success((reply, event))
+        return .success((body, event))
       } catch let error as DatabaseError {
         try? db.rollback()
         return .failure(
@@ -566,12 +578,14 @@ struct HubSession {
     }
     open = nil
     switch outcome {
-    case .success(let (committed, event)):
+    case .success(let (body, event)):
       if let event {
         _ = hub.advanceSequence()
-        publish(event)
+        configuration.didCommit?(event.event.seq)
       }
-      reply(client, committed)
+      // The writer first: the event cannot be late for anyone who waits on it.
+      send(client, body)
+      if let event { publish(event) }
     case .failure(let failure):
       reply(client, failure.error)
     }
@@ -597,7 +611,7 @@ struct HubSession {
     }
     let now = Self.millisecondsNow()
     let outcome = hub.database.inWriterDatabaseOrFailure {
-      db -> Result<(RegisteredReply, CommitEvent?), StatementFailure> in
+      db -> Result<(RegisteredReply, PublishedCommit?), StatementFailure> in
       do {
         let conflicts = try Row.fetchAll(
           db,
@@ -689,11 +703,13 @@ struct HubSession {
     }
     switch outcome {
     case .success(let (registered, event)):
+      ownership[request.plugin] = nil
       if let event {
         _ = hub.advanceSequence()
-        publish(event)
+        configuration.didCommit?(event.event.seq)
       }
       reply(client, registered)
+      if let event { publish(event) }
     case .failure(let failure):
       reply(client, failure.error)
     }
@@ -705,43 +721,43 @@ struct HubSession {
   /// same transaction; returns its sequence number and the event to publish after COMMIT
   /// (nil, and the current sequence number, when it changed nothing).
   func recordFeedEntry(_ db: Database, plugin: String, request: String, at now: Int64) throws
-    -> (seq: Int64, event: CommitEvent?)
+    -> (seq: Int64, event: PublishedCommit?)
   {
     guard
       let event = try recordFeedEntry(
         db, changes: db.pendingChanges, plugin: plugin, request: request, at: now,
         seq: hub.lastSequence + 1)
     else { return (hub.lastSequence, nil) }
-    return (event.seq, event)
+    return (event.event.seq, event)
   }
 
   /// Records `changes` as feed entry `seq`; nil (and nothing recorded) when they are empty.
   func recordFeedEntry(
     _ db: Database, changes: DatabaseChanges, plugin: String, request: String, at now: Int64,
     seq: Int64
-  ) throws -> CommitEvent? {
+  ) throws -> PublishedCommit? {
     let tables = changes.publishedTables
     guard !tables.isEmpty || changes.isSchemaChanged else { return nil }
     let event = CommitEvent(
       hub: hub.instanceID, seq: seq, plugin: plugin, request: request, at: now, tables: tables,
       schemaChanged: changes.isSchemaChanged ? true : nil)
+    let body = try WireCoding.encode(event)
     try db.execute(
       sql: "INSERT INTO hearth_commits (seq, at, plugin, request, event) VALUES (?, ?, ?, ?, ?)",
-      arguments: [
-        seq, now, plugin, request, String(decoding: try WireCoding.encode(event), as: UTF8.self),
-      ])
-    try HubStore.setLastSequence(seq, db)
-    return event
+      arguments: [seq, now, plugin, request, String(decoding: body, as: UTF8.self)])
+    return PublishedCommit(event: event, body: body)
   }
 
-  /// Records the reply of a committed transaction, for a retry of its request id.
-  func recordReply(_ reply: CommittedReply, plugin: String, at now: Int64, _ db: Database) throws {
+  /// Records the reply of a committed transaction, for a retry of its request id; returns
+  /// it encoded, as it is sent.
+  func recordReply(_ reply: CommittedReply, plugin: String, at now: Int64, _ db: Database) throws
+    -> Data
+  {
+    let body = try WireCoding.encode(reply)
     try db.execute(
       sql: "INSERT INTO hearth_requests (id, plugin, seq, reply, at) VALUES (?, ?, ?, ?, ?)",
-      arguments: [
-        reply.id, plugin, reply.seq, String(decoding: try WireCoding.encode(reply), as: UTF8.self),
-        now,
-      ])
+      arguments: [reply.id, plugin, reply.seq, String(decoding: body, as: UTF8.self), now])
+    return body
   }
 
   func changes(client: Data, request: ChangesRequest) {
@@ -812,17 +828,30 @@ struct HubSession {
 
   func reply(_ client: Data, _ message: some Encodable) {
     guard let body = try? WireCoding.encode(message) else { return }
+    send(client, body)
+  }
+
+  /// Sends an encoded reply.
+  func send(_ client: Data, _ body: Data) {
     // A client that went away is not an error of the hub: its reply is dropped.
     try? router.send([client, body], dontWait: true)
   }
 
-  func publish(_ event: CommitEvent) {
-    configuration.didCommit?(event.seq)
-    publish(topic: "commit", event)
-    for (table, summary) in event.tables {
-      var single = event
+  /// A commit event and its JSON, encoded once for the feed and the bus.
+  struct PublishedCommit {
+    var event: CommitEvent
+    var body: Data
+  }
+
+  /// Publishes a commit under `commit` and under each table's topic (the same bytes when it
+  /// changed one table).
+  func publish(_ commit: PublishedCommit) {
+    try? publisher.send([Data("commit".utf8), commit.body], dontWait: true)
+    for (table, summary) in commit.event.tables {
+      var single = commit.event
       single.tables = [table: summary]
-      publish(topic: "table:\(table)", single)
+      let body = commit.event.tables.count == 1 ? commit.body : try? WireCoding.encode(single)
+      if let body { try? publisher.send([Data("table:\(table)".utf8), body], dontWait: true) }
     }
   }
 

@@ -24,7 +24,7 @@ enum HubStore {
       plugin TEXT PRIMARY KEY, seq INTEGER NOT NULL, at INTEGER NOT NULL);
     CREATE TABLE IF NOT EXISTS hearth_requests (
       id TEXT PRIMARY KEY, plugin TEXT NOT NULL, seq INTEGER NOT NULL, reply TEXT NOT NULL,
-      at INTEGER NOT NULL);
+      at INTEGER NOT NULL) WITHOUT ROWID;
     """
 
   /// Creates the tables on a new database, or checks the format of an existing one.
@@ -50,10 +50,14 @@ enum HubStore {
     }
   }
 
+  /// The last sequence number: the feed's newest entry, or the number saved before pruning
+  /// emptied the feed. (A commit does not write it twice: one page less per COMMIT.)
   static func lastSequence(_ db: Database) throws -> Int64 {
-    Int64(
-      try String.fetchOne(db, sql: "SELECT value FROM hearth_meta WHERE key = 'lastSeq'") ?? "0")
+    let saved =
+      Int64(
+        try String.fetchOne(db, sql: "SELECT value FROM hearth_meta WHERE key = 'lastSeq'") ?? "0")
       ?? 0
+    return max(saved, try Int64.fetchOne(db, sql: "SELECT max(seq) FROM hearth_commits") ?? 0)
   }
 
   static func setLastSequence(_ seq: Int64, _ db: Database) throws {
@@ -109,6 +113,8 @@ enum HubStore {
     let cutoff =
       HubSession.millisecondsNow() - Int64(retention.components.seconds) * 1000
     try db.inTransaction(.immediate) {
+      // The feed's newest entry may go: the sequence number stays.
+      try setLastSequence(max(last, try lastSequence(db)), db)
       try db.execute(sql: "DELETE FROM hearth_commits WHERE at < ?", arguments: [cutoff])
       if let slowest = try Int64.fetchOne(db, sql: "SELECT min(seq) FROM hearth_cursors") {
         try db.execute(

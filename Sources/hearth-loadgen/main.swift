@@ -9,7 +9,9 @@
 // can check that every acknowledged write is present exactly once). `--watch` keeps a
 // @FetchAll on another plugin's rows and prints `saw <count>` as it changes until it reaches
 // M; `--try-write` tries to write another plugin's table and prints `refused <code>`.
-// `--timings` prints `timings <p50 µs> <p99 µs> <total ms>` instead of acks; `--direct`
+// `--timings` prints `ready` once it can write, waits for a line on stdin (so that every
+// writer of a benchmark starts at once), then `timings <p50 µs> <p99 µs> <total ms> <max µs>` instead
+// of acks; `--direct`
 // writes the database file itself (busy_timeout 5 s), without the hub: the benchmark's
 // baseline.
 import Foundation
@@ -68,10 +70,20 @@ func report(_ latencies: [Double], totalMilliseconds: Double) {
   func at(_ q: Double) -> Double {
     sorted.isEmpty ? 0 : sorted[Int((Double(sorted.count - 1) * q).rounded())]
   }
-  say(String(format: "timings %.1f %.1f %.1f", at(0.5), at(0.99), totalMilliseconds))
+  say(
+    String(
+      format: "timings %.1f %.1f %.1f %.1f", at(0.5), at(0.99), totalMilliseconds,
+      sorted.last ?? 0))
 }
 
 func now() -> UInt64 { DispatchTime.now().uptimeNanoseconds }
+
+/// With `--timings`: says it is ready and waits for the benchmark's go.
+@MainActor func awaitStart() {
+  guard timings else { return }
+  say("ready")
+  _ = readLine()
+}
 
 if direct {
   var configuration = Configuration()
@@ -83,6 +95,7 @@ if direct {
         sql: "CREATE TABLE IF NOT EXISTS \"\(table)\" (id INTEGER PRIMARY KEY, key TEXT NOT NULL)")
     }
     var latencies: [Double] = []
+    awaitStart()
     let start = now()
     for index in 0..<count {
       let before = now()
@@ -113,6 +126,7 @@ do {
 say("registered \(plugin)")
 
 var latencies: [Double] = []
+awaitStart()
 let writesStart = now()
 for index in 0..<count {
   do {
