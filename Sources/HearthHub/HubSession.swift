@@ -116,13 +116,16 @@ struct HubSession {
     }
   }
 
+  var limits: WireRequest.Limits {
+    WireRequest.Limits(
+      maximumMessageSize: configuration.maximumMessageSize,
+      maximumStatementsPerMessage: configuration.maximumStatementsPerMessage)
+  }
+
   /// A well-formed transaction that begins and commits in this one message.
   func groupableTransaction(_ body: Data) -> TransactionRequest? {
-    guard body.count <= configuration.maximumMessageSize,
-      let request = try? WireCoding.decode(TransactionRequest.self, from: body),
-      request.v == WireProtocol.version, request.type == "transaction",
-      (request.part ?? 0) == 0, request.end == "commit",
-      request.statements.count <= configuration.maximumStatementsPerMessage
+    guard case .success(.transaction(let request)) = WireRequest.parse(body, limits: limits),
+      (request.part ?? 0) == 0, request.end == "commit"
     else { return nil }
     return request
   }
@@ -262,73 +265,23 @@ struct HubSession {
   // MARK: - Requests
 
   mutating func handle(client: Data, body: Data) {
-    guard body.count <= configuration.maximumMessageSize else {
-      reply(
-        client,
-        ErrorReply(
-          id: nil, code: .tooLarge,
-          message:
-            "the request has \(body.count) bytes; the limit is \(configuration.maximumMessageSize)")
-      )
-      return
-    }
-    let envelope: WireEnvelope
-    do {
-      envelope = try WireCoding.decode(WireEnvelope.self, from: body)
-    } catch {
-      reply(
-        client,
-        ErrorReply(
-          id: nil, code: .malformed,
-          message: "a request is a JSON object with v, type and id (\(Self.describe(error)))"))
-      return
-    }
-    guard envelope.v == WireProtocol.version else {
-      reply(
-        client,
-        ErrorReply(
-          id: envelope.id, code: .unsupportedVersion,
-          message: "this hub speaks protocol version \(WireProtocol.version), not \(envelope.v)"))
-      return
-    }
-    do {
-      switch envelope.type {
-      case "hello":
-        let request = try WireCoding.decode(HelloRequest.self, from: body)
-        reply(client, WelcomeReply(id: request.id, hub: hub.instanceID, seq: hub.lastSequence))
-      case "register":
-        let request = try WireCoding.decode(RegisterRequest.self, from: body)
-        if open == nil {
-          register(client: client, request: request)
-        } else {
-          enqueue(.register(client: client, request: request), client: client, id: request.id)
-        }
-      case "transaction":
-        let request = try WireCoding.decode(TransactionRequest.self, from: body)
-        transaction(client: client, request: request)
-      case "changes":
-        let request = try WireCoding.decode(ChangesRequest.self, from: body)
-        changes(client: client, request: request)
-      case "cursor":
-        let request = try WireCoding.decode(CursorRequest.self, from: body)
-        cursor(client: client, request: request)
-      default:
-        reply(
-          client,
-          ErrorReply(
-            id: envelope.id, code: .unknownType,
-            message:
-              "unknown request type \"\(envelope.type)\" (hello, register, transaction, changes, cursor)"
-          ))
+    switch WireRequest.parse(body, limits: limits) {
+    case .failure(let refusal):
+      reply(client, refusal)
+    case .success(.hello(let request)):
+      reply(client, WelcomeReply(id: request.id, hub: hub.instanceID, seq: hub.lastSequence))
+    case .success(.register(let request)):
+      if open == nil {
+        register(client: client, request: request)
+      } else {
+        enqueue(.register(client: client, request: request), client: client, id: request.id)
       }
-    } catch let error as DecodingError {
-      reply(
-        client,
-        ErrorReply(
-          id: envelope.id, code: .malformed,
-          message: "a \(envelope.type) request with wrong fields (\(Self.describe(error)))"))
-    } catch {
-      reply(client, ErrorReply(id: envelope.id, code: .internal, message: "\(error)"))
+    case .success(.transaction(let request)):
+      transaction(client: client, request: request)
+    case .success(.changes(let request)):
+      changes(client: client, request: request)
+    case .success(.cursor(let request)):
+      cursor(client: client, request: request)
     }
   }
 
@@ -375,22 +328,8 @@ struct HubSession {
 
   // MARK: - Transactions
 
+  /// Runs one message of a transaction (checked by `WireRequest.parse`).
   mutating func transaction(client: Data, request: TransactionRequest) {
-    guard request.statements.count <= configuration.maximumStatementsPerMessage else {
-      reply(
-        client,
-        ErrorReply(
-          id: request.id, code: .tooManyStatements,
-          message: "\(request.statements.count) statements in one message; the limit is "
-            + "\(configuration.maximumStatementsPerMessage)"))
-      return
-    }
-    if let end = request.end, end != "commit", end != "rollback" {
-      reply(
-        client,
-        ErrorReply(id: request.id, code: .malformed, message: "end is \"commit\" or \"rollback\""))
-      return
-    }
     if let current = open {
       guard current.id == request.id else {
         enqueue(.transaction(client: client, request: request), client: client, id: request.id)
@@ -593,22 +532,9 @@ struct HubSession {
 
   // MARK: - Registration
 
+  /// Registers a plugin (checked by `WireRequest.parse`).
   mutating func register(client: Data, request: RegisterRequest) {
     let declared = request.tables.map { $0.lowercased() }
-    if request.plugin.isEmpty || declared.contains(where: { $0.isEmpty }) {
-      reply(
-        client,
-        ErrorReply(id: request.id, code: .malformed, message: "a plugin and its tables need names"))
-      return
-    }
-    if let reserved = declared.first(where: { $0.hasPrefix("hearth_") || $0.hasPrefix("sqlite_") })
-    {
-      reply(
-        client,
-        ErrorReply(
-          id: request.id, code: .unauthorized, message: "table name \(reserved) is reserved"))
-      return
-    }
     let now = Self.millisecondsNow()
     let outcome = hub.database.inWriterDatabaseOrFailure {
       db -> Result<(RegisteredReply, PublishedCommit?), StatementFailure> in
@@ -863,16 +789,6 @@ struct HubSession {
   }
 
   static func millisecondsNow() -> Int64 { Int64(Date().timeIntervalSince1970 * 1000) }
-
-  static func describe(_ error: any Error) -> String {
-    switch error {
-    case DecodingError.keyNotFound(let key, _): return "missing \(key.stringValue)"
-    case DecodingError.typeMismatch(_, let context): return context.debugDescription
-    case DecodingError.valueNotFound(_, let context): return context.debugDescription
-    case DecodingError.dataCorrupted(let context): return context.debugDescription
-    default: return "\(error)"
-    }
-  }
 
 }
 

@@ -1,0 +1,164 @@
+import Foundation
+
+/// A request frame as the hub accepts it: decoded, and checked against everything that can
+/// be checked before the database is touched. A frame that fails gets the `ErrorReply` to
+/// send back. This is the hub's whole front door (and what the fuzzer drives).
+public enum WireRequest: Hashable, Sendable {
+  case hello(HelloRequest)
+  case register(RegisterRequest)
+  case transaction(TransactionRequest)
+  case changes(ChangesRequest)
+  case cursor(CursorRequest)
+
+  /// The limits a request is checked against.
+  public struct Limits: Hashable, Sendable {
+    public var maximumMessageSize: Int
+    public var maximumStatementsPerMessage: Int
+
+    public init(maximumMessageSize: Int, maximumStatementsPerMessage: Int) {
+      self.maximumMessageSize = maximumMessageSize
+      self.maximumStatementsPerMessage = maximumStatementsPerMessage
+    }
+  }
+
+  /// The request's id (every request has one).
+  public var id: String {
+    switch self {
+    case .hello(let request): request.id
+    case .register(let request): request.id
+    case .transaction(let request): request.id
+    case .changes(let request): request.id
+    case .cursor(let request): request.id
+    }
+  }
+
+  /// The request as a frame.
+  public func encoded() throws -> Data {
+    switch self {
+    case .hello(let request): try WireCoding.encode(request)
+    case .register(let request): try WireCoding.encode(request)
+    case .transaction(let request): try WireCoding.encode(request)
+    case .changes(let request): try WireCoding.encode(request)
+    case .cursor(let request): try WireCoding.encode(request)
+    }
+  }
+
+  /// Decodes and checks one request frame.
+  public static func parse(_ body: Data, limits: Limits) -> Result<WireRequest, ErrorReply> {
+    guard body.count <= limits.maximumMessageSize else {
+      return .failure(
+        ErrorReply(
+          id: nil, code: .tooLarge,
+          message: "the request has \(body.count) bytes; the limit is \(limits.maximumMessageSize)")
+      )
+    }
+    let envelope: WireEnvelope
+    do {
+      envelope = try WireCoding.decode(WireEnvelope.self, from: body)
+    } catch {
+      return .failure(
+        ErrorReply(
+          id: nil, code: .malformed,
+          message: "a request is a JSON object with v, type and id (\(describe(error)))"))
+    }
+    guard envelope.v == WireProtocol.version else {
+      return .failure(
+        ErrorReply(
+          id: envelope.id, code: .unsupportedVersion,
+          message: "this hub speaks protocol version \(WireProtocol.version), not \(envelope.v)"))
+    }
+    let request: WireRequest
+    do {
+      switch envelope.type {
+      case "hello": request = .hello(try WireCoding.decode(HelloRequest.self, from: body))
+      case "register": request = .register(try WireCoding.decode(RegisterRequest.self, from: body))
+      case "transaction":
+        request = .transaction(try WireCoding.decode(TransactionRequest.self, from: body))
+      case "changes": request = .changes(try WireCoding.decode(ChangesRequest.self, from: body))
+      case "cursor": request = .cursor(try WireCoding.decode(CursorRequest.self, from: body))
+      default:
+        return .failure(
+          ErrorReply(
+            id: envelope.id, code: .unknownType,
+            message:
+              "unknown request type \"\(envelope.type)\" (hello, register, transaction, changes, cursor)"
+          ))
+      }
+    } catch {
+      return .failure(
+        ErrorReply(
+          id: envelope.id, code: .malformed,
+          message: "a \(envelope.type) request with wrong fields (\(describe(error)))"))
+    }
+    if let refusal = request.refusal(limits) { return .failure(refusal) }
+    return .success(request)
+  }
+
+  /// What is wrong with a well-typed request, whatever the database holds.
+  func refusal(_ limits: Limits) -> ErrorReply? {
+    switch self {
+    case .transaction(let request):
+      if request.statements.count > limits.maximumStatementsPerMessage {
+        return ErrorReply(
+          id: request.id, code: .tooManyStatements,
+          message: "\(request.statements.count) statements in one message; the limit is "
+            + "\(limits.maximumStatementsPerMessage)")
+      }
+      if let end = request.end, end != "commit", end != "rollback" {
+        return ErrorReply(
+          id: request.id, code: .malformed, message: "end is \"commit\" or \"rollback\"")
+      }
+    case .register(let request):
+      let declared = request.tables.map { $0.lowercased() }
+      if request.plugin.isEmpty || declared.contains(where: \.isEmpty) {
+        return ErrorReply(
+          id: request.id, code: .malformed, message: "a plugin and its tables need names")
+      }
+      if let reserved = declared.first(where: { $0.hasPrefix("hearth_") || $0.hasPrefix("sqlite_") }
+      ) {
+        return ErrorReply(
+          id: request.id, code: .unauthorized, message: "table name \(reserved) is reserved")
+      }
+    case .hello, .changes, .cursor:
+      break
+    }
+    return nil
+  }
+
+  /// The two properties `parse` keeps for any input at all, checked by the fuzzer
+  /// (`Fuzz/`) and by a test over its corpus; nil when they hold, else what broke:
+  /// - a refusal is a reply the client can read: it encodes, and decodes to itself;
+  /// - an accepted request means what it said: encoded and parsed again, it is the same
+  ///   request (no value changed on the way, no field dropped).
+  public static func brokenProperty(of body: Data, limits: Limits) -> String? {
+    switch parse(body, limits: limits) {
+    case .failure(let refusal):
+      guard let encoded = try? WireCoding.encode(refusal),
+        let decoded = try? WireCoding.decode(ErrorReply.self, from: encoded), decoded == refusal
+      else { return "the refusal does not survive encoding: \(refusal)" }
+    case .success(let request):
+      guard let encoded = try? request.encoded() else {
+        return "the accepted request does not encode: \(request)"
+      }
+      let unlimited = Limits(maximumMessageSize: .max, maximumStatementsPerMessage: .max)
+      guard case .success(let again) = parse(encoded, limits: unlimited) else {
+        return "the accepted request is refused once encoded again: \(request)"
+      }
+      guard again == request else {
+        return "the request changed in a round trip: \(request) → \(again)"
+      }
+    }
+    return nil
+  }
+
+  /// A decoding error in words, without Swift's coding-path noise.
+  public static func describe(_ error: any Error) -> String {
+    switch error {
+    case DecodingError.keyNotFound(let key, _): return "missing \(key.stringValue)"
+    case DecodingError.typeMismatch(_, let context): return context.debugDescription
+    case DecodingError.valueNotFound(_, let context): return context.debugDescription
+    case DecodingError.dataCorrupted(let context): return context.debugDescription
+    default: return "\(error)"
+    }
+  }
+}
