@@ -51,6 +51,7 @@ let package = Package(
     .executable(name: "hearthd", targets: ["hearthd"]),
     .executable(name: "hearth", targets: ["hearth"]),
     .executable(name: "hearth-bench", targets: ["hearth-bench"]),
+    .executable(name: "hearth-faults", targets: ["hearth-faults"]),
     .executable(name: "hearth-demo", targets: ["hearth-demo"]),
   ],
   targets: [
@@ -78,6 +79,12 @@ let package = Package(
     .target(
       name: "HearthPlugin", dependencies: ["HearthData", "HearthBus"], swiftSettings: strict),
     .executableTarget(name: "hearthd", dependencies: ["HearthHub"], swiftSettings: strict),
+    // Real processes (hearthd, writers, subscribers) for the process tests, the benchmarks
+    // and the fault suite.
+    .target(name: "HearthTestbed", swiftSettings: strict),
+    .executableTarget(
+      name: "hearth-faults", dependencies: ["HearthTestbed", "HearthSQLite", "HearthBus"],
+      swiftSettings: strict),
     .executableTarget(
       name: "hearth", dependencies: ["HearthBus", "HearthSQLite"], swiftSettings: strict),
     .executableTarget(
@@ -86,7 +93,7 @@ let package = Package(
       name: "hearth-bench",
       dependencies: [
         "HearthSQLite", "HearthQuery", "HearthData", "HearthHub", "HearthPlugin", "HearthBus",
-        "CSQLite", "RemindersFeature",
+        "CSQLite", "RemindersFeature", "HearthTestbed",
       ],
       swiftSettings: strict),
     .executableTarget(name: "hearth-demo", dependencies: ["HearthData"], swiftSettings: strict),
@@ -125,6 +132,7 @@ let package = Package(
       name: "HearthHubTests",
       dependencies: [
         "HearthHub", "HearthPlugin", "HearthBus", "AttachmentsFeature", "FactsFeature",
+        "HearthTestbed",
       ],
       swiftSettings: strict),
     .testTarget(

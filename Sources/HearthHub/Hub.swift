@@ -49,16 +49,20 @@ public final class Hub: Sendable {
     sequence = Atomic(last)
   }
 
-  /// A file that exists must be a SQLite database before the hub touches it. (This reads the
-  /// schema, not every page: `hearth check` runs the full integrity check.)
+  /// A file that exists must be a SQLite database, of this hub's format, before the hub
+  /// touches it. (This reads the schema, not every page: `hearth check` runs the full
+  /// integrity check.)
   static func checkExistingFile(_ path: String) throws {
     guard FileManager.default.fileExists(atPath: path) else { return }
     var configuration = Configuration()
     configuration.readonly = true
+    var format: String?
     do {
       let queue = try DatabaseQueue(path: path, configuration: configuration)
-      try queue.read { db in
-        _ = try Row.fetchAll(db, sql: "SELECT type, name FROM sqlite_master")
+      format = try queue.read { db in
+        let tables = try String.fetchSet(db, sql: "SELECT name FROM sqlite_master")
+        guard tables.contains("hearth_meta") else { return nil }
+        return try String.fetchOne(db, sql: "SELECT value FROM hearth_meta WHERE key = 'format'")
       }
     } catch let error as DatabaseError
       where error.resultCode == .SQLITE_NOTADB || error.resultCode == .SQLITE_CORRUPT
@@ -71,6 +75,11 @@ public final class Hub: Sendable {
     } catch {
       // Anything else (a WAL database whose -shm a read-only connection cannot create…) is
       // left to the real open, which reports it.
+    }
+    // Checked before the real open, which would turn the file to WAL mode.
+    if let format, format != String(HubStore.format) {
+      throw DatabaseError(
+        resultCode: .SQLITE_ERROR, message: HubStore.otherFormatMessage(format))
     }
   }
 

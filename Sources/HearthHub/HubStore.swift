@@ -35,11 +35,7 @@ enum HubStore {
         db, sql: "SELECT value FROM hearth_meta WHERE key = 'format'")
       if let stored {
         guard stored == String(format) else {
-          throw DatabaseError(
-            resultCode: .SQLITE_ERROR,
-            message:
-              "the database is in hub format \(stored); this hearthd reads format \(format). "
-              + "Use the hearthd that wrote it, or restore a backup.")
+          throw DatabaseError(resultCode: .SQLITE_ERROR, message: otherFormatMessage(stored))
         }
       } else {
         try db.execute(
@@ -48,6 +44,11 @@ enum HubStore {
       }
       return .commit
     }
+  }
+
+  static func otherFormatMessage(_ stored: String) -> String {
+    "the database is in hub format \(stored); this hearthd reads format \(format). "
+      + "Use the hearthd that wrote it, or restore a backup."
   }
 
   /// The last sequence number: the feed's newest entry, or the number saved before pruning

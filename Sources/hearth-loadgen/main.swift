@@ -1,7 +1,8 @@
 // hearth-loadgen: a small plugin process that writes through the hub and watches other
 // plugins' writes. The hub's process tests and benchmarks drive it.
 //
-//   hearth-loadgen --plugin NAME [--count N] [--watch PLUGIN --expect M] [--try-write PLUGIN]
+//   hearth-loadgen --plugin NAME [--count N] [--pair] [--watch PLUGIN --expect M]
+//                  [--try-write PLUGIN] [--hold SECONDS] [--slow-migration N]
 //                  [--timings] [--direct] [--database PATH] [--runtime-dir DIR]
 //
 // It owns the table `<NAME>_rows (id INTEGER PRIMARY KEY, key TEXT NOT NULL)` and inserts
@@ -14,6 +15,13 @@
 // of acks; `--direct`
 // writes the database file itself (busy_timeout 5 s), without the hub: the benchmark's
 // baseline.
+//
+// For the fault suite: `--pair` makes each transaction insert two rows (`<NAME>-<i>` and
+// `<NAME>-<i>-b`), so that half of a transaction would show; `--hold S` first runs one
+// transaction that inserts `<NAME>-held`, prints `holding`, and keeps the hub's transaction
+// open for S seconds before it commits (`ack held <seq>`); `--slow-migration N` adds a
+// migration that counts to N before it inserts `<NAME>-migrated` (a registration that takes
+// a while).
 import Foundation
 import HearthBus
 import HearthData
@@ -35,6 +43,9 @@ var expect = 0
 var tryWrite: String?
 var timings = false
 var direct = false
+var pair = false
+var hold: Double?
+var slowMigration: Int?
 var paths = HubPaths.fromEnvironment()
 var arguments = Array(CommandLine.arguments.dropFirst())
 while !arguments.isEmpty {
@@ -47,6 +58,10 @@ while !arguments.isEmpty {
     direct = true
     continue
   }
+  if argument == "--pair" {
+    pair = true
+    continue
+  }
   guard let value = arguments.first else { fail("\(argument) needs a value") }
   arguments.removeFirst()
   switch argument {
@@ -55,6 +70,8 @@ while !arguments.isEmpty {
   case "--watch": watch = value
   case "--expect": expect = Int(value) ?? 0
   case "--try-write": tryWrite = value
+  case "--hold": hold = Double(value)
+  case "--slow-migration": slowMigration = Int(value)
   case "--database": paths.databasePath = value
   case "--runtime-dir": paths.runtimeDirectory = value
   default: fail("unknown argument \(argument)")
@@ -111,11 +128,22 @@ if direct {
   }
   exit(0)
 }
+var migrations: [RegisterRequest.Migration] = [
+  .init(id: "1", sql: "CREATE TABLE \"\(table)\" (id INTEGER PRIMARY KEY, key TEXT NOT NULL)")
+]
+if let slowMigration {
+  migrations.append(
+    .init(
+      id: "2",
+      sql: """
+        INSERT INTO "\(table)" (key)
+        SELECT '\(plugin)-migrated' FROM (
+          WITH RECURSIVE counter(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM counter WHERE i < \(slowMigration))
+          SELECT count(*) FROM counter)
+        """))
+}
 let registration = PluginRegistration(
-  name: plugin, version: "1.0", tables: [table],
-  migrations: [
-    .init(id: "1", sql: "CREATE TABLE \"\(table)\" (id INTEGER PRIMARY KEY, key TEXT NOT NULL)")
-  ])
+  name: plugin, version: "1.0", tables: [table], migrations: migrations)
 let database: HubDatabase
 do {
   database = try HubDatabase(
@@ -124,6 +152,22 @@ do {
   fail("cannot register: \(error)")
 }
 say("registered \(plugin)")
+
+if let hold {
+  do {
+    try database.write { db in
+      // A statement that needs its rows back opens the transaction at the hub now.
+      _ = try Int.fetchOne(
+        db, sql: "INSERT INTO \"\(table)\" (key) VALUES (?) RETURNING id",
+        arguments: ["\(plugin)-held"])
+      say("holding")
+      Thread.sleep(forTimeInterval: hold)
+    }
+    say("ack held \(database.lastCommittedSequence)")
+  } catch {
+    fail("the held transaction failed: \(error)")
+  }
+}
 
 var latencies: [Double] = []
 awaitStart()
@@ -134,6 +178,10 @@ for index in 0..<count {
     try database.write { db in
       try db.execute(
         sql: "INSERT INTO \"\(table)\" (key) VALUES (?)", arguments: ["\(plugin)-\(index)"])
+      if pair {
+        try db.execute(
+          sql: "INSERT INTO \"\(table)\" (key) VALUES (?)", arguments: ["\(plugin)-\(index)-b"])
+      }
     }
     if timings {
       latencies.append(Double(now() - before) / 1_000)

@@ -1,5 +1,6 @@
 import Foundation
 import HearthBus
+import HearthTestbed
 import Testing
 
 @testable import AttachmentsFeature

@@ -1,4 +1,5 @@
 import Foundation
+import HearthTestbed
 import Testing
 
 @testable import FactsFeature

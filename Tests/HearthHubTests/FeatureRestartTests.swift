@@ -1,4 +1,5 @@
 import Foundation
+import HearthTestbed
 import Testing
 
 /// Each feature's `run` duty lives through a hub killed with SIGKILL and started again, and

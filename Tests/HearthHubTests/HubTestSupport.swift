@@ -2,6 +2,7 @@ import Foundation
 import HearthBus
 import HearthHub
 import HearthPlugin
+import HearthTestbed
 import Synchronization
 import Testing
 

@@ -3,6 +3,7 @@ import HearthBus
 import HearthData
 import HearthHub
 import HearthPlugin
+import HearthTestbed
 import Synchronization
 import Testing
 

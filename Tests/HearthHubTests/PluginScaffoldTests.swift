@@ -1,4 +1,5 @@
 import Foundation
+import HearthTestbed
 import Testing
 
 /// The plugin author's path: `hearth new-plugin`, a package outside this repository that

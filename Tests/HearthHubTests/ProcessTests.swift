@@ -4,199 +4,9 @@ import HearthData
 import HearthHub
 import HearthPlugin
 import HearthSQLite
+import HearthTestbed
 import Synchronization
 import Testing
-
-/// The executables of this build, beside the test binary.
-enum Executables {
-  static let directory = URL(fileURLWithPath: CommandLine.arguments[0])
-    .resolvingSymlinksInPath().deletingLastPathComponent()
-
-  static func path(_ name: String) throws -> String {
-    let path = directory.appendingPathComponent(name).path
-    guard FileManager.default.isExecutableFile(atPath: path) else {
-      throw HubTestError("\(name) is not built at \(path); run `swift build` before `swift test`")
-    }
-    return path
-  }
-
-  static let packageRoot = URL(fileURLWithPath: #filePath)  // <root>/Tests/<target>/<file>
-    .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-}
-
-struct HubTestError: Error, CustomStringConvertible {
-  var description: String
-  init(_ description: String) { self.description = description }
-}
-
-/// A datagram socket that plays systemd's NOTIFY_SOCKET.
-final class NotifyListener {
-  let path: String
-  private let descriptor: Int32
-
-  init(path: String) throws {
-    self.path = path
-    unlink(path)
-    descriptor = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue), 0)
-    var address = sockaddr_un()
-    address.sun_family = sa_family_t(AF_UNIX)
-    withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: Array(path.utf8) + [0]) }
-    let bound = withUnsafePointer(to: &address) {
-      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-        bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
-      }
-    }
-    guard bound == 0 else { throw HubTestError("cannot bind \(path)") }
-    var timeout = timeval(tv_sec: 0, tv_usec: 200_000)
-    setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-  }
-
-  deinit {
-    close(descriptor)
-    unlink(path)
-  }
-
-  /// Waits until a datagram containing `text` arrives; returns every message seen.
-  func wait(for text: String, timeout: Duration = .seconds(20)) throws -> [String] {
-    var seen: [String] = []
-    let deadline = ContinuousClock.now + timeout
-    var buffer = [UInt8](repeating: 0, count: 4096)
-    while ContinuousClock.now < deadline {
-      let count = recv(descriptor, &buffer, buffer.count, 0)
-      guard count > 0 else { continue }
-      let message = String(decoding: buffer[0..<count], as: UTF8.self)
-      seen.append(message)
-      if message.contains(text) { return seen }
-    }
-    throw HubTestError("no \(text) from the hub within \(timeout); got \(seen)")
-  }
-}
-
-/// A hearthd process over a directory.
-final class HubProcess {
-  let directory: URL
-  let process = Process()
-  let notify: NotifyListener
-  let log: URL
-
-  var databasePath: String { directory.appendingPathComponent("hearth.sqlite").path }
-  var runtimeDirectory: String { directory.appendingPathComponent("run").path }
-
-  init(directory: URL, transactionTimeout: Double = 2, config: String? = nil) throws {
-    self.directory = directory
-    notify = try NotifyListener(
-      path: directory.appendingPathComponent("notify-\(UUID().uuidString.prefix(6)).sock").path)
-    log = directory.appendingPathComponent("hub-\(UUID().uuidString.prefix(6)).log")
-    _ = FileManager.default.createFile(atPath: log.path, contents: nil)
-    process.executableURL = URL(fileURLWithPath: try Executables.path("hearthd"))
-    process.arguments = [
-      "--database", databasePath, "--runtime-dir", runtimeDirectory,
-      "--transaction-timeout", String(transactionTimeout), "--config", "/nonexistent",
-    ]
-    if let config {
-      let file = directory.appendingPathComponent("hearthd.conf")
-      try config.write(to: file, atomically: true, encoding: .utf8)
-      process.arguments! += ["--config", file.path]
-    }
-    var environment = ProcessInfo.processInfo.environment
-    environment["NOTIFY_SOCKET"] = notify.path
-    process.environment = environment
-    process.standardError = try FileHandle(forWritingTo: log)
-    try process.run()
-  }
-
-  func waitUntilReady() throws -> [String] { try notify.wait(for: "READY=1") }
-
-  func terminate() -> Int32 {
-    process.terminate()
-    process.waitUntilExit()
-    return process.terminationStatus
-  }
-
-  func kill() {
-    Foundation.kill(process.processIdentifier, SIGKILL)
-    process.waitUntilExit()
-  }
-
-  var logText: String { (try? String(contentsOf: log, encoding: .utf8)) ?? "" }
-}
-
-/// Collects the lines a child process writes to a pipe.
-final class LineCollector: @unchecked Sendable {
-  // Safe: `buffer` and `collected` are only touched under `lock`.
-  private let lock = NSLock()
-  private var buffer = ""
-  private var collected: [String] = []
-
-  /// A pipe whose lines end up in `lines`.
-  func pipe() -> Pipe {
-    let pipe = Pipe()
-    pipe.fileHandleForReading.readabilityHandler = { [weak self] handle in
-      let data = handle.availableData
-      guard let self, !data.isEmpty else { return }
-      lock.lock()
-      buffer += String(decoding: data, as: UTF8.self)
-      while let newline = buffer.firstIndex(of: "\n") {
-        collected.append(String(buffer[..<newline]))
-        buffer = String(buffer[buffer.index(after: newline)...])
-      }
-      lock.unlock()
-    }
-    return pipe
-  }
-
-  var lines: [String] {
-    lock.lock()
-    defer { lock.unlock() }
-    return collected
-  }
-}
-
-/// A hearth-loadgen process; its output lines are collected.
-final class LoadgenProcess: Sendable {
-  let process = Process()
-  private let output = LineCollector()
-
-  init(hub: HubProcess, arguments: [String]) throws {
-    process.executableURL = URL(fileURLWithPath: try Executables.path("hearth-loadgen"))
-    process.arguments =
-      arguments + ["--database", hub.databasePath, "--runtime-dir", hub.runtimeDirectory]
-    let pipe = output.pipe()
-    process.standardOutput = pipe
-    process.standardError = pipe
-    try process.run()
-  }
-
-  var lines: [String] { output.lines }
-
-  var acknowledged: [Int] {
-    lines.compactMap { line in
-      let parts = line.split(separator: " ")
-      return parts.first == "ack" ? Int(parts[1]) : nil
-    }
-  }
-
-  func waitForExit(timeout: Duration = .seconds(120)) throws -> Int32 {
-    let deadline = ContinuousClock.now + timeout
-    while process.isRunning {
-      if ContinuousClock.now > deadline {
-        process.terminate()
-        throw HubTestError(
-          "hearth-loadgen still running after \(timeout); output: \(lines.suffix(5))")
-      }
-      Thread.sleep(forTimeInterval: 0.01)
-    }
-    Thread.sleep(forTimeInterval: 0.05)  // the last output
-    return process.terminationStatus
-  }
-}
-
-func temporaryDirectory() throws -> URL {
-  let directory = FileManager.default.temporaryDirectory
-    .appendingPathComponent("hearth-proc-\(UUID().uuidString.prefix(8))")
-  try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-  return directory
-}
 
 @Suite(.serialized) struct ProcessTests {
   @Test func hearthdSpeaksSdNotifyAndStopsCleanlyOnSIGTERM() throws {
@@ -294,7 +104,7 @@ func temporaryDirectory() throws -> URL {
   @Test func theUnitsPassSystemdAnalyzeVerify() throws {
     let analyze = "/usr/bin/systemd-analyze"
     guard FileManager.default.isExecutableFile(atPath: analyze) else {
-      throw HubTestError("systemd-analyze is missing; scripts/setup installs systemd")
+      throw TestbedError("systemd-analyze is missing; scripts/setup installs systemd")
     }
     let directory = try temporaryDirectory()
     defer { try? FileManager.default.removeItem(at: directory) }
@@ -353,39 +163,6 @@ func temporaryDirectory() throws -> URL {
   }
 }
 
-/// `hearth subscribe` as a process; its JSON lines are collected.
-final class SubscriberProcess: Sendable {
-  let process = Process()
-  private let output = LineCollector()
-
-  init(hub: HubProcess, arguments: [String]) throws {
-    process.executableURL = URL(fileURLWithPath: try Executables.path("hearth"))
-    process.arguments =
-      ["subscribe"] + arguments + [
-        "--database", hub.databasePath, "--runtime-dir", hub.runtimeDirectory,
-      ]
-    process.standardOutput = output.pipe()
-    try process.run()
-  }
-
-  /// The sequence numbers of the commits printed so far.
-  var sequences: [Int64] {
-    output.lines.compactMap { line in
-      let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
-      return (object?["seq"] as? NSNumber)?.int64Value
-    }
-  }
-
-  func signal(_ number: Int32) { kill(process.processIdentifier, number) }
-
-  /// Ends the process with SIGKILL: a child may inherit an ignored SIGTERM from the test
-  /// runner.
-  func stop() {
-    kill(process.processIdentifier, SIGKILL)
-    process.waitUntilExit()
-  }
-}
-
 @Suite(.serialized) struct SubscriberTests {
   /// Writes `count` commits through a loadgen process.
   func write(_ count: Int, as plugin: String, to hub: HubProcess) throws {
@@ -437,15 +214,6 @@ final class SubscriberProcess: Sendable {
 }
 
 @Suite struct HostileInputTests {
-  /// Resident memory of a process, in kilobytes.
-  func residentKilobytes(_ pid: Int32) throws -> Int {
-    let status = try String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)
-    guard let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
-      let kilobytes = line.split(separator: " ").compactMap({ Int($0) }).first
-    else { throw HubTestError("no VmRSS for \(pid)") }
-    return kilobytes
-  }
-
   @Test func aStreamOfMalformedFramesGetsTypedErrorsInBoundedMemory() throws {
     let directory = try temporaryDirectory()
     defer { try? FileManager.default.removeItem(at: directory) }

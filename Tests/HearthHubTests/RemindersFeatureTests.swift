@@ -2,6 +2,7 @@ import Foundation
 import HearthBus
 import HearthData
 import HearthPlugin
+import HearthTestbed
 import Testing
 
 /// One run of a feature's command line against a hub.
@@ -119,11 +120,11 @@ final class TerminalScreen {
     var cArguments = argv.map { strdup($0) } + [nil]
     defer { for argument in cArguments { free(argument) } }
     guard posix_spawn(&pid, argv[0], nil, nil, &cArguments, environ) == 0 else {
-      throw HubTestError("cannot start tmux")
+      throw TestbedError("cannot start tmux")
     }
     var status: Int32 = 0
     waitpid(pid, &status, 0)
-    guard status == 0 else { throw HubTestError("tmux new-session failed (\(status))") }
+    guard status == 0 else { throw TestbedError("tmux new-session failed (\(status))") }
   }
 
   /// Types `keys` (tmux key names: `n`, `Enter`, `Escape`, or text with `-l`).

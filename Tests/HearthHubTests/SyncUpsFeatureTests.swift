@@ -1,4 +1,5 @@
 import Foundation
+import HearthTestbed
 import Testing
 
 @Suite(.serialized) struct SyncUpsFeatureTests {

@@ -1,0 +1,288 @@
+// Real processes for tests, benchmarks and the fault suite: hearthd with a NOTIFY_SOCKET
+// listener, hearth-loadgen writers, `hearth subscribe` followers, and what to measure of
+// them. Everything here starts executables of this build (beside the running binary).
+import Foundation
+
+/// The executables of this build, beside the running binary (the test runner, hearth-bench,
+/// hearth-faults).
+public enum Executables {
+  public static let directory = URL(fileURLWithPath: CommandLine.arguments[0])
+    .resolvingSymlinksInPath().deletingLastPathComponent()
+
+  public static func path(_ name: String) throws -> String {
+    let path = directory.appendingPathComponent(name).path
+    guard FileManager.default.isExecutableFile(atPath: path) else {
+      throw TestbedError("\(name) is not built at \(path); build it first (`swift build`)")
+    }
+    return path
+  }
+
+  public static let packageRoot = URL(fileURLWithPath: #filePath)  // <root>/Sources/<target>/<file>
+    .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+}
+
+/// Something a process-level test or fault scenario did not get.
+public struct TestbedError: Error, CustomStringConvertible, Sendable {
+  public var description: String
+  public init(_ description: String) { self.description = description }
+}
+
+/// A datagram socket that plays systemd's NOTIFY_SOCKET.
+public final class NotifyListener {
+  public let path: String
+  private let descriptor: Int32
+
+  public init(path: String) throws {
+    self.path = path
+    unlink(path)
+    descriptor = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue), 0)
+    var address = sockaddr_un()
+    address.sun_family = sa_family_t(AF_UNIX)
+    withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: Array(path.utf8) + [0]) }
+    let bound = withUnsafePointer(to: &address) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+        bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+      }
+    }
+    guard bound == 0 else { throw TestbedError("cannot bind \(path)") }
+    var timeout = timeval(tv_sec: 0, tv_usec: 200_000)
+    setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+  }
+
+  deinit {
+    close(descriptor)
+    unlink(path)
+  }
+
+  /// Waits until a datagram containing `text` arrives; returns every message seen.
+  public func wait(for text: String, timeout: Duration = .seconds(20)) throws -> [String] {
+    var seen: [String] = []
+    let deadline = ContinuousClock.now + timeout
+    var buffer = [UInt8](repeating: 0, count: 4096)
+    while ContinuousClock.now < deadline {
+      let count = recv(descriptor, &buffer, buffer.count, 0)
+      guard count > 0 else { continue }
+      let message = String(decoding: buffer[0..<count], as: UTF8.self)
+      seen.append(message)
+      if message.contains(text) { return seen }
+    }
+    throw TestbedError("no \(text) from the hub within \(timeout); got \(seen)")
+  }
+}
+
+/// A hearthd process over a directory.
+public final class HubProcess {
+  public let directory: URL
+  public let process = Process()
+  public let notify: NotifyListener
+  public let log: URL
+
+  public let databasePath: String
+  public var runtimeDirectory: String { directory.appendingPathComponent("run").path }
+
+  /// Starts hearthd over `directory` (its runtime sockets, log and, unless `databasePath`
+  /// says otherwise, its database).
+  public init(
+    directory: URL, databasePath: String? = nil, transactionTimeout: Double = 2,
+    config: String? = nil
+  ) throws {
+    self.directory = directory
+    self.databasePath = databasePath ?? directory.appendingPathComponent("hearth.sqlite").path
+    notify = try NotifyListener(
+      path: directory.appendingPathComponent("notify-\(UUID().uuidString.prefix(6)).sock").path)
+    log = directory.appendingPathComponent("hub-\(UUID().uuidString.prefix(6)).log")
+    _ = FileManager.default.createFile(atPath: log.path, contents: nil)
+    process.executableURL = URL(fileURLWithPath: try Executables.path("hearthd"))
+    process.arguments = [
+      "--database", self.databasePath, "--runtime-dir", runtimeDirectory,
+      "--transaction-timeout", String(transactionTimeout), "--config", "/nonexistent",
+    ]
+    if let config {
+      let file = directory.appendingPathComponent("hearthd.conf")
+      try config.write(to: file, atomically: true, encoding: .utf8)
+      process.arguments! += ["--config", file.path]
+    }
+    var environment = ProcessInfo.processInfo.environment
+    environment["NOTIFY_SOCKET"] = notify.path
+    process.environment = environment
+    process.standardError = try FileHandle(forWritingTo: log)
+    try process.run()
+  }
+
+  public func waitUntilReady() throws -> [String] { try notify.wait(for: "READY=1") }
+
+  public func terminate() -> Int32 {
+    process.terminate()
+    process.waitUntilExit()
+    return process.terminationStatus
+  }
+
+  public func kill() {
+    Foundation.kill(process.processIdentifier, SIGKILL)
+    process.waitUntilExit()
+  }
+
+  public var logText: String { (try? String(contentsOf: log, encoding: .utf8)) ?? "" }
+}
+
+/// Collects the lines a child process writes to a pipe.
+public final class LineCollector: @unchecked Sendable {
+  // Safe: `buffer` and `collected` are only touched under `lock`.
+  private let lock = NSLock()
+  private var buffer = ""
+  private var collected: [String] = []
+
+  public init() {}
+
+  /// A pipe whose lines end up in `lines`.
+  public func pipe() -> Pipe {
+    let pipe = Pipe()
+    pipe.fileHandleForReading.readabilityHandler = { [weak self] handle in
+      let data = handle.availableData
+      guard let self, !data.isEmpty else { return }
+      lock.lock()
+      buffer += String(decoding: data, as: UTF8.self)
+      while let newline = buffer.firstIndex(of: "\n") {
+        collected.append(String(buffer[..<newline]))
+        buffer = String(buffer[buffer.index(after: newline)...])
+      }
+      lock.unlock()
+    }
+    return pipe
+  }
+
+  public var lines: [String] {
+    lock.lock()
+    defer { lock.unlock() }
+    return collected
+  }
+}
+
+/// A hearth-loadgen process; its output lines are collected.
+public final class LoadgenProcess: Sendable {
+  public let process = Process()
+  private let output = LineCollector()
+
+  public init(hub: HubProcess, arguments: [String]) throws {
+    process.executableURL = URL(fileURLWithPath: try Executables.path("hearth-loadgen"))
+    process.arguments =
+      arguments + ["--database", hub.databasePath, "--runtime-dir", hub.runtimeDirectory]
+    let pipe = output.pipe()
+    process.standardOutput = pipe
+    process.standardError = pipe
+    try process.run()
+  }
+
+  public var lines: [String] { output.lines }
+
+  /// Waits until the process has printed `line`.
+  public func waitForLine(_ line: String, timeout: Duration = .seconds(30)) throws {
+    try waitUntil("hearth-loadgen printing \(line) (\(lines.suffix(3)))", timeout: timeout) {
+      lines.contains(line)
+    }
+  }
+
+  public func signal(_ number: Int32) { kill(process.processIdentifier, number) }
+
+  public var acknowledged: [Int] {
+    lines.compactMap { line in
+      let parts = line.split(separator: " ")
+      return parts.first == "ack" ? Int(parts[1]) : nil
+    }
+  }
+
+  public func waitForExit(timeout: Duration = .seconds(120)) throws -> Int32 {
+    let deadline = ContinuousClock.now + timeout
+    while process.isRunning {
+      if ContinuousClock.now > deadline {
+        process.terminate()
+        throw TestbedError(
+          "hearth-loadgen still running after \(timeout); output: \(lines.suffix(5))")
+      }
+      Thread.sleep(forTimeInterval: 0.01)
+    }
+    Thread.sleep(forTimeInterval: 0.05)  // the last output
+    return process.terminationStatus
+  }
+}
+
+public func temporaryDirectory() throws -> URL {
+  let directory = FileManager.default.temporaryDirectory
+    .appendingPathComponent("hearth-proc-\(UUID().uuidString.prefix(8))")
+  try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+  return directory
+}
+
+/// `hearth subscribe` as a process; its JSON lines are collected.
+public final class SubscriberProcess: Sendable {
+  public let process = Process()
+  private let output = LineCollector()
+
+  public init(hub: HubProcess, arguments: [String]) throws {
+    process.executableURL = URL(fileURLWithPath: try Executables.path("hearth"))
+    process.arguments =
+      ["subscribe"] + arguments + [
+        "--database", hub.databasePath, "--runtime-dir", hub.runtimeDirectory,
+      ]
+    process.standardOutput = output.pipe()
+    try process.run()
+  }
+
+  /// The sequence numbers of the commits printed so far.
+  public var sequences: [Int64] {
+    output.lines.compactMap { line in
+      let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
+      return (object?["seq"] as? NSNumber)?.int64Value
+    }
+  }
+
+  public func signal(_ number: Int32) { kill(process.processIdentifier, number) }
+
+  /// Ends the process with SIGKILL: a child may inherit an ignored SIGTERM from the test
+  /// runner.
+  public func stop() {
+    kill(process.processIdentifier, SIGKILL)
+    process.waitUntilExit()
+  }
+}
+
+/// Resident memory of a process, in kilobytes (`VmRSS`; `VmHWM` for its peak).
+public func residentKilobytes(_ pid: Int32, peak: Bool = false) throws -> Int {
+  let status = try String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)
+  let field = peak ? "VmHWM:" : "VmRSS:"
+  guard let line = status.split(separator: "\n").first(where: { $0.hasPrefix(field) }),
+    let kilobytes = line.split(separator: " ").compactMap({ Int($0) }).first
+  else { throw TestbedError("no \(field) for \(pid)") }
+  return kilobytes
+}
+
+/// Waits for `condition`, checking every few milliseconds; throws after `timeout`.
+public func waitUntil(
+  _ what: @autoclosure () -> String, timeout: Duration = .seconds(30),
+  _ condition: () throws -> Bool
+) throws {
+  let deadline = ContinuousClock.now + timeout
+  while try !condition() {
+    guard ContinuousClock.now < deadline else {
+      throw TestbedError("\(what()) did not happen within \(timeout)")
+    }
+    Thread.sleep(forTimeInterval: 0.005)
+  }
+}
+
+/// Runs an executable of this build to its end; its status and what it printed (stdout and
+/// stderr together).
+public func runToEnd(_ name: String, _ arguments: [String]) throws -> (
+  status: Int32, output: String
+) {
+  let process = Process()
+  process.executableURL = URL(fileURLWithPath: try Executables.path(name))
+  process.arguments = arguments
+  let pipe = Pipe()
+  process.standardOutput = pipe
+  process.standardError = pipe
+  try process.run()
+  let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+  process.waitUntilExit()
+  return (process.terminationStatus, output)
+}

@@ -1,0 +1,92 @@
+// hearth-faults: the fault suite. Real processes (hearthd, plugin writers, subscribers) are
+// killed, stopped, starved of disk and fed bad files; after each scenario the database is
+// checked: nothing acknowledged lost, nothing applied twice, nothing half-written.
+//
+//   hearth-faults [SCENARIO…] [--quick] [--kills N]
+//
+// `scripts/faults` runs it (release build) with the fuzzer; `--quick` is CI's short form.
+import Foundation
+import HearthTestbed
+
+struct Options {
+  var quick = false
+  var kills: Int?
+}
+
+struct Scenario {
+  var name: String
+  var summary: String
+  /// Runs the scenario; returns what it established, throws what went wrong.
+  var run: (Options) throws -> String
+}
+
+let scenarios = [
+  Scenario(
+    name: "hub-kills", summary: "SIGKILL the hub at random moments under 4 retrying writers",
+    run: hubKills),
+  Scenario(
+    name: "feature-kills",
+    summary: "SIGKILL and SIGSTOP plugins mid-transaction and mid-registration",
+    run: featureKills),
+  Scenario(
+    name: "stalled-subscriber",
+    summary: "a subscriber stopped past the bus high-water mark catches up exactly",
+    run: stalledSubscriber),
+  Scenario(
+    name: "disk-full", summary: "the disk fills under a writer, then space returns",
+    run: diskFull),
+  Scenario(
+    name: "bad-database",
+    summary: "a corrupt or other-format database: refused, left untouched", run: badDatabase),
+]
+
+func printError(_ text: String) {
+  FileHandle.standardError.write(Data((text + "\n").utf8))
+}
+
+var options = Options()
+var selected: [String] = []
+var arguments = Array(CommandLine.arguments.dropFirst())
+while !arguments.isEmpty {
+  let argument = arguments.removeFirst()
+  switch argument {
+  case "--quick": options.quick = true
+  case "--kills":
+    guard let value = arguments.first.flatMap({ Int($0) }), value > 0 else {
+      printError("hearth-faults: --kills needs a positive number")
+      exit(2)
+    }
+    arguments.removeFirst()
+    options.kills = value
+  case "--help", "-h":
+    print("usage: hearth-faults [SCENARIO…] [--quick] [--kills N]\n\nscenarios:")
+    for scenario in scenarios { print("  \(scenario.name)  \(scenario.summary)") }
+    exit(0)
+  case let name where name.hasPrefix("-"):
+    printError("hearth-faults: unknown option \(name); see --help")
+    exit(2)
+  default: selected.append(argument)
+  }
+}
+let unknown = selected.filter { name in !scenarios.contains { $0.name == name } }
+guard unknown.isEmpty else {
+  printError("hearth-faults: no scenario named \(unknown.joined(separator: ", ")); see --help")
+  exit(2)
+}
+// A child's broken pipe must not end the suite.
+signal(SIGPIPE, SIG_IGN)
+
+var failures = 0
+for scenario in scenarios where selected.isEmpty || selected.contains(scenario.name) {
+  printError("== \(scenario.name): \(scenario.summary)")
+  let start = ContinuousClock.now
+  do {
+    let established = try scenario.run(options)
+    let seconds = (ContinuousClock.now - start).components.seconds
+    print("ok    \(scenario.name) (\(seconds) s): \(established)")
+  } catch {
+    failures += 1
+    print("FAIL  \(scenario.name): \(error)")
+  }
+}
+exit(failures == 0 ? 0 : 1)
