@@ -464,7 +464,8 @@ struct HubSession {
             WireResult(
               columns: [], rows: [], changes: db.changesCount, lastRowID: db.lastInsertedRowID))
         }
-      } catch let error as DatabaseError where error.resultCode == .SQLITE_AUTH {
+      } catch let error as DatabaseError where error.resultCode == .SQLITE_AUTH || refusal != nil {
+        // (A refused function surfaces as a plain SQLITE_ERROR, "not authorized to use…".)
         return .failure(
           StatementFailure(
             error: ErrorReply(
@@ -588,7 +589,7 @@ struct HubSession {
             db.setAuthorizer(nil)
             try? db.rollback()
             let code: ErrorReply.Code =
-              error.resultCode == .SQLITE_AUTH ? .unauthorized : .migrationFailed
+              error.resultCode == .SQLITE_AUTH || refusal != nil ? .unauthorized : .migrationFailed
             return .failure(
               StatementFailure(
                 error: ErrorReply(
