@@ -81,16 +81,17 @@ final class BenchmarkDirectory {
   func path(_ name: String) -> String { url.appendingPathComponent(name).path }
 }
 
-/// The value at quantile `q` (0…1) of `values`.
-/// `<bench>-p50` and `<bench>-p99` of two sets of latencies, in microseconds.
+/// `<bench>-p50`, `<bench>-p99` and `<bench>-max` of two sets of latencies, in
+/// microseconds.
 func latencyFigures(_ bench: String, ours: [Double], baseline: [Double]) -> [Figure] {
-  [0.5, 0.99].map { q in
+  [0.5, 0.99, 1].map { q in
     Figure(
-      bench: "\(bench)-p\(Int(q * 100))", ours: percentile(ours, q),
+      bench: q == 1 ? "\(bench)-max" : "\(bench)-p\(Int(q * 100))", ours: percentile(ours, q),
       baseline: percentile(baseline, q), unit: "us")
   }
 }
 
+/// The value at quantile `q` (0…1) of `values`.
 func percentile(_ values: [Double], _ q: Double) -> Double {
   let sorted = values.sorted()
   guard !sorted.isEmpty else { return .nan }

@@ -3,6 +3,7 @@ import HearthBus
 import HearthData
 import HearthHub
 import HearthPlugin
+import HearthTestbed
 import Synchronization
 
 /// A hub on its own thread over a benchmark directory.
@@ -33,10 +34,21 @@ final class BenchHub: Sendable {
   }
 }
 
+/// What one `hearth-loadgen --timings` process measured: write latencies in microseconds,
+/// resident memory once ready (at rest) and at its peak, in kilobytes.
+struct LoadgenTimings {
+  var p50: Double
+  var p99: Double
+  var max: Double
+  var restKilobytes: Int
+  var peakKilobytes: Int
+}
+
 /// Runs `hearth-loadgen --timings` processes, starts their writes at once when all are
-/// ready, and returns their `timings` lines and the wall time from the start.
-func runLoadgens(_ argumentSets: [[String]]) throws -> (
-  timings: [(p50: Double, p99: Double, max: Double)], seconds: Double
+/// ready, and returns their `timings` lines and the wall time from the start. `whileRunning`
+/// runs (on this thread) between the start and the end.
+func runLoadgens(_ argumentSets: [[String]], whileRunning: () -> Void = {}) throws -> (
+  timings: [LoadgenTimings], seconds: Double
 ) {
   let executable = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
     .deletingLastPathComponent().appendingPathComponent("hearth-loadgen")
@@ -64,9 +76,11 @@ func runLoadgens(_ argumentSets: [[String]]) throws -> (
       outputs[index] += String(decoding: data, as: UTF8.self)
     }
   }
+  let atRest = try processes.map { try residentKilobytes($0.0.processIdentifier) }
   let start = DispatchTime.now().uptimeNanoseconds
   for process in processes { process.input.fileHandleForWriting.write(Data("go\n".utf8)) }
-  var timings: [(Double, Double, Double)] = []
+  whileRunning()
+  var timings: [LoadgenTimings] = []
   for (index, (process, pipe, _)) in processes.enumerated() {
     let output =
       outputs[index]
@@ -76,7 +90,10 @@ func runLoadgens(_ argumentSets: [[String]]) throws -> (
       let line = output.split(separator: "\n").first(where: { $0.hasPrefix("timings ") })
     else { throw BenchmarkError("hearth-loadgen failed: \(output.suffix(300))") }
     let parts = line.split(separator: " ").compactMap { Double($0) }
-    timings.append((parts[0], parts[1], parts[3]))
+    timings.append(
+      LoadgenTimings(
+        p50: parts[0], p99: parts[1], max: parts[3], restKilobytes: atRest[index],
+        peakKilobytes: Int(parts[4])))
   }
   return (timings, Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)
 }

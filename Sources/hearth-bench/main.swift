@@ -8,7 +8,8 @@ import Foundation
 
 let benchmarks = [
   decodeRowsBenchmark, decodeTableBenchmark, joinGroupBenchmark, fetchAllLatencyBenchmark,
-  hubWritesBenchmark, hubLatencyBenchmark, remindersSearchBenchmark,
+  hubWritesBenchmark, hubLatencyBenchmark, memoryBenchmark, startupBenchmark,
+  remindersSearchBenchmark,
 ]
 
 func printError(_ text: String) {
