@@ -16,7 +16,7 @@ final class BusListener: Sendable {
     var observers: [UUID: @Sendable (DatabaseChanges) -> Void] = [:]
   }
 
-  private let state: Mutex<State>
+  private let state: Locked<State>
   private let isStopped = Atomic<Bool>(false)
   private let reader: any DatabaseReader
   /// Called after every event and heartbeat with the sequence number the observers are at.
@@ -28,10 +28,10 @@ final class BusListener: Sendable {
   ) throws {
     self.reader = reader
     self.onAdvance = onAdvance
-    state = Mutex(State(lastSequence: lastSequence))
+    state = Locked(State(lastSequence: lastSequence))
     // The socket is made on the listening thread, its only owner.
     let started = DispatchSemaphore(value: 0)
-    let failure = Mutex<(any Error)?>(nil)
+    let failure = Locked<(any Error)?>(nil)
     let thread = Thread { [self] in
       let socket: BusSocket
       do {

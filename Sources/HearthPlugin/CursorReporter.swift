@@ -1,7 +1,7 @@
 import Dispatch
 import Foundation
 import HearthBus
-import Synchronization
+import HearthSQLite
 
 /// Tells the hub how far this plugin has read the change feed, so that the hub keeps what the
 /// plugin has not read yet and prunes what every plugin has. At most one report a second,
@@ -18,7 +18,7 @@ final class CursorReporter: Sendable {
   private let connection: HubConnection
   private let plugin: String
   private let queue = DispatchQueue(label: "hearth.plugin.cursor")
-  private let state = Mutex(State())
+  private let state = Locked(State())
 
   init(connection: HubConnection, plugin: String) {
     self.connection = connection

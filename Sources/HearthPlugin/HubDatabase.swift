@@ -34,7 +34,7 @@ public struct PluginRegistration: Sendable {
   }
 }
 
-private let sharedConnection = Mutex<HubDatabase?>(nil)
+private let sharedConnection = Locked<HubDatabase?>(nil)
 
 /// Records statements instead of running them.
 private final class StatementRecorder: RemoteStatementExecutor {

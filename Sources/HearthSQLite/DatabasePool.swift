@@ -1,6 +1,5 @@
 import Dispatch
 import Foundation
-import Synchronization
 
 /// A WAL database with one writer connection and a pool of readers: reads run in parallel
 /// with each other and with the writer, each seeing one consistent snapshot.
@@ -141,7 +140,7 @@ final class ReaderPool: Sendable {
     var opened = 0
   }
 
-  private let state = Mutex(State())
+  private let state = Locked(State())
   private let available: DispatchSemaphore
   private let open: @Sendable (Int) throws -> SerializedConnection
 

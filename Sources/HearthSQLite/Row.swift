@@ -18,12 +18,15 @@ public struct Row: CustomStringConvertible {
   /// The values, for copied rows.
   @usableFromInline let storedValues: [DatabaseValue]
   @usableFromInline let columns: RowColumns
+  /// The number of columns (kept in the row: every column read checks it).
+  public let count: Int
 
   @usableFromInline
   init(sqliteStatement: OpaquePointer, columns: RowColumns) {
     self.sqliteStatement = sqliteStatement
     storedValues = []
     self.columns = columns
+    count = columns.count
   }
 
   /// A row of the given columns and values, as a test or a remote result builds one.
@@ -32,16 +35,15 @@ public struct Row: CustomStringConvertible {
     sqliteStatement = nil
     storedValues = values
     columns = RowColumns(names: columnNames, sql: nil)
+    count = values.count
   }
 
   init(columns: RowColumns, values: [DatabaseValue]) {
     sqliteStatement = nil
     storedValues = values
     self.columns = columns
+    count = columns.count
   }
-
-  /// The number of columns.
-  @inlinable public var count: Int { columns.count }
 
   /// The column names, in order.
   public var columnNames: [String] { columns.names }

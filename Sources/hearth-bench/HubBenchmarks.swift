@@ -184,7 +184,7 @@ struct TimedCount: FetchKeyRequest {
 
 /// The first time each key was seen.
 final class Recorder: Sendable {
-  private let times = Mutex([Int64: UInt64]())
+  private let times = Locked([Int64: UInt64]())
   func record(_ key: Int64) {
     let now = DispatchTime.now().uptimeNanoseconds
     times.withLock { if $0[key] == nil { $0[key] = now } }

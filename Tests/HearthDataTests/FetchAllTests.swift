@@ -2,7 +2,6 @@ import Foundation
 import HearthData
 import HearthDataTestSupport
 import Observation
-import Synchronization
 import Testing
 
 @Suite struct FetchAllTests {
@@ -151,7 +150,7 @@ import Testing
     DispatchQueue.main.setSpecific(key: mainQueueTag, value: true)
     for (scheduler, expectMain) in [(FetchScheduler.main, true), (.immediate, false)] {
       @FetchAll(Fact.all, database: database, scheduler: scheduler) var facts
-      let changedOnMain = Mutex<Bool?>(nil)
+      let changedOnMain = Locked<Bool?>(nil)
       withObservationTracking {
         _ = facts
       } onChange: {

@@ -29,7 +29,7 @@ import Testing
     }
     writer.start()
     while written.load(ordering: .relaxed) == 0 { Thread.sleep(forTimeInterval: 0.001) }
-    let progress = Mutex<[BackupProgress]>([])
+    let progress = Locked<[BackupProgress]>([])
     let backupPath = directory.path("backup.sqlite")
     try dbPool.backup(toPath: backupPath, pagesPerStep: 20) { step in
       progress.withLock { $0.append(step) }

@@ -1,11 +1,10 @@
 import Foundation
 import HearthSQLite
-import Synchronization
 import Testing
 
 /// Collects what commit observers report.
 final class ChangeLog: Sendable {
-  private let entries = Mutex<[DatabaseChanges]>([])
+  private let entries = Locked<[DatabaseChanges]>([])
   func append(_ changes: DatabaseChanges) { entries.withLock { $0.append(changes) } }
   var all: [DatabaseChanges] { entries.withLock { $0 } }
 }

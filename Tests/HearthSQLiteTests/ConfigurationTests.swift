@@ -1,6 +1,5 @@
 import Foundation
 import HearthSQLite
-import Synchronization
 import Testing
 
 @Suite struct ConfigurationTests {
@@ -33,7 +32,7 @@ import Testing
   }
 
   @Test func traceShowsStatementsWithTheirValues() throws {
-    let events = Mutex<[TraceEvent]>([])
+    let events = Locked<[TraceEvent]>([])
     var configuration = Configuration()
     configuration.prepareDatabase { db in
       db.trace(options: [.statement, .profile]) { event in events.withLock { $0.append(event) } }

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// The dependencies of the current task: values set with `withDependencies` (for this task
 /// and its children), else with `prepareDependencies` (for the process), else the key's
@@ -23,10 +22,10 @@ public struct DependencyValues: Sendable {
   }
 
   @TaskLocal static var taskLocal = DependencyValues()
-  static let prepared = Mutex(DependencyValues())
+  static let prepared = Locked(DependencyValues())
   /// Default values already created, per context, so that a key's default (a database, a
   /// client) is one shared instance.
-  static let defaults = Mutex([DependencyContext: [ObjectIdentifier: any Sendable]]())
+  static let defaults = Locked([DependencyContext: [ObjectIdentifier: any Sendable]]())
 
   mutating func merge(_ other: DependencyValues) {
     storage.merge(other.storage) { $1 }

@@ -1,5 +1,4 @@
 import Dispatch
-import Synchronization
 
 /// Keeps one query's value current: fetches it while recording the tables it reads, then
 /// refetches after each commit that touches those tables.
@@ -24,7 +23,7 @@ final class FetchObserver<Value: Sendable>: Sendable {
   private let fetch: @Sendable (Database) throws -> Value
   private let deliver: @Sendable (Result<Value, any Error>) -> Void
   private let queue = DispatchQueue(label: "hearth.fetch")
-  private let state = Mutex(State())
+  private let state = Locked(State())
 
   init(
     database: any DatabaseReader, scheduler: FetchScheduler,

@@ -1,6 +1,5 @@
 import Foundation
 import Observation
-import Synchronization
 
 /// The state behind one `@FetchAll`, `@FetchOne` or `@Fetch`: the current value, loading
 /// and error flags, the running observation. The wrappers are structs holding a reference to
@@ -19,10 +18,10 @@ final class FetchStore<Value: Sendable>: Observable, Sendable {
     var streams: [UUID: AsyncStream<Value>.Continuation] = [:]
   }
 
-  private let state: Mutex<State>
+  private let state: Locked<State>
   private let registrar = ObservationRegistrar()
 
-  init(initialValue: Value) { state = Mutex(State(value: initialValue)) }
+  init(initialValue: Value) { state = Locked(State(value: initialValue)) }
 
   deinit { state.withLock { $0.observer }?.cancel() }
 
