@@ -139,7 +139,12 @@ public final class LineCollector: @unchecked Sendable {
     let pipe = Pipe()
     pipe.fileHandleForReading.readabilityHandler = { [weak self] handle in
       let data = handle.availableData
-      guard let self, !data.isEmpty else { return }
+      guard let self, !data.isEmpty else {
+        // End of output (or nobody to collect it): stop watching, which also lets the
+        // handle, its dispatch source and this closure go.
+        handle.readabilityHandler = nil
+        return
+      }
       lock.lock()
       buffer += String(decoding: data, as: UTF8.self)
       while let newline = buffer.firstIndex(of: "\n") {
