@@ -56,9 +56,5 @@ let fetchAllLatencyBenchmark = Benchmark(
     direct.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1_000)
     guard rows.first?.value == round else { throw BenchmarkError("fetchall-latency: stale read") }
   }
-  return latencyFigures("fetchall-latency", ours: observed, baseline: direct) + [
-    Figure(
-      bench: "fetchall-latency-max", ours: observed.max() ?? .nan, baseline: direct.max() ?? .nan,
-      unit: "us")
-  ]
+  return latencyFigures("fetchall-latency", ours: observed, baseline: direct)
 }

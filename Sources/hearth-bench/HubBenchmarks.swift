@@ -152,6 +152,10 @@ let hubWritesBenchmark = Benchmark(
       Figure(
         bench: "hub-writes-\(writers)-tps", ours: total / throughHub.seconds,
         baseline: total / direct.seconds, unit: "tx/s"),
+      // p50: the median writer's; p99: the worst writer's.
+      Figure(
+        bench: "hub-writes-\(writers)-p50", ours: median(throughHub.timings.map(\.p50)),
+        baseline: median(direct.timings.map(\.p50)), unit: "us"),
       Figure(bench: "hub-writes-\(writers)-p99", ours: hubP99, baseline: directP99, unit: "us"),
       // The slowest write of all: a direct writer that loses the lock again and again sleeps
       // in SQLite's busy handler, a wait the p99 of a few hundred writes can hide.

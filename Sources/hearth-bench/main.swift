@@ -53,10 +53,10 @@ for benchmark in benchmarks where selected.isEmpty || selected.contains(benchmar
 func pad(_ text: String, _ width: Int) -> String {
   text.count >= width ? text : text + String(repeating: " ", count: width - text.count)
 }
-printError(pad("benchmark", 28) + pad("ours", 12) + pad("baseline", 12) + pad("ratio", 8) + "unit")
+printError(pad("benchmark", 34) + pad("ours", 12) + pad("baseline", 12) + pad("ratio", 8) + "unit")
 for figure in figures {
   printError(
-    pad(figure.bench, 28) + pad(String(format: "%.3f", figure.ours), 12)
+    pad(figure.bench, 34) + pad(String(format: "%.3f", figure.ours), 12)
       + pad(String(format: "%.3f", figure.baseline), 12)
       + pad(String(format: "%.3f", figure.ratio), 8)
       + figure.unit)
