@@ -20,6 +20,21 @@ struct Figure {
 struct Options: Sendable {
   /// A short run that only proves the benchmark works (CI).
   var quick = false
+  /// Rows of the decoding, join and search benchmarks' tables.
+  var rows: Int?
+  /// Writes per writer process (hub-writes, memory), or in all (the latency benchmarks).
+  var writes: Int?
+  /// Rounds of the benchmarks that keep the fastest round, and hearthd starts.
+  var rounds: Int?
+  /// The writer counts of hub-writes.
+  var writers: [Int]?
+  /// The size of the startup benchmark's database.
+  var databaseMegabytes: Int?
+
+  /// `given` when the command line set it, else the quick or the full default.
+  func value<T>(_ given: T?, quick quickValue: T, full: T) -> T {
+    given ?? (quick ? quickValue : full)
+  }
 }
 
 /// A named benchmark that measures one or more figures.

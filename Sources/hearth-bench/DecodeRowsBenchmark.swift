@@ -8,8 +8,8 @@ let decodeRowsBenchmark = Benchmark(
   name: "decode-rows",
   summary: "decode rows of 8 mixed columns via Row vs a raw sqlite3_step loop"
 ) { options in
-  let rowCount = options.quick ? 10_000 : 100_000
-  let rounds = options.quick ? 3 : 21
+  let rowCount = options.value(options.rows, quick: 10_000, full: 100_000)
+  let rounds = options.value(options.rounds, quick: 3, full: 21)
   let directory = try BenchmarkDirectory()
   let path = directory.path("decode.sqlite")
   let dbQueue = try DatabaseQueue(path: path)

@@ -20,8 +20,8 @@ let decodeTableBenchmark = Benchmark(
   name: "decode-table",
   summary: "fetchAll of a @Table struct (8 mixed columns) vs a raw sqlite3_step loop"
 ) { options in
-  let rowCount = options.quick ? 10_000 : 100_000
-  let rounds = options.quick ? 3 : 21
+  let rowCount = options.value(options.rows, quick: 10_000, full: 100_000)
+  let rounds = options.value(options.rounds, quick: 3, full: 21)
   let directory = try BenchmarkDirectory()
   let path = directory.path("decode-table.sqlite")
   let dbQueue = try DatabaseQueue(path: path)

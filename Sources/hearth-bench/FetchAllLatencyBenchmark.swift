@@ -16,7 +16,7 @@ let fetchAllLatencyBenchmark = Benchmark(
   name: "fetchall-latency",
   summary: "commit → @FetchAll (100 rows, main actor) holds the new value vs a direct refetch"
 ) { options in
-  let commits = options.quick ? 100 : 1_000
+  let commits = options.value(options.writes, quick: 100, full: 1_000)
   let directory = try BenchmarkDirectory()
   let pool = try DatabasePool(path: directory.path("latency.sqlite"))
   try await pool.write { db in

@@ -105,8 +105,8 @@ let hubWritesBenchmark = Benchmark(
   name: "hub-writes",
   summary: "N writer processes through the hub vs N writing the file directly vs one process"
 ) { options in
-  let writerCounts = options.quick ? [1, 4] : [1, 4, 16]
-  let perWriter = options.quick ? 100 : 500
+  let writerCounts = options.value(options.writers, quick: [1, 4], full: [1, 4, 16])
+  let perWriter = options.value(options.writes, quick: 100, full: 500)
   var figures: [Figure] = []
   for writers in writerCounts {
     let total = Double(writers * perWriter)
@@ -204,7 +204,7 @@ let hubLatencyBenchmark = Benchmark(
   name: "hub-latency",
   summary: "write start (and COMMIT) → bus event, → remote observed query updated, vs → ack"
 ) { options in
-  let writes = options.quick ? 100 : 1_000
+  let writes = options.value(options.writes, quick: 100, full: 1_000)
   let directory = try BenchmarkDirectory()
   // When each COMMIT returned, on the hub's thread (the monotonic clock is the same in
   // every thread and process).

@@ -8,7 +8,7 @@ let memoryBenchmark = Benchmark(
   name: "memory",
   summary: "hearthd and plugin RSS at rest and under 4 writers vs a direct SQLite writer"
 ) { options in
-  let perWriter = options.quick ? 200 : 2_000
+  let perWriter = options.value(options.writes, quick: 200, full: 2_000)
   let directory = try BenchmarkDirectory()
   let hub = try HubProcess(directory: directory.url)
   _ = try hub.waitUntilReady()
@@ -69,8 +69,8 @@ let startupBenchmark = Benchmark(
   name: "startup",
   summary: "hearthd spawn → READY on a 1 GB database vs on an empty one"
 ) { options in
-  let megabytes = options.quick ? 64 : 1_024
-  let rounds = options.quick ? 2 : 5
+  let megabytes = options.value(options.databaseMegabytes, quick: 64, full: 1_024)
+  let rounds = options.value(options.rounds, quick: 2, full: 5)
   let directory = try BenchmarkDirectory()
   let big = directory.url.appendingPathComponent("big")
   let empty = directory.url.appendingPathComponent("empty")

@@ -35,8 +35,8 @@ let joinGroupBenchmark = Benchmark(
   name: "join-group",
   summary: "3-table join + group by (100k reminders) via the query builder vs the same SQL by hand"
 ) { options in
-  let reminderCount = options.quick ? 10_000 : 100_000
-  let rounds = options.quick ? 3 : 15
+  let reminderCount = options.value(options.rows, quick: 10_000, full: 100_000)
+  let rounds = options.value(options.rounds, quick: 3, full: 15)
   let directory = try BenchmarkDirectory()
   let dbQueue = try DatabaseQueue(path: directory.path("join-group.sqlite"))
   try dbQueue.write { db in try fillJoinTables(db, reminderCount: reminderCount) }

@@ -9,7 +9,7 @@ let remindersSearchBenchmark = Benchmark(
   name: "reminders-search",
   summary: "the reminders feature's full-text search over 100k reminders vs the same SQL by hand"
 ) { options in
-  let count = options.quick ? 10_000 : 100_000
+  let count = options.value(options.rows, quick: 10_000, full: 100_000)
   let directory = try BenchmarkDirectory()
   let database = try DatabaseQueue(path: directory.path("reminders-search.sqlite"))
   try migrator.migrate(database)
@@ -26,7 +26,7 @@ let remindersSearchBenchmark = Benchmark(
       let query = Queries.searchStatement(text).query
       var hits = (ours: 0, baseline: 0)
       let times = try compare(
-        rounds: options.quick ? 2 : 7,
+        rounds: options.value(options.rounds, quick: 2, full: 7),
         ours: { hits.ours = try Queries.search(db, text).count },
         baseline: {
           hits.baseline =

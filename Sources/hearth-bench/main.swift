@@ -1,6 +1,7 @@
 // hearth-bench: every benchmark of the project, in one executable (release build).
 //
-//   hearth-bench [NAME…] [--quick]
+//   hearth-bench [NAME…] [--quick] [--rows N] [--writes N] [--rounds N] [--writers 1,4,16]
+//                [--database-mb N]
 //
 // A table for people on stderr, then one JSON line per figure on stdout:
 //   {"bench": …, "ours": …, "baseline": …, "ratio": …, "unit": …}
@@ -16,13 +17,49 @@ func printError(_ text: String) {
   FileHandle.standardError.write(Data((text + "\n").utf8))
 }
 
+let usage = """
+  usage: hearth-bench [NAME…] [--quick] [--rows N] [--writes N] [--rounds N]
+                      [--writers 1,4,16] [--database-mb N]
+
+  --quick        small sizes, to prove the benchmarks run (CI); figures mean little
+  --rows         rows of the decode, join and search tables (100000)
+  --writes       writes per writer process (hub-writes 500, memory 2000), or in all for
+                 the latency benchmarks (1000)
+  --rounds       rounds of the fastest-of benchmarks (decode 21, join 15, search 7) and
+                 hearthd starts (5)
+  --writers      writer processes of hub-writes (1,4,16)
+  --database-mb  the startup benchmark's database (1024)
+  """
+
+/// The positive number after a size option, or a usage error.
+func number(after option: String, _ value: String?) -> Int {
+  guard let value, let number = Int(value), number > 0 else {
+    printError("hearth-bench: \(option) needs a positive number; see --help")
+    exit(2)
+  }
+  return number
+}
+
 var options = Options()
 var selected: [String] = []
-for argument in CommandLine.arguments.dropFirst() {
+var arguments = CommandLine.arguments.dropFirst()
+while !arguments.isEmpty {
+  let argument = arguments.removeFirst()
   switch argument {
   case "--quick": options.quick = true
+  case "--rows": options.rows = number(after: argument, arguments.popFirst())
+  case "--writes": options.writes = number(after: argument, arguments.popFirst())
+  case "--rounds": options.rounds = number(after: argument, arguments.popFirst())
+  case "--database-mb": options.databaseMegabytes = number(after: argument, arguments.popFirst())
+  case "--writers":
+    let counts = (arguments.popFirst() ?? "").split(separator: ",").compactMap { Int($0) }
+    guard !counts.isEmpty, counts.allSatisfy({ $0 > 0 }) else {
+      printError("hearth-bench: --writers needs counts like 1,4,16; see --help")
+      exit(2)
+    }
+    options.writers = counts
   case "--help", "-h":
-    print("usage: hearth-bench [NAME…] [--quick]\n\nbenchmarks:")
+    print(usage + "\nbenchmarks:")
     for benchmark in benchmarks { print("  \(benchmark.name)  \(benchmark.summary)") }
     exit(0)
   case let name where name.hasPrefix("-"):
