@@ -13,6 +13,12 @@ struct Options {
   var kills: Int?
 }
 
+/// A scenario this machine cannot run (said, not counted as a failure).
+struct Skipped: Error {
+  var reason: String
+  init(_ reason: String) { self.reason = reason }
+}
+
 struct Scenario {
   var name: String
   var summary: String
@@ -84,6 +90,8 @@ for scenario in scenarios where selected.isEmpty || selected.contains(scenario.n
     let established = try scenario.run(options)
     let seconds = (ContinuousClock.now - start).components.seconds
     print("ok    \(scenario.name) (\(seconds) s): \(established)")
+  } catch let skipped as Skipped {
+    print("skip  \(scenario.name): \(skipped.reason)")
   } catch {
     failures += 1
     print("FAIL  \(scenario.name): \(error)")
