@@ -88,7 +88,8 @@ let package = Package(
     .executableTarget(
       name: "hearth", dependencies: ["HearthBus", "HearthSQLite"], swiftSettings: strict),
     .executableTarget(
-      name: "hearth-loadgen", dependencies: ["HearthPlugin", "HearthData"], swiftSettings: strict),
+      name: "hearth-loadgen", dependencies: ["HearthPlugin", "HearthData", "HearthTestbed"],
+      swiftSettings: strict),
     .executableTarget(
       name: "hearth-bench",
       dependencies: [

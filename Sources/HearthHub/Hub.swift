@@ -60,8 +60,7 @@ public final class Hub: Sendable {
     do {
       let queue = try DatabaseQueue(path: path, configuration: configuration)
       format = try queue.read { db in
-        let tables = try String.fetchSet(db, sql: "SELECT name FROM sqlite_master")
-        guard tables.contains("hearth_meta") else { return nil }
+        guard try db.tableExists("hearth_meta") else { return nil }
         return try String.fetchOne(db, sql: "SELECT value FROM hearth_meta WHERE key = 'format'")
       }
     } catch let error as DatabaseError

@@ -67,8 +67,11 @@ struct HubSession {
       }
       var group: [(client: Data, request: TransactionRequest)] = []
       for frames in burst {
-        if open == nil, queue.isEmpty, frames.count == 2,
-          let request = groupableTransaction(frames[1]),
+        // Each frame is parsed once, here; a well-formed transaction that begins and commits
+        // in this one message may join the group.
+        let parsed = frames.count == 2 ? WireRequest.parse(frames[1], limits: limits) : nil
+        if open == nil, queue.isEmpty, case .success(.transaction(let request))? = parsed,
+          (request.part ?? 0) == 0, request.end == "commit",
           !group.contains(where: { $0.request.id == request.id })
         {
           group.append((frames[0], request))
@@ -76,7 +79,7 @@ struct HubSession {
         }
         commit(group)
         group.removeAll()
-        dispatch(frames)
+        dispatch(frames, parsed)
       }
       commit(group)
     }
@@ -104,9 +107,11 @@ struct HubSession {
 
   static let maximumGroup = 64
 
-  mutating func dispatch(_ frames: [Data]) {
-    if frames.count == 2 {
-      handle(client: frames[0], body: frames[1])
+  /// Answers one request: `parsed` is its frame parsed, nil when it came as other than one
+  /// frame.
+  mutating func dispatch(_ frames: [Data], _ parsed: Result<WireRequest, ErrorReply>?) {
+    if let parsed {
+      handle(client: frames[0], parsed)
     } else if let client = frames.first {
       reply(
         client,
@@ -120,14 +125,6 @@ struct HubSession {
     WireRequest.Limits(
       maximumMessageSize: configuration.maximumMessageSize,
       maximumStatementsPerMessage: configuration.maximumStatementsPerMessage)
-  }
-
-  /// A well-formed transaction that begins and commits in this one message.
-  func groupableTransaction(_ body: Data) -> TransactionRequest? {
-    guard case .success(.transaction(let request)) = WireRequest.parse(body, limits: limits),
-      (request.part ?? 0) == 0, request.end == "commit"
-    else { return nil }
-    return request
   }
 
   /// Commits one-message transactions together: one BEGIN, a savepoint each (a failing one
@@ -220,20 +217,29 @@ struct HubSession {
             message: "\(message); run the transaction again"))
       }
     }
+    announce(events) {
+      for (index, member) in group.enumerated() {
+        switch outcomes[index] {
+        case .committed(_, let body): send(member.client, body)
+        case .failed(let error): reply(member.client, error)
+        case nil:
+          reply(
+            member.client, ErrorReply(id: member.request.id, code: .internal, message: "no outcome")
+          )
+        }
+      }
+    }
+  }
+
+  /// After a COMMIT: the sequence number moves past `events`, `answer` replies to the
+  /// writers, then the events go out on the bus — the writers first, so that publishing
+  /// never delays an acknowledgement.
+  func announce(_ events: [PublishedCommit], answer: () -> Void) {
     for event in events {
       _ = hub.advanceSequence()
       configuration.didCommit?(event.event.seq)
     }
-    // The writers first: the events cannot be late for anyone who waits on them.
-    for (index, member) in group.enumerated() {
-      switch outcomes[index] {
-      case .committed(_, let body): send(member.client, body)
-      case .failed(let error): reply(member.client, error)
-      case nil:
-        reply(
-          member.client, ErrorReply(id: member.request.id, code: .internal, message: "no outcome"))
-      }
-    }
+    answer()
     for event in events { publish(event) }
   }
 
@@ -264,8 +270,8 @@ struct HubSession {
 
   // MARK: - Requests
 
-  mutating func handle(client: Data, body: Data) {
-    switch WireRequest.parse(body, limits: limits) {
+  mutating func handle(client: Data, _ parsed: Result<WireRequest, ErrorReply>) {
+    switch parsed {
     case .failure(let refusal):
       reply(client, refusal)
     case .success(.hello(let request)):
@@ -519,13 +525,7 @@ struct HubSession {
     open = nil
     switch outcome {
     case .success(let (body, event)):
-      if let event {
-        _ = hub.advanceSequence()
-        configuration.didCommit?(event.event.seq)
-      }
-      // The writer first: the event cannot be late for anyone who waits on it.
-      send(client, body)
-      if let event { publish(event) }
+      announce([event].compactMap { $0 }) { send(client, body) }
     case .failure(let failure):
       reply(client, failure.error)
     }
@@ -631,12 +631,7 @@ struct HubSession {
     switch outcome {
     case .success(let (registered, event)):
       ownership[request.plugin] = nil
-      if let event {
-        _ = hub.advanceSequence()
-        configuration.didCommit?(event.event.seq)
-      }
-      reply(client, registered)
-      if let event { publish(event) }
+      announce([event].compactMap { $0 }) { reply(client, registered) }
     case .failure(let failure):
       reply(client, failure.error)
     }

@@ -115,7 +115,7 @@ enum HubStore {
       HubSession.millisecondsNow() - Int64(retention.components.seconds) * 1000
     try db.inTransaction(.immediate) {
       // The feed's newest entry may go: the sequence number stays.
-      try setLastSequence(max(last, try lastSequence(db)), db)
+      try setLastSequence(last, db)
       try db.execute(sql: "DELETE FROM hearth_commits WHERE at < ?", arguments: [cutoff])
       if let slowest = try Int64.fetchOne(db, sql: "SELECT min(seq) FROM hearth_cursors") {
         try db.execute(

@@ -45,16 +45,11 @@ struct LoadgenTimings {
 }
 
 /// Runs `hearth-loadgen --timings` processes, starts their writes at once when all are
-/// ready, and returns their `timings` lines and the wall time from the start. `whileRunning`
-/// runs (on this thread) between the start and the end.
-func runLoadgens(_ argumentSets: [[String]], whileRunning: () -> Void = {}) throws -> (
+/// ready, and returns their `timings` lines and the wall time from the start.
+func runLoadgens(_ argumentSets: [[String]]) throws -> (
   timings: [LoadgenTimings], seconds: Double
 ) {
-  let executable = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
-    .deletingLastPathComponent().appendingPathComponent("hearth-loadgen")
-  guard FileManager.default.isExecutableFile(atPath: executable.path) else {
-    throw BenchmarkError("hearth-loadgen is not built beside hearth-bench (swift build -c release)")
-  }
+  let executable = URL(fileURLWithPath: try Executables.path("hearth-loadgen"))
   let processes = try argumentSets.map { arguments -> (Process, output: Pipe, input: Pipe) in
     let process = Process()
     process.executableURL = executable
@@ -79,7 +74,6 @@ func runLoadgens(_ argumentSets: [[String]], whileRunning: () -> Void = {}) thro
   let atRest = try processes.map { try residentKilobytes($0.0.processIdentifier) }
   let start = DispatchTime.now().uptimeNanoseconds
   for process in processes { process.input.fileHandleForWriting.write(Data("go\n".utf8)) }
-  whileRunning()
   var timings: [LoadgenTimings] = []
   for (index, (process, pipe, _)) in processes.enumerated() {
     let output =

@@ -31,7 +31,8 @@ func featureKills(_ options: Options) throws -> String {
   }
   try expectRows(hub, ["killed-held": 0])
   established.append(
-    "killed mid-transaction: rolled back, the next writer done \(milliseconds(resumedAfter)) ms "
+    "killed mid-transaction: rolled back, the next writer done "
+      + "\(Int(resumedAfter / .milliseconds(1))) ms "
       + "after the kill (timeout \(Int(timeout * 1000)) ms)")
 
   // SIGSTOP mid-transaction, for longer than the timeout: the others go on; once resumed the
@@ -111,8 +112,4 @@ func expectRows(_ hub: HubProcess, _ expected: [String: Int]) throws {
       }
     }
   }
-}
-
-func milliseconds(_ duration: Duration) -> Int {
-  Int(duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000)
 }

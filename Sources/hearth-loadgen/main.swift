@@ -11,10 +11,9 @@
 // @FetchAll on another plugin's rows and prints `saw <count>` as it changes until it reaches
 // M; `--try-write` tries to write another plugin's table and prints `refused <code>`.
 // `--timings` prints `ready` once it can write, waits for a line on stdin (so that every
-// writer of a benchmark starts at once), then `timings <p50 µs> <p99 µs> <total ms> <max µs> <peak RSS kB>` instead
-// of acks; `--direct`
-// writes the database file itself (busy_timeout 5 s), without the hub: the benchmark's
-// baseline.
+// writer of a benchmark starts at once), then, instead of acks, `timings <p50 µs> <p99 µs>
+// <total ms> <max µs> <peak RSS kB>`; `--direct` writes the database file itself
+// (busy_timeout 5 s), without the hub: the benchmark's baseline.
 //
 // For the fault suite: `--pair` makes each transaction insert two rows (`<NAME>-<i>` and
 // `<NAME>-<i>-b`), so that half of a transaction would show; `--hold S` first runs one
@@ -26,6 +25,7 @@ import Foundation
 import HearthBus
 import HearthData
 import HearthPlugin
+import HearthTestbed
 
 func fail(_ message: String) -> Never {
   FileHandle.standardError.write(Data("hearth-loadgen: \(message)\n".utf8))
@@ -90,14 +90,7 @@ func report(_ latencies: [Double], totalMilliseconds: Double) {
   say(
     String(
       format: "timings %.1f %.1f %.1f %.1f %d", at(0.5), at(0.99), totalMilliseconds,
-      sorted.last ?? 0, peakResidentKilobytes()))
-}
-
-/// This process's peak resident memory (VmHWM), in kilobytes.
-func peakResidentKilobytes() -> Int {
-  let status = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? ""
-  let line = status.split(separator: "\n").first { $0.hasPrefix("VmHWM:") }
-  return line?.split(separator: " ").compactMap { Int($0) }.first ?? 0
+      sorted.last ?? 0, (try? residentKilobytes(getpid(), peak: true)) ?? 0))
 }
 
 func now() -> UInt64 { DispatchTime.now().uptimeNanoseconds }

@@ -199,6 +199,35 @@ func factsPlugin() throws -> PluginRegistration {
     #expect((edited["notes"]?["updated"] as? [Int])?.count == 1)
   }
 
+  @Test func theSequenceOutlivesAFeedPrunedEmpty() throws {
+    let first = try RunningHub()
+    defer { first.removeFiles() }
+    let notes = try HubDatabase(notesPlugin, paths: first.paths)
+    for index in 0..<3 {
+      try notes.write { db in try Note.insert { Note.Draft(text: "n\(index)") }.execute(db) }
+    }
+    let last = first.hub.lastSequence
+    #expect(last == 4)  // the registration, then three writes
+    first.stop()
+
+    // A retention of zero: the start-up pruning empties the feed.
+    let pruning = try RunningHub(directory: first.directory) { $0.feedRetention = .zero }
+    let entries = try DatabaseQueue(path: first.paths.databasePath).read { db in
+      try Int.fetchOne(db, sql: "SELECT count(*) FROM hearth_commits")
+    }
+    #expect(entries == 0)
+    #expect(pruning.hub.lastSequence == last)
+    pruning.stop()
+
+    // Started again over the empty feed, the hub goes on from where it was.
+    let again = try RunningHub(directory: first.directory)
+    defer { again.stop() }
+    #expect(again.hub.lastSequence == last)
+    let writer = try HubDatabase(notesPlugin, paths: again.paths)
+    try writer.write { db in try Note.insert { Note.Draft(text: "after") }.execute(db) }
+    #expect(writer.lastCommittedSequence == last + 1)
+  }
+
   @Test func theFeedIsPrunedPastTheSlowestRegisteredCursorOnly() throws {
     let running = try RunningHub {
       $0.feedKeepRecent = 2
