@@ -28,10 +28,17 @@ public struct QueryDecoder {
     try Value(decoder: &self).queryOutput
   }
 
-  /// Reads the next column as a SQLite value type.
+  /// Reads the next column as a SQLite value type. A live row's value of the expected
+  /// storage class is read right here; anything else (a copied row, NULL where none is
+  /// allowed, text where a number is expected) takes the checked path, which converts or
+  /// throws.
   @inlinable
   public mutating func decodeColumn<T: DatabaseValueConvertible>(_ type: T.Type) throws -> T {
-    defer { index += 1 }
+    let index = self.index
+    self.index = index + 1
+    if let value = row.sqliteValue(atIndex: index), let decoded = T._fromSQLiteValue(value) {
+      return decoded
+    }
     return try T.decode(from: row, atIndex: index)
   }
 

@@ -14,7 +14,7 @@ import SwiftSyntaxMacros
 /// (see the extension below).
 public enum SelectionMacro: MemberMacro, ExtensionMacro {
   static func properties(_ declaration: some DeclGroupSyntax) throws -> (
-    typeName: String, access: String, properties: [TableProperty]
+    typeName: String, access: String, properties: [TableProperty], hasMemberwiseInitializer: Bool
   ) {
     guard let structDecl = declaration.as(StructDeclSyntax.self) else {
       throw DiagnosticsError(diagnostics: [
@@ -30,7 +30,10 @@ public enum SelectionMacro: MemberMacro, ExtensionMacro {
         .error(structDecl.name, "noColumns", "@Selection needs at least one stored property"))
     }
     guard diagnostics.isEmpty else { throw DiagnosticsError(diagnostics: diagnostics) }
-    return (structDecl.name.text, structDecl.accessPrefix, properties)
+    return (
+      structDecl.name.text, structDecl.accessPrefix, properties,
+      TableMacro.hasMemberwiseInitializer(structDecl)
+    )
   }
 
   public static func expansion(
@@ -46,7 +49,7 @@ public enum SelectionMacro: MemberMacro, ExtensionMacro {
       return [enumColumnsDeclaration(enumDecl, cases: cases)]
     }
     guard !declaration.hasTableAttribute,
-      let (typeName, access, properties) = try? properties(declaration)
+      let (typeName, access, properties, _) = try? properties(declaration)
     else { return [] }
     return [columnsDeclaration(typeName: typeName, access: access, properties: properties)]
   }
@@ -108,7 +111,7 @@ public enum SelectionMacro: MemberMacro, ExtensionMacro {
     if let enumDecl = declaration.as(EnumDeclSyntax.self) {
       return [try enumExtension(enumDecl, type: type.trimmedDescription)]
     }
-    let (_, access, properties) = try properties(declaration)
+    let (_, access, properties, memberwise) = try properties(declaration)
     let typeName = type.trimmedDescription
     let names = properties.map { TableMacro.stringLiteral($0.columnName) }
     let indexes = properties.enumerated().map { index, property in
@@ -119,7 +122,7 @@ public enum SelectionMacro: MemberMacro, ExtensionMacro {
     }
     let source = """
       extension \(typeName): HearthQuery.QueryRepresentable, HearthQuery._ColumnGroup {
-      \(TableMacro.decodingMembers(access: access, properties: properties, types: "Columns"))
+      \(TableMacro.decodingMembers(access: access, properties: properties, types: "Columns", memberwise: memberwise))
       \(access)static var _columnNames: [String] { [\(names.joined(separator: ", "))] }
       \(access)static func _columnIndex(_ keyPath: PartialKeyPath<Self>) -> Int? {
       \(indexes.joined(separator: "\n"))

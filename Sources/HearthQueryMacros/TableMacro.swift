@@ -17,6 +17,8 @@ public enum TableMacro: MemberMacro, ExtensionMacro {
     var tableName: String
     var properties: [TableProperty]
     var access: String
+    /// Whether `init(decoder:)` can call the memberwise initializer.
+    var hasMemberwiseInitializer: Bool
     var primaryKey: TableProperty? { properties.first(where: \.isPrimaryKey) }
   }
 
@@ -53,7 +55,8 @@ public enum TableMacro: MemberMacro, ExtensionMacro {
     guard diagnostics.isEmpty else { throw DiagnosticsError(diagnostics: diagnostics) }
     return Model(
       typeName: typeName, tableName: tableName, properties: properties,
-      access: structDecl.accessPrefix)
+      access: structDecl.accessPrefix,
+      hasMemberwiseInitializer: hasMemberwiseInitializer(structDecl))
   }
 
   public static func expansion(
@@ -96,7 +99,7 @@ public enum TableMacro: MemberMacro, ExtensionMacro {
     if model.primaryKey != nil { conformances.append("HearthQuery.PrimaryKeyedTable") }
     let source = """
       extension \(type.trimmedDescription): \(conformances.joined(separator: ", ")) {
-      \(decodingMembers(access: model.access, properties: model.properties))
+      \(decodingMembers(access: model.access, properties: model.properties, memberwise: model.hasMemberwiseInitializer))
       }
       """
     return [try ExtensionDeclSyntax(SyntaxNodeString(stringLiteral: source))]
@@ -159,21 +162,70 @@ public enum TableMacro: MemberMacro, ExtensionMacro {
   /// selection), so the initializer compiles wherever it is generated and costs nothing more
   /// than reading the columns; the width is a sum the compiler folds (no walk of
   /// `allColumns` for each row an outer join decodes).
+  ///
+  /// With `memberwise`, the values go straight to the struct's memberwise initializer. An
+  /// initializer that assigns the properties one by one makes the optimizer build the value
+  /// in a temporary and copy it out (Swift 6.3, from six fields: a retain and a release of
+  /// every reference in the row, each row); the memberwise one writes the result in place.
   static func decodingMembers(
-    access: String, properties: [TableProperty], types: String = "TableColumns"
+    access: String, properties: [TableProperty], types: String = "TableColumns",
+    memberwise: Bool = false
   )
     -> String
   {
-    let lines = properties.map {
-      "self.\(backticked($0.name)) = try decoder.decode(\(types)._$\($0.name).self)"
+    func read(_ property: TableProperty) -> String {
+      "decoder.decode(\(types)._$\(property.name).self)"
     }
+    let body =
+      memberwise
+      ? "try self.init(\n"
+        + properties.map { "\(backticked($0.name)): \(read($0))" }.joined(separator: ",\n")
+        + ")"
+      : properties.map { "self.\(backticked($0.name)) = try \(read($0))" }
+        .joined(separator: "\n")
     let widths = properties.map { "\(types)._$\($0.name)._columnWidth" }
     return """
       \(access)init(decoder: inout HearthQuery.QueryDecoder) throws {
-      \(lines.joined(separator: "\n"))
+      \(body)
       }
       \(access)static var _columnWidth: Int { \(widths.joined(separator: " + ")) }
       """
+  }
+
+  /// Whether Swift gives `declaration` a memberwise initializer whose parameters are exactly
+  /// `properties` (the columns) plus parameters with default values, so that a decoder can
+  /// call it with the columns alone. Answers no whenever it cannot be sure: an initializer
+  /// in the body (there is then no memberwise one), a stored property it cannot see through
+  /// (`#if`, a macro expansion, an attribute that may be a property wrapper, `lazy`), a
+  /// private one (the memberwise initializer would be private too), or another attribute on
+  /// the struct (a macro that may add an initializer, a global actor).
+  static func hasMemberwiseInitializer(_ declaration: StructDeclSyntax) -> Bool {
+    let ownAttributes: Set<String> = [
+      "Table", "HearthQuery.Table", "Selection", "HearthQuery.Selection",
+    ]
+    for attribute in declaration.attributes {
+      guard let name = attribute.attributeName, ownAttributes.contains(name) else { return false }
+    }
+    for member in declaration.memberBlock.members {
+      let decl = member.decl
+      if decl.is(InitializerDeclSyntax.self) || decl.is(IfConfigDeclSyntax.self)
+        || decl.is(MacroExpansionDeclSyntax.self)
+      {
+        return false
+      }
+      guard let variable = decl.as(VariableDeclSyntax.self),
+        variable.bindings.contains(where: { !$0.isComputed }),
+        !variable.modifiers.contains(where: { ["static", "class"].contains($0.name.text) })
+      else { continue }
+      let hiding: Set<String> = ["lazy", "private", "fileprivate"]
+      if variable.modifiers.contains(where: { hiding.contains($0.name.text) }) { return false }
+      for attribute in variable.attributes {
+        guard let name = attribute.attributeName, ["Column", "Ephemeral"].contains(name) else {
+          return false
+        }
+      }
+    }
+    return true
   }
 
   /// `Draft`: the same columns with an optional primary key, an initializer with the

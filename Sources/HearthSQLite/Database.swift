@@ -340,9 +340,15 @@ public final class Database {
   }
 
   /// One step: true for a row, false at the end. Errors reset the statement.
-  @usableFromInline
   func step(_ statement: PreparedStatement) throws -> Bool {
-    let code = sqlite3_step(statement.sqliteStatement)
+    try stepped(statement, code: sqlite3_step(statement.sqliteStatement))
+  }
+
+  /// What a step that returned `code` means: true for a row, false at the end (the run is
+  /// finished), an error otherwise (the run is finished and the error thrown). Cursors call
+  /// `sqlite3_step` themselves and come here for every code but `SQLITE_ROW`.
+  @usableFromInline
+  func stepped(_ statement: PreparedStatement, code: Int32) throws -> Bool {
     switch code {
     case SQLITE_ROW:
       return true

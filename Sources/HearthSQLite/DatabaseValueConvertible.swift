@@ -64,6 +64,13 @@ extension Optional: DatabaseValueConvertible where Wrapped: DatabaseValueConvert
     return Wrapped.fromDatabaseValue(dbValue).map { .some($0) }
   }
 
+  /// NULL is `nil`; any other value is the wrapped type's.
+  @inlinable
+  public static func _fromSQLiteValue(_ value: OpaquePointer) -> Wrapped?? {
+    if sqlite3_value_type(value) == SQLITE_NULL { return .some(nil) }
+    return Wrapped._fromSQLiteValue(value).map { .some($0) }
+  }
+
   @inlinable
   public static func decode(from row: Row, atIndex index: Int) throws -> Wrapped? {
     if let value = row.sqliteValue(atIndex: index) {

@@ -108,7 +108,7 @@ public struct Row: CustomStringConvertible {
   /// the cheap `sqlite3_value_*` accessors costs about half of the `sqlite3_column_type` +
   /// `sqlite3_column_*` pair, which each go through the connection's API exit checks.
   @inlinable
-  func sqliteValue(atIndex index: Int) -> OpaquePointer? {
+  package func sqliteValue(atIndex index: Int) -> OpaquePointer? {
     guard let sqliteStatement, index >= 0, index < count else { return nil }
     return sqlite3_column_value(sqliteStatement, Int32(index))
   }

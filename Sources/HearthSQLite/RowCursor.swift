@@ -14,6 +14,9 @@ import CSQLite
 public final class RowCursor {
   /// The statement, for rows read live from this process's connection.
   @usableFromInline let statement: PreparedStatement?
+  /// `statement`'s SQLite handle, stepped directly on the path of every row: calling through
+  /// `database` would retain and release both objects for each row.
+  @usableFromInline let sqliteStatement: OpaquePointer?
   /// Held strongly (the statement's own reference is unowned, and checking it on every row
   /// costs): a cursor lives only inside its database's closure anyway.
   @usableFromInline let database: Database?
@@ -27,6 +30,7 @@ public final class RowCursor {
 
   init(statement: PreparedStatement, arguments: StatementArguments?) throws {
     self.statement = statement
+    sqliteStatement = statement.sqliteStatement
     database = statement.database
     valueRows = []
     valueColumns = nil
@@ -38,6 +42,7 @@ public final class RowCursor {
   /// A cursor over rows that are already values.
   init(columnNames: [String], rows: [[DatabaseValue]], sql: String?) {
     statement = nil
+    sqliteStatement = nil
     database = nil
     valueRows = rows
     valueColumns = RowColumns(names: columnNames, sql: sql)
@@ -76,20 +81,27 @@ public final class RowCursor {
   /// live cursor through one `Row` value instead of a new one per row.
   @inlinable
   public func step() throws -> Bool {
+    if isLiveCursor && !isDone {
+      let code = sqlite3_step(sqliteStatement.unsafelyUnwrapped)
+      if code == SQLITE_ROW { return true }
+      return try finishStep(code: code)
+    }
+    return stepValues()
+  }
+
+  /// The end of a live run, or its error: the database's bookkeeping for the statement.
+  @usableFromInline
+  func finishStep(code: Int32) throws -> Bool {
+    isDone = code != SQLITE_ROW
+    return try database.unsafelyUnwrapped.stepped(statement.unsafelyUnwrapped, code: code)
+  }
+
+  /// The next row of a cursor over values.
+  @usableFromInline
+  func stepValues() -> Bool {
     if isDone { return false }
-    guard isLiveCursor else {
-      valueIndex += 1
-      if valueIndex < valueRows.count { return true }
-      isDone = true
-      return false
-    }
-    do {
-      // Unwrapped in place, not bound: no retain and release of both on every row.
-      if try database.unsafelyUnwrapped.step(statement.unsafelyUnwrapped) { return true }
-    } catch {
-      isDone = true
-      throw error
-    }
+    valueIndex += 1
+    if valueIndex < valueRows.count { return true }
     isDone = true
     return false
   }

@@ -44,33 +44,40 @@ struct Benchmark: Sendable {
   var run: @Sendable (Options) async throws -> [Figure]
 }
 
-/// Monotonic wall-clock time of `body`, in milliseconds.
-func milliseconds(_ body: () throws -> Void) rethrows -> Double {
+/// Monotonic wall-clock time of `body`, in milliseconds, and what it returned. The timer
+/// stops before the value is handed back, so freeing it later is not counted.
+func timed<Value>(_ body: () throws -> Value) rethrows -> (milliseconds: Double, value: Value) {
   let start = DispatchTime.now().uptimeNanoseconds
-  try body()
-  return Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6
+  let value = try body()
+  return (Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6, value)
 }
 
 /// Runs `ours` and `baseline` alternately `rounds` times (after one warm-up each) and
 /// returns the fastest time of each: on a shared machine, noise only ever adds time, so the
 /// minimum is the steadiest estimate of the work itself, and alternating keeps drift in
-/// machine load from favouring either side.
-func compare(
-  rounds: Int, ours: () throws -> Void, baseline: () throws -> Void
-) rethrows -> (ours: Double, baseline: Double) {
-  try ours()
-  try baseline()
+/// machine load from favouring either side. `check` sees both sides' results of every round,
+/// outside the timed part (a benchmark compares them there, so neither side can skip work).
+func compare<Ours, Baseline>(
+  rounds: Int, ours: () throws -> Ours, baseline: () throws -> Baseline,
+  check: (Ours, Baseline) throws -> Void = { _, _ in }
+) throws -> (ours: Double, baseline: Double) {
+  try check(ours(), baseline())
   var oursTimes: [Double] = []
   var baselineTimes: [Double] = []
   for round in 0..<rounds {
     // Alternate which goes first, so neither always runs on a warmer cache.
+    let oursRound: (milliseconds: Double, value: Ours)
+    let baselineRound: (milliseconds: Double, value: Baseline)
     if round.isMultiple(of: 2) {
-      oursTimes.append(try milliseconds(ours))
-      baselineTimes.append(try milliseconds(baseline))
+      oursRound = try timed(ours)
+      baselineRound = try timed(baseline)
     } else {
-      baselineTimes.append(try milliseconds(baseline))
-      oursTimes.append(try milliseconds(ours))
+      baselineRound = try timed(baseline)
+      oursRound = try timed(ours)
     }
+    oursTimes.append(oursRound.milliseconds)
+    baselineTimes.append(baselineRound.milliseconds)
+    try check(oursRound.value, baselineRound.value)
   }
   return (oursTimes.min() ?? .nan, baselineTimes.min() ?? .nan)
 }

@@ -31,20 +31,16 @@ let decodeTableBenchmark = Benchmark(
   let raw = try RawConnection(path: path)
   let sql = BenchItem.all.query.sql
 
-  var checksum = (ours: 0, baseline: 0)
   let times = try dbQueue.read { db in
     try compare(
       rounds: rounds,
-      ours: {
-        checksum.ours = try BenchItem.all.fetchAll(db).checksum
-      },
-      baseline: {
-        checksum.baseline = try rawDecode(connection: raw.handle, sql: sql, rowCount: rowCount)
-          .checksum
+      ours: { try BenchItem.all.fetchAll(db) },
+      baseline: { try rawDecode(connection: raw.handle, sql: sql) },
+      check: { ours, baseline in
+        guard ours.checksum == baseline.checksum else {
+          throw BenchmarkError("decode-table: our rows and the baseline's differ")
+        }
       })
-  }
-  guard checksum.ours == checksum.baseline else {
-    throw BenchmarkError("decode-table: our rows and the baseline's differ")
   }
   return [
     Figure(

@@ -102,16 +102,41 @@ func normalized(_ code: String) -> String {
           """
           extension RemindersList: HearthQuery.Table, HearthQuery.PrimaryKeyedTable {
             init(decoder: inout HearthQuery.QueryDecoder) throws {
-              self.id = try decoder.decode(TableColumns._$id.self)
-              self.title = try decoder.decode(TableColumns._$title.self)
-              self.color = try decoder.decode(TableColumns._$color.self)
-              self.position = try decoder.decode(TableColumns._$position.self)
+              try self.init(
+                id: decoder.decode(TableColumns._$id.self),
+                title: decoder.decode(TableColumns._$title.self),
+                color: decoder.decode(TableColumns._$color.self),
+                position: decoder.decode(TableColumns._$position.self))
             }
             static var _columnWidth: Int {
               TableColumns._$id._columnWidth + TableColumns._$title._columnWidth + TableColumns._$color._columnWidth + TableColumns._$position._columnWidth
             }
           }
           """)))
+  }
+
+  /// The decoder calls the memberwise initializer only where Swift surely writes one with
+  /// the columns as parameters; anywhere else it assigns the properties itself.
+  @Test func decodesThroughTheMemberwiseInitializerOnlyWhereItSurelyExists() {
+    let assigning = "self.name = try decoder.decode(TableColumns._$name.self)"
+    let delegating = "try self.init( name: decoder.decode(TableColumns._$name.self))"
+    let cases: [(body: String, attributes: String, memberwise: Bool)] = [
+      ("var name: String", "", true),
+      ("var name: String\n@Ephemeral var draft = false\nvar upper: String { name }", "", true),
+      ("var name: String\ninit(name: String) { self.name = name }", "", false),
+      ("var name: String\n#if DEBUG\nvar debug = 0\n#endif", "", false),
+      ("private var name: String", "", false),
+      ("private(set) var name: String", "", false),
+      ("var name: String\n@Ephemeral lazy var cache = [Int]()", "", false),
+      ("var name: String\n@Ephemeral @Wrapped var extra = 0", "", false),
+      ("var name: String", "@MainActor", false),
+    ]
+    for (body, attributes, memberwise) in cases {
+      let (code, diagnostics) = expand("\(attributes) @Table struct Item {\n\(body)\n}")
+      #expect(diagnostics == [], "\(body)")
+      let text = normalized(code)
+      #expect(text.contains(memberwise ? delegating : assigning), "\(attributes) \(body)")
+    }
   }
 
   @Test func derivesTableNamesAsTheReferenceDoes() {
@@ -269,7 +294,7 @@ func normalized(_ code: String) -> String {
       ))
     #expect(
       text.contains(
-        "self.allCount = try decoder.decode(Columns._$allCount.self) self.list = try decoder.decode(Columns._$list.self)"
+        "try self.init( allCount: decoder.decode(Columns._$allCount.self), list: decoder.decode(Columns._$list.self))"
       ))
     #expect(
       text.contains(

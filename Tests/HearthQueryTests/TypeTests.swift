@@ -43,6 +43,32 @@ struct Swatch: Hashable, Identifiable {
   static let defaultColor = Color(red: 0x4a, green: 0x99, blue: 0xef)
 }
 
+/// The same table through a struct with its own initializer and a private setter: Swift
+/// writes it no memberwise initializer, so the generated decoder assigns each property.
+@Table("swatches")
+struct SwatchWithInitializer: Hashable {
+  let id: UUID
+  @Column(as: Color.HexRepresentation.self)
+  var color: Color
+  @Column(as: [String].JSONRepresentation.self)
+  var labels: [String]
+  @Column("created_at")
+  var createdAt: Date
+  private(set) var isFavorite: Bool
+  var thumbnail: Data?
+  var weight: Double?
+
+  init(_ swatch: Swatch) {
+    id = swatch.id
+    color = swatch.color
+    labels = swatch.labels
+    createdAt = swatch.createdAt
+    isFavorite = swatch.isFavorite
+    thumbnail = swatch.thumbnail
+    weight = swatch.weight
+  }
+}
+
 @Suite struct TypeTests {
   let database: DatabaseQueue
 
@@ -105,6 +131,15 @@ struct Swatch: Hashable, Identifiable {
     let fetched = try database.read { try Swatch.find(id).fetchOne($0) }
     #expect(fetched == swatch)
     #expect(fetched?.isSelected == false)
+  }
+
+  @Test func rowsDecodeWithoutAMemberwiseInitializer() throws {
+    let swatch = Swatch(
+      id: id, color: Color(red: 1, green: 2, blue: 3), labels: ["x"], createdAt: created,
+      isFavorite: true, thumbnail: nil, weight: 2.5)
+    try database.write { try Swatch.insert(swatch).execute($0) }
+    let fetched = try database.read { try SwatchWithInitializer.find(id).fetchOne($0) }
+    #expect(fetched == SwatchWithInitializer(swatch))
   }
 
   @Test func draftsCarryTheStructDefaults() throws {

@@ -63,6 +63,27 @@ import Testing
     #expect(names == ["Barbara", "Arthur"])
   }
 
+  @Test func aCursorThatFailsMidwayThrowsThenEnds() throws {
+    // The second row overflows `abs`: SQLite reports it from that step, not from the first.
+    let sql = """
+      SELECT name, CASE WHEN id = 2 THEN abs(-9223372036854775807 - 1) ELSE 0 END
+      FROM players ORDER BY id
+      """
+    try dbQueue.read { db in
+      let cursor = try Row.fetchCursor(db, sql: sql)
+      let first: String? = try cursor.next().map { try $0[0] }
+      #expect(first == "Arthur")
+      let error = try #require(throws: DatabaseError.self) { try cursor.next() }
+      #expect(error.message == "integer overflow")
+      #expect(error.sql == sql)
+      #expect(try cursor.next() == nil)
+      // The statement was reset: it runs again from its first row.
+      let again = try Row.fetchCursor(db, sql: sql)
+      let name: String? = try again.next().map { try $0[0] }
+      #expect(name == "Arthur")
+    }
+  }
+
   @Test func statementsAreCachedAndReusable() throws {
     try dbQueue.write { db in
       let first = try db.cachedStatement(sql: "SELECT name FROM players WHERE id = ?")
