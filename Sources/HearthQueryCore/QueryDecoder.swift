@@ -36,9 +36,7 @@ public struct QueryDecoder {
   public mutating func decodeColumn<T: DatabaseValueConvertible>(_ type: T.Type) throws -> T {
     let index = self.index
     self.index = index + 1
-    if let value = row.sqliteValue(atIndex: index), let decoded = T._fromSQLiteValue(value) {
-      return decoded
-    }
+    if let decoded = row.fastValue(T.self, atIndex: index) { return decoded }
     return try T.decode(from: row, atIndex: index)
   }
 

@@ -40,9 +40,7 @@ extension DatabaseValueConvertible {
 
   @inlinable
   public static func decode(from row: Row, atIndex index: Int) throws -> Self {
-    if let value = row.sqliteValue(atIndex: index), let decoded = _fromSQLiteValue(value) {
-      return decoded
-    }
+    if let decoded = row.fastValue(Self.self, atIndex: index) { return decoded }
     return try row.decodeThroughDatabaseValue(Self.self, atIndex: index)
   }
 }
@@ -73,11 +71,7 @@ extension Optional: DatabaseValueConvertible where Wrapped: DatabaseValueConvert
 
   @inlinable
   public static func decode(from row: Row, atIndex index: Int) throws -> Wrapped? {
-    if let value = row.sqliteValue(atIndex: index) {
-      if sqlite3_value_type(value) == SQLITE_NULL { return nil }
-      if let decoded = Wrapped._fromSQLiteValue(value) { return decoded }
-      return try Wrapped.decode(from: row, atIndex: index)
-    }
+    if let decoded = row.fastValue(Self.self, atIndex: index) { return decoded }
     if try row.hasNull(atIndex: index) { return nil }
     return try Wrapped.decode(from: row, atIndex: index)
   }

@@ -108,9 +108,19 @@ public struct Row: CustomStringConvertible {
   /// the cheap `sqlite3_value_*` accessors costs about half of the `sqlite3_column_type` +
   /// `sqlite3_column_*` pair, which each go through the connection's API exit checks.
   @inlinable
-  package func sqliteValue(atIndex index: Int) -> OpaquePointer? {
+  func sqliteValue(atIndex index: Int) -> OpaquePointer? {
     guard let sqliteStatement, index >= 0, index < count else { return nil }
     return sqlite3_column_value(sqliteStatement, Int32(index))
+  }
+
+  /// Column `index` of a live row as `Value` when its storage class fits: the fast path of
+  /// every decoding; nil for anything the checked path must convert or refuse.
+  @inlinable
+  package func fastValue<Value: DatabaseValueConvertible>(_ type: Value.Type, atIndex index: Int)
+    -> Value?
+  {
+    guard let value = sqliteValue(atIndex: index) else { return nil }
+    return Value._fromSQLiteValue(value)
   }
 
   /// The slow path of decoding: read a `DatabaseValue`, then convert it.
