@@ -40,11 +40,70 @@ public struct WelcomeReply: Codable, Hashable, Sendable {
   public var hub: String
   /// The last committed sequence number.
   public var seq: Int64
+  /// The write-ahead log and its last checkpoint (for `hearth status`).
+  public var wal: WALStatus?
 
-  public init(id: String, hub: String, seq: Int64) {
+  public init(id: String, hub: String, seq: Int64, wal: WALStatus? = nil) {
     self.id = id
     self.hub = hub
     self.seq = seq
+    self.wal = wal
+  }
+}
+
+/// The hub's write-ahead log, in `welcome`: its size against the bound the hub keeps it
+/// under, and the last checkpoint.
+public struct WALStatus: Codable, Hashable, Sendable {
+  /// What the log holds now (frames × frame size; the file may be longer until cut back).
+  public var bytes: Int
+  /// The bound (`wal-limit-mb`): past it, the hub restarts the log after the next commit.
+  public var limit: Int
+  /// The most the log held since the hub started.
+  public var peakBytes: Int
+  /// The most one commit (or group commit) added to the log since the hub started.
+  public var largestCommitBytes: Int
+  /// RESTART checkpoints that completed, and those a reader or the checkpointer held off.
+  public var restarts: Int
+  public var incompleteRestarts: Int
+  public var checkpoint: CheckpointStatus?
+
+  public init(
+    bytes: Int, limit: Int, peakBytes: Int, largestCommitBytes: Int, restarts: Int,
+    incompleteRestarts: Int, checkpoint: CheckpointStatus?
+  ) {
+    self.bytes = bytes
+    self.limit = limit
+    self.peakBytes = peakBytes
+    self.largestCommitBytes = largestCommitBytes
+    self.restarts = restarts
+    self.incompleteRestarts = incompleteRestarts
+    self.checkpoint = checkpoint
+  }
+}
+
+/// One checkpoint of the hub's log.
+public struct CheckpointStatus: Codable, Hashable, Sendable {
+  /// `passive` (the checkpointer thread) or `restart` (the writer, past the bound).
+  public var mode: String
+  /// When it ended, in milliseconds since 1970.
+  public var at: Int64
+  /// False when a reader (or another checkpoint) kept it from finishing.
+  public var complete: Bool
+  public var walFrames: Int
+  public var checkpointedFrames: Int
+  /// How long it took.
+  public var milliseconds: Double
+
+  public init(
+    mode: String, at: Int64, complete: Bool, walFrames: Int, checkpointedFrames: Int,
+    milliseconds: Double
+  ) {
+    self.mode = mode
+    self.at = at
+    self.complete = complete
+    self.walFrames = walFrames
+    self.checkpointedFrames = checkpointedFrames
+    self.milliseconds = milliseconds
   }
 }
 
@@ -106,6 +165,30 @@ public struct WireStatement: Codable, Hashable, Sendable {
     self.sql = sql
     self.args = args
     self.rows = rows
+  }
+
+  /// At least as many bytes as the statement takes in a message (JSON's escapes counted at
+  /// their longest): what a client adds up to keep its messages under the hub's size limit
+  /// without encoding twice.
+  public var encodedSizeBound: Int {
+    var bytes = 32 + WireStatement.jsonStringBound(sql)
+    for argument in args ?? [] {
+      switch argument.value.storage {
+      case .null: bytes += 5
+      case .integer, .double: bytes += 40
+      case .text(let text): bytes += 12 + WireStatement.jsonStringBound(text)
+      case .blob(let data): bytes += 12 + (data.count + 2) / 3 * 4
+      }
+    }
+    return bytes
+  }
+
+  private static func jsonStringBound(_ text: String) -> Int {
+    var bytes = 2
+    for byte in text.utf8 {
+      bytes += byte < 0x20 ? 6 : (byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") ? 2 : 1)
+    }
+    return bytes
   }
 }
 

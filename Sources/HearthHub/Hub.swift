@@ -14,6 +14,9 @@ public final class Hub: Sendable {
   /// A new identifier at every start: subscribers tell a restarted hub from a quiet one.
   public let instanceID = UUID().uuidString.lowercased()
   let database: DatabasePool
+  /// The bound on the write-ahead log (see `WALBound`).
+  let walBound: WALBound
+  private let lock: HubLock
   private let isStopping = Atomic<Bool>(false)
   private let isReady = Atomic<Bool>(false)
   private let sequence: Atomic<Int64>
@@ -25,27 +28,34 @@ public final class Hub: Sendable {
   func countGroupCommit() { groupCommits.add(1, ordering: .relaxed) }
 
   /// Opens the database and creates the runtime directory. Refuses a database that is not a
-  /// database, is corrupt, or is of another hub format, touching nothing.
+  /// database, is corrupt, or is of another hub format, touching nothing; refuses to start
+  /// beside another hub on the same database or the same sockets (see `HubLock`).
   public init(configuration: HubConfiguration) throws {
     self.configuration = configuration
     try FileManager.default.createDirectory(
       atPath: (configuration.databasePath as NSString).deletingLastPathComponent,
       withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+    lock = try HubLock(databasePath: configuration.databasePath)
+    try HubLock.checkSocketsAreFree(in: configuration.runtimeDirectory)
     try Hub.checkExistingFile(configuration.databasePath)
     var databaseConfiguration = Configuration()
     databaseConfiguration.label = "hearthd"
     databaseConfiguration.foreignKeysEnabled = true
     database = try DatabasePool(
       path: configuration.databasePath, configuration: databaseConfiguration)
-    let last = try database.inWriterDatabase { db in
-      // The change feed names the columns that updates changed.
+    let (last, pageSize) = try database.inWriterDatabase { db in
+      // The change feed names the columns that updates changed, and lists the rows of a
+      // table up to a bound.
       db.recordsUpdatedColumns = true
-      // Checkpoints run on their own thread (see `checkpointContinuously`), not inside the
-      // COMMIT that happens to cross SQLite's threshold.
-      try db.execute(sql: "PRAGMA wal_autocheckpoint = 0")
+      db.maximumTrackedRowsPerTable = configuration.maximumListedRowsPerTable
       try HubStore.prepare(db)
-      return try HubStore.lastSequence(db)
+      return (try HubStore.lastSequence(db), try Int.fetchOne(db, sql: "PRAGMA page_size") ?? 4096)
     }
+    let walBound = WALBound(configuration: configuration, pageSize: pageSize)
+    // Checkpoints run on the checkpointer thread and, past the bound, after a commit (see
+    // `WALBound`), never inside the COMMIT that happens to cross SQLite's threshold.
+    try database.inWriterDatabase { db in try walBound.install(on: db) }
+    self.walBound = walBound
     sequence = Atomic(last)
   }
 
@@ -91,8 +101,13 @@ public final class Hub: Sendable {
   /// Asks `run()` to finish: in-flight work is completed or rolled back, then it returns.
   public func stop() { isStopping.store(true, ordering: .relaxed) }
 
-  /// Serves until `stop()`. `onReady` runs once the sockets are bound.
+  /// The write-ahead log: its size, bound and last checkpoint.
+  public var walStatus: WALStatus { walBound.status }
+
+  /// Serves until `stop()`. `onReady` runs once the sockets are bound. A hub runs once: when
+  /// this returns, the next hub may start on the database.
   public func run(onReady: () -> Void = {}) throws {
+    defer { lock.release() }
     try FileManager.default.createDirectory(
       atPath: configuration.runtimeDirectory, withIntermediateDirectories: true,
       attributes: [.posixPermissions: 0o700])
@@ -105,6 +120,8 @@ public final class Hub: Sendable {
     try router.setHeartbeat(interval: .seconds(1), timeout: .seconds(5))
     let publisher = try BusSocket(context, .pub)
     try publisher.setSendHighWaterMark(configuration.busHighWaterMark)
+    // What a killed hub left (a live hub's sockets answer, and refused the start).
+    try HubLock.checkSocketsAreFree(in: configuration.runtimeDirectory)
     for path in ["hub.sock", "bus.sock"] {
       unlink(configuration.runtimeDirectory + "/" + path)
     }
@@ -121,7 +138,7 @@ public final class Hub: Sendable {
       for endpoint in configuration.extraRequestEndpoints { try router.bind(endpoint) }
       for endpoint in configuration.extraBusEndpoints { try publisher.bind(endpoint) }
     }
-    try prune()
+    while try prune() {}
 
     var session = HubSession(hub: self, router: router, publisher: publisher)
     isReady.store(true, ordering: .relaxed)
@@ -132,14 +149,16 @@ public final class Hub: Sendable {
       try session.serveOnce(waitingAtMost: .milliseconds(50))
     }
     try session.finish()
-    checkpointer.wait()
+    checkpointer?.wait()
     try database.checkpoint(.truncate)
   }
 
   /// Copies the WAL into the database file every `checkpointInterval`, on a connection and
   /// thread of its own: a PASSIVE checkpoint never blocks the writer, so no client's COMMIT
-  /// waits for it. Returns what signals when the thread has ended (after `stop()`).
-  private func startCheckpointer() throws -> DispatchSemaphore {
+  /// waits for it. Returns what signals when the thread has ended (after `stop()`); nil
+  /// when the interval is zero.
+  private func startCheckpointer() throws -> DispatchSemaphore? {
+    guard configuration.checkpointInterval > .zero else { return nil }
     let connection = try DatabaseQueue(
       path: configuration.databasePath,
       configuration: {
@@ -153,10 +172,15 @@ public final class Hub: Sendable {
       defer { ended.signal() }
       while !isStopping.load(ordering: .relaxed) {
         Thread.sleep(forTimeInterval: interval.timeInterval)
-        // A failure (a reader holding an old snapshot, I/O) leaves the WAL longer until the
-        // next round.
-        _ = try? connection.writeWithoutTransaction { db in
-          try Row.fetchOne(db, sql: "PRAGMA wal_checkpoint(PASSIVE)")
+        // Past the bound the writer restarts the log; this thread's checkpoint lock would
+        // make that fail at once.
+        guard !walBound.isOverLimit else { continue }
+        // A failure (I/O) leaves the WAL longer until the next round.
+        let start = ContinuousClock.now
+        if let result = try? connection.writeWithoutTransaction({ db in
+          try db.checkpoint(.passive)
+        }) {
+          walBound.recordPassive(result, elapsed: ContinuousClock.now - start)
         }
       }
     }
@@ -165,12 +189,16 @@ public final class Hub: Sendable {
     return ended
   }
 
-  /// Prunes the change feed by age and by the slowest registered cursor.
-  func prune() throws {
+  /// Prunes the change feed by age and by the slowest registered cursor: one batch of
+  /// `pruneBatch` entries; returns whether more are due. After each batch the WAL bound is
+  /// checked, as after any commit.
+  func prune() throws -> Bool {
     try database.inWriterDatabase { db in
-      try HubStore.prune(
+      let more = try HubStore.prune(
         olderThan: configuration.feedRetention, keepingRecent: configuration.feedKeepRecent,
-        last: lastSequence, db)
+        last: lastSequence, batch: configuration.pruneBatch, db)
+      walBound.checkpointIfNeeded(db)
+      return more
     }
   }
 

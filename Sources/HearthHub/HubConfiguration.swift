@@ -30,10 +30,26 @@ public struct HubConfiguration: Sendable {
   /// The newest feed entries kept even when every registered cursor has passed them (for
   /// readers that keep no cursor at the hub, such as `hearth subscribe --since`).
   public var feedKeepRecent: Int64 = 10_000
-  /// How often the WAL is copied into the database file (on a thread of its own).
+  /// How often the WAL is copied into the database file by PASSIVE checkpoints on a thread
+  /// of their own (zero: never; the bound below still holds).
   public var checkpointInterval: Duration = .milliseconds(200)
+  /// The bound on the write-ahead log: past it, after the next commit, the hub restarts
+  /// the log (a RESTART checkpoint), and cuts the file back to this size. Default 32 MiB.
+  public var walLimit = 32 << 20
+  /// How long that checkpoint waits for readers still using the log before it gives up
+  /// for now. Default 50 ms.
+  public var checkpointWait: Duration = .milliseconds(50)
+  /// After a checkpoint that readers held off, how long the writer goes on before trying
+  /// again. Default 250 ms.
+  public var checkpointRetryDelay: Duration = .milliseconds(250)
+  /// The most changed rows of one table a commit's feed entry lists; past it the entry says
+  /// the table changed with `unknownRows` (readers refetch). Default 10,000.
+  public var maximumListedRowsPerTable = 10_000
   /// How often the feed is pruned (also at start-up).
   public var pruneInterval: Duration = .seconds(60)
+  /// The most feed entries (and exactly-once records) one pruning commit deletes; the rest
+  /// go in the next rounds of the loop, between other work. Default 2,000.
+  public var pruneBatch = 2_000
   /// High-water mark of the bus: a subscriber further behind loses messages (and catches up
   /// from the feed).
   public var busHighWaterMark = 10_000

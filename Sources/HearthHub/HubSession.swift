@@ -26,6 +26,8 @@ struct HubSession {
   var queue: [Work] = []
   var lastHeartbeat = ContinuousClock.now
   var lastPrune = ContinuousClock.now
+  /// Whether a pruning has more batches to go.
+  var isPruning = false
   /// Cursors reported since they were last written: they are written with the next pruning
   /// (or at the stop), not each in its own transaction. A cursor lost in a crash only makes
   /// the next pruning keep more.
@@ -86,12 +88,14 @@ struct HubSession {
     expireSilentTransaction()
     drainQueue()
     let now = ContinuousClock.now
-    if open == nil, now - lastPrune >= configuration.pruneInterval {
-      lastPrune = now
+    if open == nil, isPruning || now - lastPrune >= configuration.pruneInterval {
+      if !isPruning { lastPrune = now }
       do {
-        try saveCursors()
-        try hub.prune()
+        if !isPruning { try saveCursors() }
+        // One batch per round of the loop: requests wait for one small commit at most.
+        isPruning = try hub.prune()
       } catch {
+        isPruning = false
         // A failed prune keeps entries longer; it is retried at the next interval. The <4>
         // prefix is journald's warning priority.
         FileHandle.standardError.write(Data("<4>hearthd: pruning the feed failed: \(error)\n".utf8))
@@ -241,6 +245,8 @@ struct HubSession {
     }
     answer()
     for event in events { publish(event) }
+    // Between two commits: no client's transaction is split.
+    try? hub.database.inWriterDatabase { db in hub.walBound.checkpointIfNeeded(db) }
   }
 
   struct GroupAbandoned: Error {
@@ -275,7 +281,10 @@ struct HubSession {
     case .failure(let refusal):
       reply(client, refusal)
     case .success(.hello(let request)):
-      reply(client, WelcomeReply(id: request.id, hub: hub.instanceID, seq: hub.lastSequence))
+      reply(
+        client,
+        WelcomeReply(
+          id: request.id, hub: hub.instanceID, seq: hub.lastSequence, wal: hub.walStatus))
     case .success(.register(let request)):
       if open == nil {
         register(client: client, request: request)

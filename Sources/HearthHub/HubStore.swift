@@ -107,24 +107,43 @@ enum HubStore {
 
   /// Forgets feed entries older than `retention`, and those every registered cursor has
   /// passed that are not among the `keepingRecent` newest; forgets exactly-once records
-  /// older than `retention`.
+  /// older than `retention`. At most `batch` rows of each table go in one call (one small
+  /// commit, so that pruning a busy hour never makes one huge addition to the WAL); returns
+  /// whether more are due.
   static func prune(
-    olderThan retention: Duration, keepingRecent: Int64, last: Int64, _ db: Database
-  ) throws {
+    olderThan retention: Duration, keepingRecent: Int64, last: Int64, batch: Int,
+    _ db: Database
+  ) throws -> Bool {
     let cutoff =
       HubSession.millisecondsNow() - Int64(retention.components.seconds) * 1000
+    var deleted = 0
     try db.inTransaction(.immediate) {
       // The feed's newest entry may go: the sequence number stays.
       try setLastSequence(last, db)
-      try db.execute(sql: "DELETE FROM hearth_commits WHERE at < ?", arguments: [cutoff])
+      // Sequence numbers grow with time: the entries before the first young one are old
+      // (a scan that stops there).
+      let firstYoung = try Int64.fetchOne(
+        db, sql: "SELECT seq FROM hearth_commits WHERE at >= ? ORDER BY seq LIMIT 1",
+        arguments: [cutoff])
+      var through = firstYoung.map { $0 - 1 } ?? last
       if let slowest = try Int64.fetchOne(db, sql: "SELECT min(seq) FROM hearth_cursors") {
-        try db.execute(
-          sql: "DELETE FROM hearth_commits WHERE seq <= ?",
-          arguments: [min(slowest, last - keepingRecent)])
+        through = max(through, min(slowest, last - keepingRecent))
       }
-      try db.execute(sql: "DELETE FROM hearth_requests WHERE at < ?", arguments: [cutoff])
+      try db.execute(
+        sql: """
+          DELETE FROM hearth_commits
+          WHERE seq IN (SELECT seq FROM hearth_commits WHERE seq <= ? ORDER BY seq LIMIT ?)
+          """, arguments: [through, batch])
+      deleted = db.changesCount
+      try db.execute(
+        sql: """
+          DELETE FROM hearth_requests
+          WHERE id IN (SELECT id FROM hearth_requests WHERE at < ? LIMIT ?)
+          """, arguments: [cutoff, batch])
+      deleted = max(deleted, db.changesCount)
       return .commit
     }
+    return deleted == batch
   }
 }
 

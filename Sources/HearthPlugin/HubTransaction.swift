@@ -5,13 +5,25 @@ import HearthSQLite
 /// One write transaction carried to the hub: the executor behind the remote `Database` a
 /// `write` closure receives. Statements whose results nobody awaits are buffered and sent
 /// with the next one that needs rows, or with the COMMIT: a closure that only writes costs
-/// one round trip.
+/// one round trip. A closure of any size commits whole: once the buffer reaches
+/// `maximumPartStatements` statements or `maximumPartBytes`, it goes to the hub as one part
+/// of the open transaction, so no message comes near the hub's limits.
 final class HubTransaction: RemoteStatementExecutor {
+  /// The most statements, and about the most bytes, of one message (the hub's defaults are
+  /// 10,000 statements and 4 MiB).
+  static let maximumPartStatements = 1_000
+  static let maximumPartBytes = 1 << 20
+
   let connection: HubConnection
   let id: String
   let plugin: String
   private var pending: [WireStatement] = []
+  private var pendingBytes = 0
   private var part = 0
+  /// A buffered statement that failed at the hub: its error is thrown again by every later
+  /// statement and by the commit. Buffering reports a failure late (at a later statement of
+  /// the closure), so a closure that catches that error must not commit the rest without it.
+  private var deferredFailure: DatabaseError?
 
   init(connection: HubConnection, id: String, plugin: String) {
     self.connection = connection
@@ -33,17 +45,26 @@ final class HubTransaction: RemoteStatementExecutor {
         resultCode: .SQLITE_MISUSE,
         message: "named arguments cannot be carried to the hub; use positional ones", sql: sql)
     }
+    if let deferredFailure { throw deferredFailure }
     pending.append(statement)
-    guard needsRows else { return StatementResult() }
-    let results = try send(end: nil)
-    return results.last.map(StatementResult.init) ?? StatementResult()
+    pendingBytes += statement.encodedSizeBound
+    if needsRows {
+      let results = try send(end: nil, awaiting: true)
+      return results.last.map(StatementResult.init) ?? StatementResult()
+    }
+    if pending.count >= Self.maximumPartStatements || pendingBytes >= Self.maximumPartBytes {
+      _ = try send(end: nil, awaiting: false)
+    }
+    return StatementResult()
   }
 
   /// Sends what is buffered and commits. The reply's sequence number is the commit's.
   func commit() throws -> CommittedReply {
+    if let deferredFailure { throw deferredFailure }
     let request = TransactionRequest(
       id: id, plugin: plugin, statements: pending, part: part, end: "commit")
     pending = []
+    pendingBytes = 0
     part += 1
     return try connection.request(request, id: id, as: CommittedReply.self)
   }
@@ -62,10 +83,13 @@ final class HubTransaction: RemoteStatementExecutor {
     _ = try? connection.request(request, id: id, as: CommittedReply.self)
   }
 
-  private func send(end: String?) throws -> [WireResult] {
+  /// Sends the buffered statements as the next part. `awaiting`: the last of them is the
+  /// statement being executed, whose failure is its own (as it would be locally).
+  private func send(end: String?, awaiting: Bool) throws -> [WireResult] {
     let request = TransactionRequest(
       id: id, plugin: plugin, statements: pending, part: part, end: end)
     pending = []
+    pendingBytes = 0
     part += 1
     do {
       let (type, body) = try connection.request(request, id: id)
@@ -75,9 +99,13 @@ final class HubTransaction: RemoteStatementExecutor {
       return try WireCoding.decode(ResultsReply.self, from: body).results
     } catch let error as ErrorReply where error.code == .sqlite {
       // A statement failed; the transaction stays open at the hub, as it would locally.
-      throw DatabaseError(
+      let failure = DatabaseError(
         resultCode: ResultCode(rawValue: error.sqlite?.extended ?? 1), message: error.message,
         sql: request.statements[safe: error.statement]?.sql)
+      if !awaiting || error.statement != request.statements.count - 1 {
+        deferredFailure = failure
+      }
+      throw failure
     }
   }
 }

@@ -51,6 +51,28 @@ extension Database {
     sqlite3_commit_hook(sqliteConnection, nil, nil)
     sqlite3_rollback_hook(sqliteConnection, nil, nil)
     sqlite3_trace_v2(sqliteConnection, 0, nil, nil)
+    sqlite3_wal_hook(sqliteConnection, nil, nil)
+  }
+
+  /// Calls `hook` after each COMMIT that wrote the write-ahead log, with the number of
+  /// frames (pages) the log then holds; nil removes it.
+  ///
+  /// SQLite's automatic checkpoint uses the same hook, so setting one turns it off on this
+  /// connection (as `PRAGMA wal_autocheckpoint = 0` does): the caller checkpoints. The hub
+  /// uses it to keep its WAL under a bound.
+  public func setWALCommitHook(_ hook: ((_ frames: Int) -> Void)?) {
+    guard remote == nil else { return }
+    walCommitHook = hook
+    guard hook != nil else {
+      sqlite3_wal_hook(sqliteConnection, nil, nil)
+      return
+    }
+    sqlite3_wal_hook(
+      sqliteConnection,
+      { context, _, _, frames in
+        Database.from(context).walCommitHook?(Int(frames))
+        return SQLITE_OK
+      }, context)
   }
 
   private func authorize(action: Int32, first: String?, second: String?) -> Int32 {
@@ -309,9 +331,7 @@ extension Database {
   /// at COMMIT if nothing more happens), for code that records them in the same
   /// transaction. Empty outside a transaction.
   public var pendingChanges: DatabaseChanges {
-    var merged = ChangeTracker.Layer()
-    for layer in changeTracker.layers { merged.merge(layer) }
-    return changes(from: merged)
+    changes(from: changeTracker.merged())
   }
 
   /// The changes made since `SAVEPOINT name` (the innermost savepoint of that name), for
@@ -321,8 +341,6 @@ extension Database {
     guard
       let start = layers.lastIndex(where: { $0.savepointName?.lowercased() == name.lowercased() })
     else { return DatabaseChanges() }
-    var merged = ChangeTracker.Layer()
-    for layer in layers[start...] { merged.merge(layer) }
-    return changes(from: merged)
+    return changes(from: changeTracker.merged(from: start))
   }
 }

@@ -58,15 +58,23 @@ extension Database {
       changes.insertedRowIDs.sort()
       changes.updatedRowIDs.sort()
       changes.deletedRowIDs.sort()
-      if recordsUpdatedColumns {
-        let names = columnNames(of: table)
-        changes.updatedColumns = (layer.updatedColumns[table] ?? []).sorted().compactMap {
-          names.indices.contains(Int($0)) ? names[Int($0)] : nil
-        }
-      }
+      if recordsUpdatedColumns { changes.updatedColumns = updatedColumnNames(table, in: layer) }
+      tables[table] = changes
+    }
+    for table in layer.untrackedTables {
+      var changes = TableChanges(rowIDsAreKnown: false)
+      if recordsUpdatedColumns { changes.updatedColumns = updatedColumnNames(table, in: layer) }
       tables[table] = changes
     }
     return DatabaseChanges(tables: tables, isSchemaChanged: layer.isSchemaChanged)
+  }
+
+  /// The names of the columns of `table` that the layer's updates changed, sorted by position.
+  private func updatedColumnNames(_ table: String, in layer: ChangeTracker.Layer) -> [String] {
+    let names = columnNames(of: table)
+    return (layer.updatedColumns[table] ?? []).sorted().compactMap {
+      names.indices.contains(Int($0)) ? names[Int($0)] : nil
+    }
   }
 
   /// The columns of `table` in the pre-update hook's order (the declared order).

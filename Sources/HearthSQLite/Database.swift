@@ -56,6 +56,19 @@ public final class Database {
   /// updated row before and after. The hub turns it on for its change feed.
   public var recordsUpdatedColumns = false
 
+  /// The most changed rows of one table a transaction's `DatabaseChanges` list; past it that
+  /// table is reported changed with its rows unknown (`rowIDsAreKnown == false`), and the
+  /// memory of its rows is freed at once. Nil (the default): every row is listed. The hub
+  /// sets it, so that an import of a million rows costs neither a million-entry set nor a
+  /// feed entry of that size.
+  public var maximumTrackedRowsPerTable: Int? {
+    get { changeTracker.maximumRowsPerTable }
+    set { changeTracker.maximumRowsPerTable = newValue }
+  }
+
+  /// See `setWALCommitHook(_:)`.
+  var walCommitHook: ((Int) -> Void)?
+
   /// Opens a connection. `DatabaseQueue` and `DatabasePool` call this; most code uses them.
   init(path: String, configuration: Configuration, readonly: Bool, description: String) throws {
     var handle: OpaquePointer?

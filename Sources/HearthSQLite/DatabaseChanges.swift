@@ -43,7 +43,9 @@ public struct TableChanges: Hashable, Sendable, CustomStringConvertible {
   public var insertedRowIDs: [Int64]
   public var updatedRowIDs: [Int64]
   public var deletedRowIDs: [Int64]
-  /// False for a `WITHOUT ROWID` table: it changed, but SQLite's hooks give no usable rowids.
+  /// False when the table changed but its rows are not listed: a `WITHOUT ROWID` table
+  /// (SQLite's hooks give no usable rowids), or more rows of it changed in the transaction
+  /// than the connection tracks (`Database.maximumTrackedRowsPerTable`).
   public var rowIDsAreKnown: Bool
   /// The columns whose values the transaction's updates changed, sorted; `nil` unless the
   /// connection `recordsUpdatedColumns`.
@@ -76,11 +78,13 @@ final class ChangeTracker {
   struct Layer {
     var savepointName: String?
     var rows: [String: [Int64: Operation]] = [:]
+    /// Tables with more changed rows than the tracker keeps: they changed, rows unknown.
+    var untrackedTables: Set<String> = []
     /// Per table, the indexes of the columns that updates changed (when recorded).
     var updatedColumns: [String: Set<Int32>] = [:]
     var isSchemaChanged = false
 
-    var isEmpty: Bool { rows.isEmpty && !isSchemaChanged }
+    var isEmpty: Bool { rows.isEmpty && untrackedTables.isEmpty && !isSchemaChanged }
 
     /// The net effect of `earlier` followed by `later`; nil means the row is as before.
     static func compose(_ earlier: Operation?, _ later: Operation) -> Operation? {
@@ -94,13 +98,20 @@ final class ChangeTracker {
       }
     }
 
-    mutating func merge(_ upper: Layer) {
-      for (table, changes) in upper.rows {
+    mutating func merge(_ upper: Layer, maximumRows: Int?) {
+      untrackedTables.formUnion(upper.untrackedTables)
+      for table in upper.untrackedTables { rows[table] = nil }
+      for (table, changes) in upper.rows where !untrackedTables.contains(table) {
         var merged = rows[table] ?? [:]
         for (rowID, operation) in changes {
           merged[rowID] = Layer.compose(merged[rowID], operation)
         }
-        rows[table] = merged
+        if let maximumRows, merged.count > maximumRows {
+          rows[table] = nil
+          untrackedTables.insert(table)
+        } else {
+          rows[table] = merged
+        }
       }
       for (table, columns) in upper.updatedColumns {
         updatedColumns[table, default: []].formUnion(columns)
@@ -111,12 +122,22 @@ final class ChangeTracker {
 
   private(set) var layers = [Layer()]
   var commitHookFired = false
+  /// The most changed rows kept per table and transaction; past it the table is reported
+  /// as changed with its rows unknown (and what was kept of it is freed). Nil: no limit.
+  var maximumRowsPerTable: Int?
 
   func record(_ operation: Operation, table: String, rowID: Int64) {
     var layer = layers.removeLast()
+    defer { layers.append(layer) }
+    guard !layer.untrackedTables.contains(table) else { return }
     let previous = layer.rows[table]?[rowID]
+    if previous == nil, let maximum = maximumRowsPerTable, (layer.rows[table]?.count ?? 0) >= maximum
+    {
+      layer.rows[table] = nil
+      layer.untrackedTables.insert(table)
+      return
+    }
     layer.rows[table, default: [:]][rowID] = Layer.compose(previous, operation)
-    layers.append(layer)
   }
 
   func recordUpdatedColumns(_ columns: [Int32], table: String) {
@@ -136,7 +157,7 @@ final class ChangeTracker {
       while layers.count > index {
         let upper = layers.removeLast()
         if layers.isEmpty { layers.append(Layer()) }
-        layers[layers.count - 1].merge(upper)
+        layers[layers.count - 1].merge(upper, maximumRows: maximumRowsPerTable)
       }
     case .rollback(let name):
       guard let index = index(of: name) else { return }
@@ -157,9 +178,15 @@ final class ChangeTracker {
 
   /// Everything recorded, merged into one layer, and forgotten.
   func takeAll() -> Layer {
-    var all = Layer()
-    for layer in layers { all.merge(layer) }
+    let all = merged()
     reset()
+    return all
+  }
+
+  /// The layers from `start` on, merged into one.
+  func merged(from start: Int = 0) -> Layer {
+    var all = Layer()
+    for layer in layers[start...] { all.merge(layer, maximumRows: maximumRowsPerTable) }
     return all
   }
 }

@@ -78,23 +78,24 @@ public final class HubProcess {
   public let log: URL
 
   public let databasePath: String
-  public var runtimeDirectory: String { directory.appendingPathComponent("run").path }
+  public let runtimeDirectory: String
 
-  /// Starts hearthd over `directory` (its runtime sockets, log and, unless `databasePath`
-  /// says otherwise, its database).
+  /// Starts hearthd over `directory` (its log and, unless `databasePath` and
+  /// `runtimeDirectory` say otherwise, its database and its sockets in `run/`).
   public init(
-    directory: URL, databasePath: String? = nil, transactionTimeout: Double = 2,
-    config: String? = nil
+    directory: URL, databasePath: String? = nil, runtimeDirectory: String? = nil,
+    transactionTimeout: Double = 2, config: String? = nil
   ) throws {
     self.directory = directory
     self.databasePath = databasePath ?? directory.appendingPathComponent("hearth.sqlite").path
+    self.runtimeDirectory = runtimeDirectory ?? directory.appendingPathComponent("run").path
     notify = try NotifyListener(
       path: directory.appendingPathComponent("notify-\(UUID().uuidString.prefix(6)).sock").path)
     log = directory.appendingPathComponent("hub-\(UUID().uuidString.prefix(6)).log")
     _ = FileManager.default.createFile(atPath: log.path, contents: nil)
     process.executableURL = URL(fileURLWithPath: try Executables.path("hearthd"))
     process.arguments = [
-      "--database", self.databasePath, "--runtime-dir", runtimeDirectory,
+      "--database", self.databasePath, "--runtime-dir", self.runtimeDirectory,
       "--transaction-timeout", String(transactionTimeout), "--config", "/nonexistent",
     ]
     if let config {
@@ -290,4 +291,27 @@ public func runToEnd(_ name: String, _ arguments: [String]) throws -> (
   let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
   process.waitUntilExit()
   return (process.terminationStatus, output)
+}
+
+/// The first time each key was seen (on the monotonic clock, the same in every thread and
+/// process): when a commit, an event or a live query's new value arrived.
+public final class Recorder: @unchecked Sendable {
+  // Safe: `times` is only touched under `lock`.
+  private let lock = NSLock()
+  private var times: [Int64: UInt64] = [:]
+
+  public init() {}
+
+  public func record(_ key: Int64) {
+    let now = DispatchTime.now().uptimeNanoseconds
+    lock.lock()
+    if times[key] == nil { times[key] = now }
+    lock.unlock()
+  }
+
+  public func time(of key: Int64) -> UInt64? {
+    lock.lock()
+    defer { lock.unlock() }
+    return times[key]
+  }
 }

@@ -180,16 +180,6 @@ struct TimedCount: FetchKeyRequest {
   func hash(into hasher: inout Hasher) { hasher.combine(table) }
 }
 
-/// The first time each key was seen.
-final class Recorder: Sendable {
-  private let times = Locked([Int64: UInt64]())
-  func record(_ key: Int64) {
-    let now = DispatchTime.now().uptimeNanoseconds
-    times.withLock { if $0[key] == nil { $0[key] = now } }
-  }
-  func time(of key: Int64) -> UInt64? { times.withLock { $0[key] } }
-}
-
 /// From the start of a write in one process to: the commit event received on the bus by a
 /// subscriber, and another process's observed query holding the new value; against the
 /// write's own round trip (start to acknowledgement). All three in this process, each over

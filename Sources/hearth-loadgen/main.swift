@@ -15,6 +15,11 @@
 // <total ms> <max µs> <peak RSS kB>`; `--direct` writes the database file itself
 // (busy_timeout 5 s), without the hub: the benchmark's baseline.
 //
+// `--seconds S` writes for S seconds instead of `--count` writes and prints `wrote <N>` at
+// the end (no acks). `--probe S`, for the soak: for S seconds, one write every 100 ms while
+// a live query (`@Fetch` of the newest rows of its own table) follows the bus; after each,
+// `probe <ms since start> <µs from the write's start to the live query holding its row>`.
+//
 // For the fault suite: `--pair` makes each transaction insert two rows (`<NAME>-<i>` and
 // `<NAME>-<i>-b`), so that half of a transaction would show; `--hold S` first runs one
 // transaction that inserts `<NAME>-held`, prints `holding`, and keeps the hub's transaction
@@ -46,6 +51,8 @@ var direct = false
 var pair = false
 var hold: Double?
 var slowMigration: Int?
+var seconds: Double?
+var probe: Double?
 var paths = HubPaths.fromEnvironment()
 var arguments = Array(CommandLine.arguments.dropFirst())
 while !arguments.isEmpty {
@@ -72,6 +79,8 @@ while !arguments.isEmpty {
   case "--try-write": tryWrite = value
   case "--hold": hold = Double(value)
   case "--slow-migration": slowMigration = Int(value)
+  case "--seconds": seconds = Double(value)
+  case "--probe": probe = Double(value)
   case "--database": paths.databasePath = value
   case "--runtime-dir": paths.runtimeDirectory = value
   default: fail("unknown argument \(argument)")
@@ -169,9 +178,77 @@ if let hold {
   }
 }
 
+/// The newest rows of a table, noting when each newest id was first seen.
+struct NewestRows: FetchKeyRequest {
+  let table: String
+  let seen: Recorder
+
+  func fetch(_ db: Database) throws -> [Int64] {
+    let ids = try Int64.fetchAll(
+      db, sql: "SELECT id FROM \"\(table)\" ORDER BY id DESC LIMIT 10")
+    if let newest = ids.first { seen.record(newest) }
+    return ids
+  }
+
+  static func == (lhs: Self, rhs: Self) -> Bool { lhs.table == rhs.table }
+  func hash(into hasher: inout Hasher) { hasher.combine(table) }
+}
+
+if let probe {
+  let seen = Recorder()
+  let live = Fetch(
+    wrappedValue: [], NewestRows(table: table, seen: seen), database: database,
+    scheduler: .immediate)
+  let start = now()
+  var index = 0
+  while Double(now() - start) / 1e9 < probe {
+    let before = now()
+    do {
+      let id = try database.write { db in
+        try Int64.fetchOne(
+          db, sql: "INSERT INTO \"\(table)\" (key) VALUES (?) RETURNING id",
+          arguments: ["\(plugin)-probe-\(index)"])
+      }
+      guard let id else { fail("probe \(index): no id returned") }
+      while seen.time(of: id) == nil {
+        guard now() - before < 10_000_000_000 else { fail("probe \(index): not seen in 10 s") }
+        usleep(20)
+      }
+      say(
+        String(
+          format: "probe %.0f %.1f", Double(before - start) / 1e6,
+          Double(seen.time(of: id)! - before) / 1_000))
+    } catch {
+      fail("probe \(index) failed: \(error)")
+    }
+    index += 1
+    let next = start + UInt64(index) * 100_000_000
+    if now() < next { usleep(UInt32((next - now()) / 1_000)) }
+  }
+  withExtendedLifetime(live) {}
+  exit(0)
+}
+
 var latencies: [Double] = []
 awaitStart()
 let writesStart = now()
+if let seconds {
+  var written = 0
+  let deadline = writesStart + UInt64(seconds * 1e9)
+  while now() < deadline {
+    do {
+      try database.write { db in
+        try db.execute(
+          sql: "INSERT INTO \"\(table)\" (key) VALUES (?)", arguments: ["\(plugin)-\(written)"])
+      }
+      written += 1
+    } catch {
+      fail("write \(written) failed: \(error)")
+    }
+  }
+  say("wrote \(written)")
+  exit(0)
+}
 for index in 0..<count {
   do {
     let before = now()

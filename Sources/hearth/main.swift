@@ -100,6 +100,25 @@ let rest = Array(positional.dropFirst())
   }
 }
 
+/// `wal  1.2 MB (limit 32 MB, peak 33 MB); last checkpoint 2 s ago: restart, complete, 3.1 ms`
+func walDescription(_ wal: WALStatus, fileBytes: Int) -> String {
+  func size(_ bytes: Int) -> String {
+    ByteCountFormatter.string(fromByteCount: Int64(bytes), countStyle: .file)
+  }
+  var line =
+    "wal       \(size(wal.bytes)) (limit \(size(wal.limit)), peak \(size(wal.peakBytes)), "
+    + "file \(size(fileBytes)); \(wal.restarts) restarts"
+    + (wal.incompleteRestarts > 0 ? ", \(wal.incompleteRestarts) held off by readers)" : ")")
+  if let checkpoint = wal.checkpoint {
+    let ago = max(0, Date().timeIntervalSince1970 - Double(checkpoint.at) / 1000)
+    line += String(
+      format: "\n          last checkpoint %.1f s ago: %@, %@, %d of %d frames, %.1f ms", ago,
+      checkpoint.mode, checkpoint.complete ? "complete" : "held off by a reader",
+      checkpoint.checkpointedFrames, checkpoint.walFrames, checkpoint.milliseconds)
+  }
+  return line
+}
+
 /// Asks the hub who it is; nil when it does not answer.
 @MainActor func hello() -> WelcomeReply? {
   guard let socket = try? BusSocket(BusContext(), .dealer) else { return nil }
@@ -162,6 +181,11 @@ case "status":
     if let welcome {
       object["hub"] = welcome.hub
       object["seq"] = welcome.seq
+      if let wal = welcome.wal,
+        let encoded = try? JSONSerialization.jsonObject(with: WireCoding.encode(wal))
+      {
+        object["wal"] = encoded
+      }
     }
     printJSON(object)
   } else if let welcome {
@@ -171,6 +195,7 @@ case "status":
     print(
       "database  \(paths.databasePath) (\(ByteCountFormatter.string(fromByteCount: Int64(size + walSize), countStyle: .file)))"
     )
+    if let wal = welcome.wal { print(walDescription(wal, fileBytes: walSize)) }
   } else {
     print("hub       down: no answer at \(paths.requestEndpoint)")
     print("          start it: systemctl --user start hearthd (or run hearthd)")

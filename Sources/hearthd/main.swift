@@ -23,7 +23,10 @@ let usage = """
   $XDG_CONFIG_HOME/hearth/hearthd.conf), the environment (HEARTH_DATABASE,
   HEARTH_RUNTIME_DIR), then these flags. Keys: database, runtime-dir,
   transaction-timeout, max-message-size, heartbeat-interval, retention-days,
-  feed-keep, prune-interval, bus-high-water-mark.
+  feed-keep, prune-interval, bus-high-water-mark, wal-limit-mb (default 32),
+  checkpoint-wait (seconds, default 0.05), checkpoint-interval (seconds,
+  default 0.2; 0 turns the checkpointer thread off).
+  One hub per database: a second one on the same database or sockets exits 1.
   SIGTERM or SIGINT: finish what is in flight, checkpoint, exit 0.
   """
 
@@ -105,6 +108,21 @@ if let mark = settings["bus-high-water-mark"].flatMap(Int32.init), mark > 0 {
 }
 if let size = settings["max-message-size"].flatMap(Int.init) {
   configuration.maximumMessageSize = size
+}
+if let text = settings["wal-limit-mb"] {
+  guard let megabytes = Double(text), megabytes >= 1 else {
+    log(3, "hearthd: wal-limit-mb must be a number of megabytes, at least 1, not \(text)")
+    exit(2)
+  }
+  configuration.walLimit = Int(megabytes * 1_048_576)
+}
+if let wait = seconds("checkpoint-wait", in: settings) {
+  configuration.checkpointWait = wait
+}
+if settings["checkpoint-interval"].flatMap(Double.init) == 0 {
+  configuration.checkpointInterval = .zero
+} else if let interval = seconds("checkpoint-interval", in: settings) {
+  configuration.checkpointInterval = interval
 }
 
 let notifier = SystemdNotifier()

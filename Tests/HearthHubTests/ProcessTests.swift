@@ -22,6 +22,57 @@ import Testing
     #expect((attributes[.posixPermissions] as? Int) == 0o700)
   }
 
+  @Test func aSecondHubOnTheSameDatabaseOrSocketsRefusesToStart() throws {
+    let directory = try temporaryDirectory()
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let first = try HubProcess(directory: directory)
+    _ = try first.waitUntilReady()
+    defer { _ = first.terminate() }
+    let pid = first.process.processIdentifier
+
+    func refused(_ second: HubProcess, saying text: String) throws {
+      let status = try second.notify.wait(for: "STATUS=cannot start")
+      second.process.waitUntilExit()
+      #expect(second.process.terminationStatus == 1)
+      #expect(second.logText.contains(text), "\(second.logText)")
+      #expect(status.last?.contains(text) == true)
+    }
+    // The same database, with the same sockets or others.
+    try refused(
+      HubProcess(directory: directory), saying: "another hearthd (pid \(pid)) is serving")
+    try refused(
+      HubProcess(
+        directory: directory, runtimeDirectory: directory.appendingPathComponent("other").path),
+      saying: "another hearthd (pid \(pid)) is serving")
+    // Another database on the first hub's sockets.
+    try refused(
+      HubProcess(
+        directory: directory,
+        databasePath: directory.appendingPathComponent("other.sqlite").path),
+      saying: "a hub is already serving at ipc://\(first.runtimeDirectory)/hub.sock")
+
+    // The first hub kept its sockets and its database, and serves.
+    let writer = try LoadgenProcess(hub: first, arguments: ["--plugin", "after", "--count", "3"])
+    #expect(try writer.waitForExit() == 0, "\(writer.lines.suffix(3))")
+    #expect(writer.acknowledged == [0, 1, 2])
+  }
+
+  @Test func aHubKilledWithSIGKILLLeavesNothingThatStopsTheNext() throws {
+    let directory = try temporaryDirectory()
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let killed = try HubProcess(directory: directory)
+    _ = try killed.waitUntilReady()
+    killed.kill()
+    // Its socket files and lock file are still there.
+    #expect(FileManager.default.fileExists(atPath: killed.runtimeDirectory + "/hub.sock"))
+    #expect(FileManager.default.fileExists(atPath: killed.databasePath + ".lock"))
+    let next = try HubProcess(directory: directory)
+    _ = try next.waitUntilReady()
+    let writer = try LoadgenProcess(hub: next, arguments: ["--plugin", "next", "--count", "2"])
+    #expect(try writer.waitForExit() == 0, "\(writer.lines.suffix(3))")
+    #expect(next.terminate() == 0)
+  }
+
   @Test func twoPluginProcessesSeeEachOtherAndKeepToTheirOwnTables() throws {
     let directory = try temporaryDirectory()
     defer { try? FileManager.default.removeItem(at: directory) }

@@ -209,3 +209,63 @@ final class ChangeLog: Sendable {
     withExtendedLifetime(observation) {}
   }
 }
+
+@Suite struct TrackedRowsLimitTests {
+  let dbQueue: DatabaseQueue
+  let log = ChangeLog()
+  let observation: TransactionObservation
+
+  init() throws {
+    dbQueue = try DatabaseQueue()
+    try dbQueue.write { db in
+      try db.execute(sql: "CREATE TABLE items (id INTEGER PRIMARY KEY, x); CREATE TABLE few (id)")
+    }
+    try dbQueue.writeWithoutTransaction { $0.maximumTrackedRowsPerTable = 3 }
+    let log = self.log
+    observation = dbQueue.observeCommits { log.append($0) }
+  }
+
+  @Test func aTablePastTheLimitIsReportedChangedWithItsRowsUnknown() throws {
+    try dbQueue.write { db in
+      try db.execute(sql: "INSERT INTO items (x) VALUES (1), (2), (3), (4)")
+      try db.execute(sql: "INSERT INTO few (id) VALUES (1)")
+    }
+    // Inserting and deleting the same rows nets out and stays within the limit.
+    try dbQueue.write { db in
+      try db.execute(sql: "INSERT INTO items (id, x) VALUES (10, 1), (11, 2), (12, 3)")
+      try db.execute(sql: "DELETE FROM items WHERE id >= 10")
+      try db.execute(sql: "UPDATE items SET x = 0 WHERE id <= 3")
+    }
+    #expect(log.all.count == 2)
+    #expect(log.all.first?.tables["items"] == TableChanges(rowIDsAreKnown: false))
+    #expect(log.all.first?.tables["few"] == TableChanges(insertedRowIDs: [1]))
+    #expect(log.all.last?.tables["items"] == TableChanges(updatedRowIDs: [1, 2, 3]))
+    withExtendedLifetime(observation) {}
+  }
+
+  @Test func aSavepointPastTheLimitRolledBackLeavesTheRowsKnown() throws {
+    try dbQueue.write { db in
+      try db.execute(sql: "INSERT INTO items (id, x) VALUES (1, 1)")
+      try db.inSavepoint {
+        try db.execute(sql: "INSERT INTO items (x) VALUES (2), (3), (4), (5)")
+        return .rollback
+      }
+      // The limit counts the transaction's rows, across savepoints released into it.
+      try db.inSavepoint {
+        try db.execute(sql: "INSERT INTO items (id, x) VALUES (20, 2), (21, 3)")
+        #expect(db.pendingChanges.tables["items"]?.insertedRowIDs == [1, 20, 21])
+        return .commit
+      }
+    }
+    try dbQueue.write { db in
+      try db.execute(sql: "INSERT INTO items (id, x) VALUES (30, 1), (31, 1)")
+      try db.inSavepoint {
+        try db.execute(sql: "INSERT INTO items (id, x) VALUES (32, 2), (33, 3)")
+        return .commit
+      }
+    }
+    #expect(log.all.first?.tables["items"] == TableChanges(insertedRowIDs: [1, 20, 21]))
+    #expect(log.all.last?.tables["items"] == TableChanges(rowIDsAreKnown: false))
+    withExtendedLifetime(observation) {}
+  }
+}

@@ -141,4 +141,46 @@ import Testing
     }
     #expect(pool.readerCount <= 2)
   }
+
+  @Test func aRestartCheckpointWaitsBoundedlyForAReaderThenRestartsTheLog() throws {
+    let frames = Locked<[Int]>([])
+    try dbPool.writeWithoutTransaction { db in
+      db.setWALCommitHook { count in frames.withLock { $0.append(count) } }
+    }
+    func insert(_ count: Int) throws {
+      for value in 0..<count {
+        try dbPool.write { try $0.execute(sql: "INSERT INTO items (value) VALUES (?)", arguments: [value]) }
+      }
+    }
+    try insert(20)
+    let grown = try #require(frames.withLock { $0.last })
+
+    // A reader holds its snapshot across the checkpoint: it waits about as long as asked,
+    // copies what it may, reports itself incomplete, and the reader still reads its snapshot.
+    let seen = try dbPool.read { db -> (Int, CheckpointResult, Duration, Int) in
+      let before = try Int.fetchOne(db, sql: "SELECT count(*) FROM items")!
+      try insert(20)
+      let start = ContinuousClock.now
+      let result = try dbPool.writeWithoutTransaction { writer in
+        try writer.checkpoint(.restart, waitingAtMost: .milliseconds(100))
+      }
+      let waited = ContinuousClock.now - start
+      return (before, result, waited, try Int.fetchOne(db, sql: "SELECT count(*) FROM items")!)
+    }
+    #expect(seen.0 == 21 && seen.3 == 21)
+    #expect(!seen.1.isComplete)
+    #expect(seen.1.walFrameCount > grown)
+    #expect(seen.2 >= .milliseconds(90) && seen.2 < .seconds(2), "waited \(seen.2)")
+
+    // Once the reader is done, the restart completes, and the next commit starts the log
+    // again from its first frame.
+    let restarted = try dbPool.writeWithoutTransaction { db in
+      try db.checkpoint(.restart, waitingAtMost: .milliseconds(100))
+    }
+    #expect(restarted.isComplete)
+    #expect(restarted.checkpointedFrameCount == restarted.walFrameCount)
+    try insert(1)
+    #expect(try #require(frames.withLock { $0.last }) < grown)
+    #expect(try count(dbPool) == 42)
+  }
 }

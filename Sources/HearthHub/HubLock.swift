@@ -1,0 +1,82 @@
+import Foundation
+import HearthSQLite
+
+/// One hub per database, and one per socket directory.
+///
+/// The database: an exclusive `flock` on `<database>.lock`, taken before the database is
+/// opened and held while the hub runs. The kernel drops it when the process ends, however
+/// it ends, so a SIGKILLed hub never leaves a stale lock behind. The lock file holds the
+/// pid of its holder, for the message a second hub prints.
+///
+/// The socket directory: before a hub takes over `hub.sock` and `bus.sock` (unlinking what
+/// a crashed hub left), it connects to them; when one answers, a live hub (of another
+/// database) serves there, and the new one refuses to start instead of stealing its path.
+final class HubLock: Sendable {
+  let path: String
+  private let descriptor = Locked<Int32>(-1)
+
+  /// Takes the lock of `databasePath`, or throws `HubError` naming who holds it.
+  init(databasePath: String) throws {
+    path = databasePath + ".lock"
+    let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+    guard fd >= 0 else {
+      throw HubError("cannot open the lock file \(path): \(String(cString: strerror(errno)))")
+    }
+    guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
+      let holder = (try? String(contentsOfFile: path, encoding: .utf8))?
+        .trimmingCharacters(in: .whitespacesAndNewlines)
+      close(fd)
+      let who = holder.flatMap { $0.isEmpty ? nil : " (pid \($0))" } ?? ""
+      throw HubError(
+        "another hearthd\(who) is serving \(databasePath); it holds \(path). Stop it first "
+          + "(systemctl --user stop hearthd), or give this one another database.")
+    }
+    let pid = "\(getpid())\n"
+    ftruncate(fd, 0)
+    _ = pid.withCString { write(fd, $0, strlen($0)) }
+    descriptor.withLock { $0 = fd }
+  }
+
+  deinit { release() }
+
+  /// Lets the next hub start. Called when the hub stops; safe to call twice.
+  func release() {
+    descriptor.withLock { fd in
+      guard fd >= 0 else { return }
+      // The file stays: unlinking it would let a hub starting now lock a file that the
+      // next one cannot see.
+      close(fd)
+      fd = -1
+    }
+  }
+
+  /// Throws when a live hub answers on one of the ipc socket paths in `directory`.
+  static func checkSocketsAreFree(in directory: String) throws {
+    for name in ["hub.sock", "bus.sock"] {
+      let path = directory + "/" + name
+      guard socketAnswers(at: path) else { continue }
+      throw HubError(
+        "a hub is already serving at ipc://\(path) (of another database?); this one refuses "
+          + "to take its sockets. Stop it first, or give this one another runtime directory.")
+    }
+  }
+
+  /// Whether a process accepts connections on the unix socket at `path` (a file left by a
+  /// killed hub refuses them).
+  static func socketAnswers(at path: String) -> Bool {
+    let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+    guard fd >= 0 else { return false }
+    defer { close(fd) }
+    var address = sockaddr_un()
+    address.sun_family = sa_family_t(AF_UNIX)
+    let bytes = Array(path.utf8)
+    guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else { return false }
+    withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: bytes + [0]) }
+    let connected = withUnsafePointer(to: &address) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+        connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+      }
+    }
+    return connected == 0
+  }
+}

@@ -1,0 +1,136 @@
+import Foundation
+import HearthBus
+import HearthSQLite
+
+/// Keeps the hub's write-ahead log under `HubConfiguration.walLimit`, whatever the load.
+///
+/// SQLite rewinds a WAL only when a write begins after a checkpoint that copied every frame
+/// and no reader still uses the log. The PASSIVE checkpoints of the checkpointer thread never
+/// wait, so under a steady stream of commits that moment never comes and the log grows
+/// without end. So after each COMMIT (between two groups: no client's transaction is ever
+/// split) the hub's thread looks at the frame count SQLite reported for that commit; past
+/// the limit it runs a RESTART checkpoint on the writer connection, waiting at most
+/// `checkpointWait` for readers. The next write then starts the log from its beginning, and
+/// `journal_size_limit` cuts the file back to the limit.
+///
+/// A reader holding a snapshot through the wait keeps its frames: the checkpoint copies what
+/// it can, the hub goes on serving, and tries again after the next commit once
+/// `checkpointRetryDelay` has passed (so that a stuck reader costs the writer one short wait
+/// per delay, never a stall).
+final class WALBound: Sendable {
+  let limit: Int
+  let wait: Duration
+  let retryDelay: Duration
+  /// Bytes of one frame: a page and its 24-byte header.
+  let frameBytes: Int
+
+  private struct State {
+    var frames = 0
+    var peakFrames = 0
+    var largestCommitFrames = 0
+    var restarts = 0
+    var incompleteRestarts = 0
+    var retryAfter: ContinuousClock.Instant?
+    var last: CheckpointStatus?
+  }
+  private let state = Locked(State())
+
+  init(configuration: HubConfiguration, pageSize: Int) {
+    limit = configuration.walLimit
+    wait = configuration.checkpointWait
+    retryDelay = configuration.checkpointRetryDelay
+    frameBytes = pageSize + 24
+  }
+
+  /// Sets the writer connection up: the hub checkpoints itself, and the log file is cut back
+  /// to the limit after each restart.
+  func install(on db: Database) throws {
+    try db.execute(sql: "PRAGMA wal_autocheckpoint = 0")
+    try db.execute(sql: "PRAGMA journal_size_limit = \(limit)")
+    db.setWALCommitHook { [self] frames in committed(frames: frames) }
+  }
+
+  /// After each COMMIT (SQLite's WAL hook): the frames the log now holds.
+  private func committed(frames: Int) {
+    state.withLock { state in
+      // A log that was restarted for this commit holds only its frames.
+      let added = frames >= state.frames ? frames - state.frames : frames
+      state.frames = frames
+      state.peakFrames = max(state.peakFrames, frames)
+      state.largestCommitFrames = max(state.largestCommitFrames, added)
+    }
+  }
+
+  /// Whether the log is past the limit and a restart may be tried now.
+  private var restartIsDue: Bool {
+    state.withLock { state in
+      guard state.frames * frameBytes > limit else { return false }
+      if let retryAfter = state.retryAfter, ContinuousClock.now < retryAfter { return false }
+      return true
+    }
+  }
+
+  /// On the hub's thread, outside any transaction: restarts the log if it is past the limit.
+  func checkpointIfNeeded(_ db: Database) {
+    guard restartIsDue, !db.isInsideTransaction else { return }
+    let start = ContinuousClock.now
+    let result: CheckpointResult
+    do {
+      result = try db.checkpoint(.restart, waitingAtMost: wait)
+    } catch {
+      // The <4> prefix is journald's warning priority.
+      FileHandle.standardError.write(Data("<4>hearthd: the WAL checkpoint failed: \(error)\n".utf8))
+      state.withLock { $0.retryAfter = .now + retryDelay }
+      return
+    }
+    let elapsed = ContinuousClock.now - start
+    state.withLock { state in
+      if result.isComplete {
+        state.restarts += 1
+        state.retryAfter = nil
+        // The next write starts the log from the beginning.
+        state.frames = 0
+      } else {
+        state.incompleteRestarts += 1
+        // Waited out the readers: let the writer go for a while. Refused at once (the
+        // checkpointer thread held the checkpoint lock): try after the next commit.
+        state.retryAfter = elapsed >= wait ? .now + retryDelay : nil
+      }
+      state.last = CheckpointStatus(
+        mode: "restart", at: HubSession.millisecondsNow(), complete: result.isComplete,
+        walFrames: result.walFrameCount, checkpointedFrames: result.checkpointedFrameCount,
+        milliseconds: elapsed.milliseconds)
+    }
+  }
+
+  /// The checkpointer thread's PASSIVE checkpoints are reported too, unless a restart is
+  /// the newer news.
+  func recordPassive(_ result: CheckpointResult, elapsed: Duration) {
+    state.withLock { state in
+      state.last = CheckpointStatus(
+        mode: "passive", at: HubSession.millisecondsNow(), complete: result.isComplete,
+        walFrames: result.walFrameCount, checkpointedFrames: result.checkpointedFrameCount,
+        milliseconds: elapsed.milliseconds)
+    }
+  }
+
+  /// Whether a restart is waiting to happen: the checkpointer thread then stays out of its
+  /// way (its checkpoint lock would make the restart fail at once).
+  var isOverLimit: Bool { state.withLock { $0.frames * frameBytes > limit } }
+
+  /// For `welcome` (and so `hearth status`).
+  var status: WALStatus {
+    state.withLock { state in
+      WALStatus(
+        bytes: state.frames * frameBytes, limit: limit, peakBytes: state.peakFrames * frameBytes,
+        largestCommitBytes: state.largestCommitFrames * frameBytes, restarts: state.restarts,
+        incompleteRestarts: state.incompleteRestarts, checkpoint: state.last)
+    }
+  }
+}
+
+extension Duration {
+  var milliseconds: Double {
+    Double(components.seconds) * 1000 + Double(components.attoseconds) / 1e15
+  }
+}

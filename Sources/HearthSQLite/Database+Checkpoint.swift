@@ -1,0 +1,64 @@
+import CSQLite
+
+/// What one checkpoint did (`sqlite3_wal_checkpoint_v2`).
+public struct CheckpointResult: Hashable, Sendable {
+  /// Frames in the write-ahead log when the checkpoint ended.
+  public var walFrameCount: Int
+  /// Frames of it now copied into the database file.
+  public var checkpointedFrameCount: Int
+  /// False when the checkpoint could not do all its mode asks (`SQLITE_BUSY`): a reader
+  /// still used the log at the end of the wait, or another connection was checkpointing.
+  /// What could be copied without waiting was copied all the same.
+  public var isComplete: Bool
+}
+
+extension Database {
+  /// Checkpoints the write-ahead log in `mode`, waiting at most `wait` for readers and
+  /// writers where the mode waits (`.full`, `.restart`, `.truncate`); nil waits as long as
+  /// the connection's `busyTimeout`. Must run outside a transaction.
+  ///
+  /// A reader that holds a snapshot through the wait keeps the frames it reads: the
+  /// checkpoint copies what it can and reports `isComplete == false`; the log is restarted
+  /// by a later checkpoint once that reader has finished.
+  ///
+  /// ```swift
+  /// let result = try db.checkpoint(.restart, waitingAtMost: .milliseconds(50))
+  /// if !result.isComplete { /* a reader held on; try again later */ }
+  /// ```
+  public func checkpoint(_ mode: CheckpointMode, waitingAtMost wait: Duration? = nil) throws
+    -> CheckpointResult
+  {
+    try checkLocal()
+    if let wait {
+      let milliseconds = wait.components.seconds * 1000 + wait.components.attoseconds / 1_000_000_000_000_000
+      sqlite3_busy_timeout(sqliteConnection, Int32(clamping: milliseconds))
+    }
+    defer {
+      if wait != nil {
+        let restored = configuration.busyTimeout.map { Int32(min($0 * 1000, Double(Int32.max))) }
+        sqlite3_busy_timeout(sqliteConnection, restored ?? 0)
+      }
+    }
+    var logFrames: Int32 = 0
+    var checkpointed: Int32 = 0
+    let code = sqlite3_wal_checkpoint_v2(
+      sqliteConnection, nil, mode.sqliteMode, &logFrames, &checkpointed)
+    guard code == SQLITE_OK || code == SQLITE_BUSY else {
+      throw error(code: code, sql: "PRAGMA wal_checkpoint(\(mode.rawValue))")
+    }
+    return CheckpointResult(
+      walFrameCount: Int(max(logFrames, 0)), checkpointedFrameCount: Int(max(checkpointed, 0)),
+      isComplete: code == SQLITE_OK)
+  }
+}
+
+extension CheckpointMode {
+  var sqliteMode: Int32 {
+    switch self {
+    case .passive: SQLITE_CHECKPOINT_PASSIVE
+    case .full: SQLITE_CHECKPOINT_FULL
+    case .restart: SQLITE_CHECKPOINT_RESTART
+    case .truncate: SQLITE_CHECKPOINT_TRUNCATE
+    }
+  }
+}
