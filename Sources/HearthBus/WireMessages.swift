@@ -65,11 +65,16 @@ public struct WALStatus: Codable, Hashable, Sendable {
   /// RESTART checkpoints that completed, and those a reader or the checkpointer held off.
   public var restarts: Int
   public var incompleteRestarts: Int
+  /// The time the writer spent in those checkpoints (the cost of the bound), in all and the
+  /// longest one, in milliseconds.
+  public var restartMilliseconds: Double
+  public var slowestRestartMilliseconds: Double
   public var checkpoint: CheckpointStatus?
 
   public init(
     bytes: Int, limit: Int, peakBytes: Int, largestCommitBytes: Int, restarts: Int,
-    incompleteRestarts: Int, checkpoint: CheckpointStatus?
+    incompleteRestarts: Int, restartMilliseconds: Double, slowestRestartMilliseconds: Double,
+    checkpoint: CheckpointStatus?
   ) {
     self.bytes = bytes
     self.limit = limit
@@ -77,6 +82,8 @@ public struct WALStatus: Codable, Hashable, Sendable {
     self.largestCommitBytes = largestCommitBytes
     self.restarts = restarts
     self.incompleteRestarts = incompleteRestarts
+    self.restartMilliseconds = restartMilliseconds
+    self.slowestRestartMilliseconds = slowestRestartMilliseconds
     self.checkpoint = checkpoint
   }
 }

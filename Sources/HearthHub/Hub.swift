@@ -138,7 +138,12 @@ public final class Hub: Sendable {
       for endpoint in configuration.extraRequestEndpoints { try router.bind(endpoint) }
       for endpoint in configuration.extraBusEndpoints { try publisher.bind(endpoint) }
     }
-    while try prune() {}
+    var requests = true
+    while true {
+      let more = try prune(requests: requests)
+      guard more.feed || more.requests else { break }
+      requests = more.requests
+    }
 
     var session = HubSession(hub: self, router: router, publisher: publisher)
     isReady.store(true, ordering: .relaxed)
@@ -153,10 +158,10 @@ public final class Hub: Sendable {
     try database.checkpoint(.truncate)
   }
 
-  /// Copies the WAL into the database file every `checkpointInterval`, on a connection and
-  /// thread of its own: a PASSIVE checkpoint never blocks the writer, so no client's COMMIT
-  /// waits for it. Returns what signals when the thread has ended (after `stop()`); nil
-  /// when the interval is zero.
+  /// Copies the WAL into the database file every `checkpointInterval`, and often while the
+  /// log nears its bound, on a connection and thread of its own: a PASSIVE checkpoint never
+  /// blocks the writer, so no client's COMMIT waits for it (see `WALBound`). Returns what
+  /// signals when the thread has ended (after `stop()`); nil when the interval is zero.
   private func startCheckpointer() throws -> DispatchSemaphore? {
     guard configuration.checkpointInterval > .zero else { return nil }
     let connection = try DatabaseQueue(
@@ -171,17 +176,7 @@ public final class Hub: Sendable {
     let thread = Thread { [self] in
       defer { ended.signal() }
       while !isStopping.load(ordering: .relaxed) {
-        Thread.sleep(forTimeInterval: interval.timeInterval)
-        // Past the bound the writer restarts the log; this thread's checkpoint lock would
-        // make that fail at once.
-        guard !walBound.isOverLimit else { continue }
-        // A failure (I/O) leaves the WAL longer until the next round.
-        let start = ContinuousClock.now
-        if let result = try? connection.writeWithoutTransaction({ db in
-          try db.checkpoint(.passive)
-        }) {
-          walBound.recordPassive(result, elapsed: ContinuousClock.now - start)
-        }
+        walBound.passiveTurn(connection, interval: interval)
       }
     }
     thread.name = "hearthd.checkpoint"
@@ -189,14 +184,15 @@ public final class Hub: Sendable {
     return ended
   }
 
-  /// Prunes the change feed by age and by the slowest registered cursor: one batch of
-  /// `pruneBatch` entries; returns whether more are due. After each batch the WAL bound is
-  /// checked, as after any commit.
-  func prune() throws -> Bool {
+  /// Prunes the change feed by age and by the slowest registered cursor, and the old
+  /// exactly-once records while `requests` is true: one batch of `pruneBatch` rows each;
+  /// returns which have more due. After each batch the WAL bound is checked, as after any
+  /// commit.
+  func prune(requests: Bool = true) throws -> (feed: Bool, requests: Bool) {
     try database.inWriterDatabase { db in
       let more = try HubStore.prune(
         olderThan: configuration.feedRetention, keepingRecent: configuration.feedKeepRecent,
-        last: lastSequence, batch: configuration.pruneBatch, db)
+        last: lastSequence, batch: configuration.pruneBatch, requests: requests, db)
       walBound.checkpointIfNeeded(db)
       return more
     }

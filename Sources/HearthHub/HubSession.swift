@@ -26,8 +26,8 @@ struct HubSession {
   var queue: [Work] = []
   var lastHeartbeat = ContinuousClock.now
   var lastPrune = ContinuousClock.now
-  /// Whether a pruning has more batches to go.
-  var isPruning = false
+  /// What a pruning still has to go through, between two turns of the loop.
+  var pruning: (feed: Bool, requests: Bool)?
   /// Cursors reported since they were last written: they are written with the next pruning
   /// (or at the stop), not each in its own transaction. A cursor lost in a crash only makes
   /// the next pruning keep more.
@@ -88,14 +88,17 @@ struct HubSession {
     expireSilentTransaction()
     drainQueue()
     let now = ContinuousClock.now
-    if open == nil, isPruning || now - lastPrune >= configuration.pruneInterval {
-      if !isPruning { lastPrune = now }
+    if open == nil, pruning != nil || now - lastPrune >= configuration.pruneInterval {
       do {
-        if !isPruning { try saveCursors() }
-        // One batch per round of the loop: requests wait for one small commit at most.
-        isPruning = try hub.prune()
+        if pruning == nil {
+          lastPrune = now
+          try saveCursors()
+        }
+        // One batch per turn of the loop: requests wait for one small commit at most.
+        let more = try hub.prune(requests: pruning?.requests ?? true)
+        pruning = more.feed || more.requests ? more : nil
       } catch {
-        isPruning = false
+        pruning = nil
         // A failed prune keeps entries longer; it is retried at the next interval. The <4>
         // prefix is journald's warning priority.
         FileHandle.standardError.write(Data("<4>hearthd: pruning the feed failed: \(error)\n".utf8))

@@ -109,14 +109,15 @@ enum HubStore {
   /// passed that are not among the `keepingRecent` newest; forgets exactly-once records
   /// older than `retention`. At most `batch` rows of each table go in one call (one small
   /// commit, so that pruning a busy hour never makes one huge addition to the WAL); returns
-  /// whether more are due.
+  /// which tables have more due. `requests: false` leaves the exactly-once records alone
+  /// (finding old ones scans them all: once per round is enough).
   static func prune(
     olderThan retention: Duration, keepingRecent: Int64, last: Int64, batch: Int,
-    _ db: Database
-  ) throws -> Bool {
+    requests: Bool, _ db: Database
+  ) throws -> (feed: Bool, requests: Bool) {
     let cutoff =
       HubSession.millisecondsNow() - Int64(retention.components.seconds) * 1000
-    var deleted = 0
+    var more = (feed: false, requests: false)
     try db.inTransaction(.immediate) {
       // The feed's newest entry may go: the sequence number stays.
       try setLastSequence(last, db)
@@ -134,16 +135,18 @@ enum HubStore {
           DELETE FROM hearth_commits
           WHERE seq IN (SELECT seq FROM hearth_commits WHERE seq <= ? ORDER BY seq LIMIT ?)
           """, arguments: [through, batch])
-      deleted = db.changesCount
-      try db.execute(
-        sql: """
-          DELETE FROM hearth_requests
-          WHERE id IN (SELECT id FROM hearth_requests WHERE at < ? LIMIT ?)
-          """, arguments: [cutoff, batch])
-      deleted = max(deleted, db.changesCount)
+      more.feed = db.changesCount == batch
+      if requests {
+        try db.execute(
+          sql: """
+            DELETE FROM hearth_requests
+            WHERE id IN (SELECT id FROM hearth_requests WHERE at < ? LIMIT ?)
+            """, arguments: [cutoff, batch])
+        more.requests = db.changesCount == batch
+      }
       return .commit
     }
-    return deleted == batch
+    return more
   }
 }
 

@@ -13,6 +13,12 @@ import HearthSQLite
 /// `checkpointWait` for readers. The next write then starts the log from its beginning, and
 /// `journal_size_limit` cuts the file back to the limit.
 ///
+/// What the restart copies itself is only what the checkpointer thread has not: once the log
+/// is three quarters full, that thread runs its PASSIVE checkpoints back to back (the writer
+/// wakes it), so at the limit little is left for the writer to copy and sync. One checkpoint
+/// runs at a time (`checkpointing`): the writer's restart waits for the thread's pass in
+/// flight rather than failing on SQLite's checkpoint lock.
+///
 /// A reader holding a snapshot through the wait keeps its frames: the checkpoint copies what
 /// it can, the hub goes on serving, and tries again after the next commit once
 /// `checkpointRetryDelay` has passed (so that a stuck reader costs the writer one short wait
@@ -30,10 +36,17 @@ final class WALBound: Sendable {
     var largestCommitFrames = 0
     var restarts = 0
     var incompleteRestarts = 0
+    var restartTime = Duration.zero
+    var slowestRestart = Duration.zero
     var retryAfter: ContinuousClock.Instant?
     var last: CheckpointStatus?
+    var isNearLimit = false
   }
   private let state = Locked(State())
+  /// Held by each checkpoint, the thread's and the writer's.
+  private let checkpointing = NSLock()
+  /// Signalled when the log crosses three quarters of the limit.
+  private let wake = DispatchSemaphore(value: 0)
 
   init(configuration: HubConfiguration, pageSize: Int) {
     limit = configuration.walLimit
@@ -52,13 +65,17 @@ final class WALBound: Sendable {
 
   /// After each COMMIT (SQLite's WAL hook): the frames the log now holds.
   private func committed(frames: Int) {
-    state.withLock { state in
+    let crossed = state.withLock { state in
       // A log that was restarted for this commit holds only its frames.
       let added = frames >= state.frames ? frames - state.frames : frames
       state.frames = frames
       state.peakFrames = max(state.peakFrames, frames)
       state.largestCommitFrames = max(state.largestCommitFrames, added)
+      let near = frames * frameBytes > limit / 4 * 3
+      defer { state.isNearLimit = near }
+      return near && !state.isNearLimit
     }
+    if crossed { wake.signal() }
   }
 
   /// Whether the log is past the limit and a restart may be tried now.
@@ -73,6 +90,8 @@ final class WALBound: Sendable {
   /// On the hub's thread, outside any transaction: restarts the log if it is past the limit.
   func checkpointIfNeeded(_ db: Database) {
     guard restartIsDue, !db.isInsideTransaction else { return }
+    checkpointing.lock()
+    defer { checkpointing.unlock() }
     let start = ContinuousClock.now
     let result: CheckpointResult
     do {
@@ -85,16 +104,18 @@ final class WALBound: Sendable {
     }
     let elapsed = ContinuousClock.now - start
     state.withLock { state in
+      state.restartTime += elapsed
+      state.slowestRestart = max(state.slowestRestart, elapsed)
       if result.isComplete {
         state.restarts += 1
         state.retryAfter = nil
         // The next write starts the log from the beginning.
         state.frames = 0
+        state.isNearLimit = false
       } else {
+        // A reader held on: let the writer go for a while.
         state.incompleteRestarts += 1
-        // Waited out the readers: let the writer go for a while. Refused at once (the
-        // checkpointer thread held the checkpoint lock): try after the next commit.
-        state.retryAfter = elapsed >= wait ? .now + retryDelay : nil
+        state.retryAfter = .now + retryDelay
       }
       state.last = CheckpointStatus(
         mode: "restart", at: HubSession.millisecondsNow(), complete: result.isComplete,
@@ -103,9 +124,18 @@ final class WALBound: Sendable {
     }
   }
 
-  /// The checkpointer thread's PASSIVE checkpoints are reported too, unless a restart is
-  /// the newer news.
-  func recordPassive(_ result: CheckpointResult, elapsed: Duration) {
+  /// The checkpointer thread's turn: waits `interval` (2 ms while the log is three quarters
+  /// full), then copies what it can with a PASSIVE checkpoint on its own connection.
+  func passiveTurn(_ connection: DatabaseQueue, interval: Duration) {
+    let pause = state.withLock { $0.isNearLimit } ? .milliseconds(2) : interval
+    _ = wake.wait(timeout: .now() + pause.milliseconds / 1000)
+    checkpointing.lock()
+    defer { checkpointing.unlock() }
+    let start = ContinuousClock.now
+    // A failure (I/O) leaves the WAL longer until the next turn.
+    guard let result = try? connection.writeWithoutTransaction({ try $0.checkpoint(.passive) })
+    else { return }
+    let elapsed = ContinuousClock.now - start
     state.withLock { state in
       state.last = CheckpointStatus(
         mode: "passive", at: HubSession.millisecondsNow(), complete: result.isComplete,
@@ -114,17 +144,15 @@ final class WALBound: Sendable {
     }
   }
 
-  /// Whether a restart is waiting to happen: the checkpointer thread then stays out of its
-  /// way (its checkpoint lock would make the restart fail at once).
-  var isOverLimit: Bool { state.withLock { $0.frames * frameBytes > limit } }
-
   /// For `welcome` (and so `hearth status`).
   var status: WALStatus {
     state.withLock { state in
       WALStatus(
         bytes: state.frames * frameBytes, limit: limit, peakBytes: state.peakFrames * frameBytes,
         largestCommitBytes: state.largestCommitFrames * frameBytes, restarts: state.restarts,
-        incompleteRestarts: state.incompleteRestarts, checkpoint: state.last)
+        incompleteRestarts: state.incompleteRestarts,
+        restartMilliseconds: state.restartTime.milliseconds,
+        slowestRestartMilliseconds: state.slowestRestart.milliseconds, checkpoint: state.last)
     }
   }
 }

@@ -1,4 +1,9 @@
 import CSQLite
+import Dispatch
+
+#if canImport(Glibc)
+  import Glibc
+#endif
 
 /// What one checkpoint did (`sqlite3_wal_checkpoint_v2`).
 public struct CheckpointResult: Hashable, Sendable {
@@ -29,26 +34,47 @@ extension Database {
     -> CheckpointResult
   {
     try checkLocal()
-    if let wait {
-      let milliseconds = wait.components.seconds * 1000 + wait.components.attoseconds / 1_000_000_000_000_000
-      sqlite3_busy_timeout(sqliteConnection, Int32(clamping: milliseconds))
-    }
-    defer {
-      if wait != nil {
-        let restored = configuration.busyTimeout.map { Int32(min($0 * 1000, Double(Int32.max))) }
-        sqlite3_busy_timeout(sqliteConnection, restored ?? 0)
-      }
-    }
     var logFrames: Int32 = 0
     var checkpointed: Int32 = 0
-    let code = sqlite3_wal_checkpoint_v2(
-      sqliteConnection, nil, mode.sqliteMode, &logFrames, &checkpointed)
+    var code: Int32
+    if let wait {
+      // Polls every 100 µs until the deadline. (SQLite's `busy_timeout` sleeps 1, 2, 5,
+      // 10 ms…: a reader that leaves after 0.2 ms would cost the writer 3 ms.)
+      var deadline = DispatchTime.now().uptimeNanoseconds + UInt64(max(wait.nanoseconds, 0))
+      code = withUnsafeMutablePointer(to: &deadline) { deadline in
+        sqlite3_busy_handler(
+          sqliteConnection,
+          { context, _ in
+            let deadline = context!.assumingMemoryBound(to: UInt64.self).pointee
+            guard DispatchTime.now().uptimeNanoseconds < deadline else { return 0 }
+            usleep(100)
+            return 1
+          }, deadline)
+        defer {
+          sqlite3_busy_handler(sqliteConnection, nil, nil)
+          if let timeout = configuration.busyTimeout {
+            sqlite3_busy_timeout(sqliteConnection, Int32(min(timeout * 1000, Double(Int32.max))))
+          }
+        }
+        return sqlite3_wal_checkpoint_v2(
+          sqliteConnection, nil, mode.sqliteMode, &logFrames, &checkpointed)
+      }
+    } else {
+      code = sqlite3_wal_checkpoint_v2(
+        sqliteConnection, nil, mode.sqliteMode, &logFrames, &checkpointed)
+    }
     guard code == SQLITE_OK || code == SQLITE_BUSY else {
       throw error(code: code, sql: "PRAGMA wal_checkpoint(\(mode.rawValue))")
     }
     return CheckpointResult(
       walFrameCount: Int(max(logFrames, 0)), checkpointedFrameCount: Int(max(checkpointed, 0)),
       isComplete: code == SQLITE_OK)
+  }
+}
+
+extension Duration {
+  var nanoseconds: Int64 {
+    components.seconds * 1_000_000_000 + components.attoseconds / 1_000_000_000
   }
 }
 

@@ -131,7 +131,8 @@ final class ChangeTracker {
     defer { layers.append(layer) }
     guard !layer.untrackedTables.contains(table) else { return }
     let previous = layer.rows[table]?[rowID]
-    if previous == nil, let maximum = maximumRowsPerTable, (layer.rows[table]?.count ?? 0) >= maximum
+    if previous == nil, let maximum = maximumRowsPerTable,
+      (layer.rows[table]?.count ?? 0) >= maximum
     {
       layer.rows[table] = nil
       layer.untrackedTables.insert(table)

@@ -2,7 +2,8 @@
 // killed, stopped, starved of disk and fed bad files; after each scenario the database is
 // checked: nothing acknowledged lost, nothing applied twice, nothing half-written.
 //
-//   hearth-faults [SCENARIO…] [--quick] [--kills N]
+//   hearth-faults [SCENARIO…] [--quick] [--kills N] [--soak-seconds N] [--soak-wal-limit-mb N]
+//                 [--soak-rate N]
 //
 // `scripts/faults` runs it (release build) with the fuzzer; `--quick` is CI's short form.
 import Foundation
@@ -11,6 +12,11 @@ import HearthTestbed
 struct Options {
   var quick = false
   var kills: Int?
+  var soakSeconds: Int?
+  /// The hub's `wal-limit-mb` in the soak (to measure what the bound costs).
+  var soakWALLimit: Int?
+  /// Each soak writer's transactions a second (0: full speed).
+  var soakRate: Int?
 }
 
 /// A scenario this machine cannot run (said, not counted as a failure).
@@ -44,6 +50,10 @@ let scenarios = [
   Scenario(
     name: "bad-database",
     summary: "a corrupt or other-format database: refused, left untouched", run: badDatabase),
+  Scenario(
+    name: "soak",
+    summary: "4 writers for 10 minutes (2 quick) under a live query: WAL, memory, latency hold",
+    run: soak),
 ]
 
 func printError(_ text: String) {
@@ -57,15 +67,24 @@ while !arguments.isEmpty {
   let argument = arguments.removeFirst()
   switch argument {
   case "--quick": options.quick = true
-  case "--kills":
-    guard let value = arguments.first.flatMap({ Int($0) }), value > 0 else {
-      printError("hearth-faults: --kills needs a positive number")
+  case "--kills", "--soak-seconds", "--soak-wal-limit-mb", "--soak-rate":
+    guard let value = arguments.first.flatMap({ Int($0) }),
+      value > 0 || (argument == "--soak-rate" && value == 0)
+    else {
+      printError("hearth-faults: \(argument) needs a positive number")
       exit(2)
     }
     arguments.removeFirst()
-    options.kills = value
+    switch argument {
+    case "--kills": options.kills = value
+    case "--soak-seconds": options.soakSeconds = value
+    case "--soak-rate": options.soakRate = value
+    default: options.soakWALLimit = value
+    }
   case "--help", "-h":
-    print("usage: hearth-faults [SCENARIO…] [--quick] [--kills N]\n\nscenarios:")
+    print(
+      "usage: hearth-faults [SCENARIO…] [--quick] [--kills N] [--soak-seconds N]\n"
+        + "                     [--soak-wal-limit-mb N] [--soak-rate N]\n\nscenarios:")
     for scenario in scenarios { print("  \(scenario.name)  \(scenario.summary)") }
     exit(0)
   case let name where name.hasPrefix("-"):

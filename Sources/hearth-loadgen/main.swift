@@ -16,7 +16,8 @@
 // (busy_timeout 5 s), without the hub: the benchmark's baseline.
 //
 // `--seconds S` writes for S seconds instead of `--count` writes and prints `wrote <N>` at
-// the end (no acks). `--probe S`, for the soak: for S seconds, one write every 100 ms while
+// the end (no acks); with `--rate R`, R writes a second at most. `--probe S`, for the
+// soak: for S seconds, one write every 50 ms while
 // a live query (`@Fetch` of the newest rows of its own table) follows the bus; after each,
 // `probe <ms since start> <µs from the write's start to the live query holding its row>`.
 //
@@ -53,6 +54,7 @@ var hold: Double?
 var slowMigration: Int?
 var seconds: Double?
 var probe: Double?
+var rate: Double?
 var paths = HubPaths.fromEnvironment()
 var arguments = Array(CommandLine.arguments.dropFirst())
 while !arguments.isEmpty {
@@ -81,6 +83,7 @@ while !arguments.isEmpty {
   case "--slow-migration": slowMigration = Int(value)
   case "--seconds": seconds = Double(value)
   case "--probe": probe = Double(value)
+  case "--rate": rate = Double(value)
   case "--database": paths.databasePath = value
   case "--runtime-dir": paths.runtimeDirectory = value
   default: fail("unknown argument \(argument)")
@@ -103,6 +106,12 @@ func report(_ latencies: [Double], totalMilliseconds: Double) {
 }
 
 func now() -> UInt64 { DispatchTime.now().uptimeNanoseconds }
+
+/// Sleeps until `deadline` (on `now()`'s clock), if it is still ahead.
+func pause(until deadline: UInt64) {
+  let current = now()
+  if current < deadline { usleep(UInt32(min((deadline - current) / 1_000, 1_000_000))) }
+}
 
 /// With `--timings`: says it is ready and waits for the benchmark's go.
 @MainActor func awaitStart() {
@@ -222,8 +231,8 @@ if let probe {
       fail("probe \(index) failed: \(error)")
     }
     index += 1
-    let next = start + UInt64(index) * 100_000_000
-    if now() < next { usleep(UInt32((next - now()) / 1_000)) }
+    let next = start + UInt64(index) * 50_000_000
+    pause(until: next)
   }
   withExtendedLifetime(live) {}
   exit(0)
@@ -244,6 +253,10 @@ if let seconds {
       written += 1
     } catch {
       fail("write \(written) failed: \(error)")
+    }
+    if let rate, rate > 0 {
+      let next = writesStart + UInt64(Double(written) / rate * 1e9)
+      pause(until: next)
     }
   }
   say("wrote \(written)")

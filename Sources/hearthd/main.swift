@@ -24,8 +24,9 @@ let usage = """
   HEARTH_RUNTIME_DIR), then these flags. Keys: database, runtime-dir,
   transaction-timeout, max-message-size, heartbeat-interval, retention-days,
   feed-keep, prune-interval, bus-high-water-mark, wal-limit-mb (default 32),
-  checkpoint-wait (seconds, default 0.05), checkpoint-interval (seconds,
-  default 0.2; 0 turns the checkpointer thread off).
+  checkpoint-wait (seconds, default 0.05), checkpoint-retry (seconds, default
+  0.25), checkpoint-interval (seconds, default 0.2; 0 turns the checkpointer
+  thread off).
   One hub per database: a second one on the same database or sockets exits 1.
   SIGTERM or SIGINT: finish what is in flight, checkpoint, exit 0.
   """
@@ -118,6 +119,9 @@ if let text = settings["wal-limit-mb"] {
 }
 if let wait = seconds("checkpoint-wait", in: settings) {
   configuration.checkpointWait = wait
+}
+if let delay = seconds("checkpoint-retry", in: settings) {
+  configuration.checkpointRetryDelay = delay
 }
 if settings["checkpoint-interval"].flatMap(Double.init) == 0 {
   configuration.checkpointInterval = .zero

@@ -49,7 +49,8 @@ import Testing
       for value in 0..<perWriter {
         try? writers[index].write { db in
           try db.execute(
-            sql: "INSERT INTO w\(index) (v) VALUES (?)", arguments: [String(repeating: "x", count: 200)])
+            sql: "INSERT INTO w\(index) (v) VALUES (?)",
+            arguments: [String(repeating: "x", count: 200)])
         }
         if value % 50 == 0 {
           let bytes = walFileBytes(running)
@@ -70,7 +71,9 @@ import Testing
     #expect(maximumFileBytes.load(ordering: .relaxed) <= Self.limit + status.largestCommitBytes)
     #expect(reads.load(ordering: .relaxed) > 0)
     for index in writers.indices {
-      let count = try writers[0].read { try Int.fetchOne($0, sql: "SELECT count(*) FROM w\(index)") }
+      let count = try writers[0].read {
+        try Int.fetchOne($0, sql: "SELECT count(*) FROM w\(index)")
+      }
       #expect(count == perWriter)
     }
   }
@@ -89,7 +92,8 @@ import Testing
       let start = ContinuousClock.now
       try notes.write { db in
         try db.execute(
-          sql: "INSERT INTO notes (text) VALUES (?)", arguments: [String(repeating: "y", count: 500)])
+          sql: "INSERT INTO notes (text) VALUES (?)",
+          arguments: [String(repeating: "y", count: 500)])
       }
       return ContinuousClock.now - start
     }
@@ -141,8 +145,10 @@ import Testing
     let (count, entries, event) = try notes.read { db in
       (
         try Int.fetchOne(db, sql: "SELECT count(*) FROM notes"),
-        try Int.fetchOne(db, sql: "SELECT count(*) FROM hearth_commits WHERE seq > ?", arguments: [before]),
-        try String.fetchOne(db, sql: "SELECT event FROM hearth_commits WHERE seq = ?", arguments: [before + 1])
+        try Int.fetchOne(
+          db, sql: "SELECT count(*) FROM hearth_commits WHERE seq > ?", arguments: [before]),
+        try String.fetchOne(
+          db, sql: "SELECT event FROM hearth_commits WHERE seq = ?", arguments: [before + 1])
       )
     }
     #expect(count == rows)
@@ -179,7 +185,8 @@ import Testing
       running.removeFiles()
     }
     let notes = try HubDatabase(notesPlugin, paths: running.paths)
-    try notes.write { db in try db.execute(sql: "INSERT INTO notes (id, text) VALUES (1, 'first')") }
+    try notes.write { db in try db.execute(sql: "INSERT INTO notes (id, text) VALUES (1, 'first')")
+    }
     // The failing insert is buffered: its error reaches the closure later, at a statement that
     // is not its own, which the closure swallows. The commit must not go through without it.
     #expect(throws: DatabaseError.self) {

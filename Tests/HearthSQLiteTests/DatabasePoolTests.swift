@@ -149,7 +149,9 @@ import Testing
     }
     func insert(_ count: Int) throws {
       for value in 0..<count {
-        try dbPool.write { try $0.execute(sql: "INSERT INTO items (value) VALUES (?)", arguments: [value]) }
+        try dbPool.write {
+          try $0.execute(sql: "INSERT INTO items (value) VALUES (?)", arguments: [value])
+        }
       }
     }
     try insert(20)

@@ -1,0 +1,152 @@
+import Foundation
+import HearthBus
+import HearthSQLite
+import HearthTestbed
+
+/// Sustained writes from four plugin processes (10 minutes; 2 in the quick form) while a
+/// fifth keeps a live query on the bus and times its refreshes. The writers go at
+/// `soakRate` transactions a second each (400: together about three quarters of what the
+/// hub commits at full speed on a 2-core machine), so that the refresh times measure the
+/// hub over time rather than a saturated CPU's scheduling; 0 is full speed. It fails when the WAL goes
+/// past its bound by more than the largest commit, when hearthd's resident memory after the
+/// first minute grows more than 10 % over the first minute's, when the observer's refresh
+/// p99 in the last minute is more than twice the first minute's, or when a write is lost.
+func soak(_ options: Options) throws -> String {
+  let seconds = options.soakSeconds ?? (options.quick ? 120 : 600)
+  guard seconds >= 120 else { throw TestbedError("the soak needs two minutes at least") }
+  let directory = try temporaryDirectory()
+  defer { try? FileManager.default.removeItem(at: directory) }
+  let hub = try HubProcess(
+    directory: directory, config: options.soakWALLimit.map { "wal-limit-mb = \($0)\n" })
+  _ = try hub.waitUntilReady()
+  defer { _ = hub.terminate() }
+  let pid = hub.process.processIdentifier
+  let status = try HubStatusClient(endpoint: "ipc://\(hub.runtimeDirectory)/hub.sock")
+  let limit = try status.wal().limit
+
+  let rate = options.soakRate ?? 400
+  let writers = try (0..<4).map { index in
+    try LoadgenProcess(
+      hub: hub,
+      arguments: [
+        "--plugin", "soak\(index)", "--seconds", String(seconds), "--rate", String(rate),
+      ])
+  }
+  let observer = try LoadgenProcess(
+    hub: hub, arguments: ["--plugin", "observer", "--probe", String(seconds)])
+
+  // Every 100 ms: hearthd's resident memory and the WAL file's size.
+  var memory: [(at: Double, kilobytes: Int)] = []
+  var largestFile = 0
+  let start = ContinuousClock.now
+  func elapsed() -> Double { (ContinuousClock.now - start).milliseconds / 1000 }
+  while writers.contains(where: { $0.process.isRunning }) || observer.process.isRunning {
+    guard elapsed() < Double(seconds) + 60 else {
+      throw TestbedError("the soak's processes still run a minute after its end")
+    }
+    if let kilobytes = try? residentKilobytes(pid) { memory.append((elapsed(), kilobytes)) }
+    largestFile = max(largestFile, fileSize(hub.databasePath + "-wal"))
+    Thread.sleep(forTimeInterval: 0.1)
+  }
+  for (index, process) in (writers + [observer]).enumerated() {
+    let code = try process.waitForExit()
+    guard code == 0 else {
+      throw TestbedError("process \(index) exited \(code): \(process.lines.suffix(3))")
+    }
+  }
+  let wal = try status.wal()
+
+  // Nothing lost: each writer's rows are all there.
+  let written = writers.map { writer in
+    writer.lines.compactMap { $0.hasPrefix("wrote ") ? Int($0.dropFirst(6)) : nil }.first ?? -1
+  }
+  let stored = try openReadOnly(hub.databasePath).read { db in
+    try (0..<4).map { try Int.fetchOne(db, sql: "SELECT count(*) FROM soak\($0)_rows") ?? 0 }
+  }
+  guard stored == written else {
+    throw TestbedError("the writers acknowledged \(written) rows; the database has \(stored)")
+  }
+  let transactions = written.reduce(0, +)
+
+  // The figures, then the checks on them.
+  let allowed = limit + wal.largestCommitBytes
+  let firstMinute = memory.filter { $0.at < 60 }.map(\.kilobytes).max() ?? 0
+  let afterwards = memory.filter { $0.at >= 60 }.map(\.kilobytes).max() ?? 0
+  let lastMinute = memory.filter { $0.at >= Double(seconds) - 60 }.map(\.kilobytes).max() ?? 0
+  let probes = observer.lines.compactMap { line -> (at: Double, micros: Double)? in
+    let parts = line.split(separator: " ")
+    guard parts.count == 3, parts[0] == "probe", let at = Double(parts[1]),
+      let micros = Double(parts[2])
+    else { return nil }
+    return (at / 1000, micros)
+  }
+  let first = percentile(probes.filter { $0.at < 60 }.map(\.micros), 0.99)
+  let last = percentile(probes.filter { $0.at >= Double(seconds) - 60 }.map(\.micros), 0.99)
+  let figures = String(
+    format: "4 writers (%@) for %d s: %d transactions (%.0f tx/s), every row present; WAL max %@ "
+      + "(file %@; bound %@ + largest commit %@), %d restarts (%d held off; the writer spent "
+      + "%.0f ms in them, %.1f ms the longest); hearthd RSS %.1f MiB first minute, %.1f MiB "
+      + "last; observer refresh p99 %.2f ms first minute, %.2f ms last (%d probes)",
+    rate == 0 ? "full speed" : "\(rate) tx/s each", seconds, transactions,
+    Double(transactions) / Double(seconds), megabytes(wal.peakBytes),
+    megabytes(largestFile), megabytes(limit), megabytes(wal.largestCommitBytes), wal.restarts,
+    wal.incompleteRestarts, wal.restartMilliseconds, wal.slowestRestartMilliseconds,
+    Double(firstMinute) / 1024, Double(lastMinute) / 1024, first / 1000, last / 1000,
+    probes.count)
+
+  var failures: [String] = []
+  if wal.peakBytes > allowed || largestFile > allowed {
+    failures.append("the WAL went past its bound plus the largest commit")
+  }
+  if afterwards > firstMinute * 11 / 10 {
+    failures.append(
+      "hearthd's resident memory grew from \(firstMinute) kB in the first minute to "
+        + "\(afterwards) kB")
+  }
+  if first == 0 || last == 0 {
+    failures.append("the observer reported too few probes")
+  } else if last > 2 * first {
+    failures.append("the observer's refresh p99 more than doubled")
+  }
+  guard failures.isEmpty else {
+    throw TestbedError(failures.joined(separator: "; ") + " (" + figures + ")")
+  }
+  return figures
+}
+
+/// Asks a hub for its `welcome` over a DEALER socket, as `hearth status` does.
+struct HubStatusClient {
+  let socket: BusSocket
+
+  init(endpoint: String) throws {
+    socket = try BusSocket(BusContext(), .dealer)
+    try socket.connect(endpoint)
+  }
+
+  func wal() throws -> WALStatus {
+    let id = UUID().uuidString
+    try socket.send([try WireCoding.encode(HelloRequest(id: id))])
+    guard let frames = try socket.receive(timeout: .seconds(5)), let frame = frames.last,
+      let wal = try WireCoding.decode(WelcomeReply.self, from: frame).wal
+    else { throw TestbedError("the hub did not say how its WAL is") }
+    return wal
+  }
+}
+
+func fileSize(_ path: String) -> Int {
+  ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int) ?? 0
+}
+
+func megabytes(_ bytes: Int) -> String { String(format: "%.1f MiB", Double(bytes) / 1_048_576) }
+
+func percentile(_ values: [Double], _ q: Double) -> Double {
+  let sorted = values.sorted()
+  guard !sorted.isEmpty else { return 0 }
+  return sorted[Int((Double(sorted.count - 1) * q).rounded())]
+}
+
+extension Duration {
+  var milliseconds: Double {
+    Double(components.seconds) * 1000 + Double(components.attoseconds) / 1e15
+  }
+}
