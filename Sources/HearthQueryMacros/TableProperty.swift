@@ -78,7 +78,8 @@ struct TableProperty {
         diagnostics.append(
           .error(
             binding, "missingType",
-            "\(macro) cannot infer the type of '\(name)': add a type annotation"))
+            "\(macro) cannot infer the type of '\(name)': add a type annotation",
+            fixIts: [annotationFixIt(binding)]))
         continue
       }
       properties.append(
@@ -91,7 +92,12 @@ struct TableProperty {
     return properties
   }
 
-  /// The type of a literal default value (`""`, `0`, `0.5`, `true`), as Swift infers it.
+  /// The type of a default value, as Swift infers it, where the syntax alone says it: a
+  /// literal (`""`, `0`, `0x1F`, `-2`, `0.5`, `true`), or a call of a type's initializer
+  /// (`Date(timeIntervalSince1970: 0)`, `UUID()`, `Status()`, `Foundation.Date()`,
+  /// `Set<String>()`, `[Int]()`), force-unwrapped or not (`URL(string: "…")!`). Nil for the
+  /// rest (`Theme.blue`, `.init()`, `makeDate()`): those need an annotation, as they do for
+  /// the reference's macros.
   static func inferType(of expression: ExprSyntax) -> String? {
     if expression.is(StringLiteralExprSyntax.self) { return "String" }
     if expression.is(IntegerLiteralExprSyntax.self) { return "Int" }
@@ -100,7 +106,58 @@ struct TableProperty {
     if let prefix = expression.as(PrefixOperatorExprSyntax.self), prefix.operator.text == "-" {
       return inferType(of: prefix.expression)
     }
+    if let forced = expression.as(ForceUnwrapExprSyntax.self),
+      let call = forced.expression.as(FunctionCallExprSyntax.self)
+    {
+      return typeName(call.calledExpression)
+    }
+    if let call = expression.as(FunctionCallExprSyntax.self) {
+      return typeName(call.calledExpression)
+    }
     return nil
+  }
+
+  /// The type an expression names when it is called as an initializer: a capitalized name,
+  /// a path of them, a generic specialization, or an array or dictionary type.
+  static func typeName(_ expression: ExprSyntax) -> String? {
+    if let reference = expression.as(DeclReferenceExprSyntax.self) {
+      return reference.baseName.text.first?.isUppercase == true ? reference.trimmedDescription : nil
+    }
+    if let member = expression.as(MemberAccessExprSyntax.self), let base = member.base {
+      guard member.declName.baseName.text.first?.isUppercase == true, typeName(base) != nil
+      else { return nil }
+      return member.trimmedDescription
+    }
+    if let generic = expression.as(GenericSpecializationExprSyntax.self) {
+      return typeName(generic.expression) != nil ? generic.trimmedDescription : nil
+    }
+    if let array = expression.as(ArrayExprSyntax.self), array.elements.count == 1,
+      let element = array.elements.first, typeName(element.expression) != nil
+    {
+      return array.trimmedDescription
+    }
+    if let dictionary = expression.as(DictionaryExprSyntax.self),
+      case .elements(let elements) = dictionary.content, elements.count == 1,
+      let element = elements.first, typeName(element.key) != nil, typeName(element.value) != nil
+    {
+      return dictionary.trimmedDescription
+    }
+    return nil
+  }
+
+  /// Adds `: <#Type#>` after the property's name.
+  static func annotationFixIt(_ binding: PatternBindingSyntax) -> FixIt {
+    let annotated =
+      binding
+      .with(\.pattern, binding.pattern.with(\.trailingTrivia, []))
+      .with(
+        \.typeAnnotation,
+        TypeAnnotationSyntax(
+          colon: .colonToken(trailingTrivia: .space),
+          type: IdentifierTypeSyntax(name: .identifier("<#Type#>"), trailingTrivia: .space)))
+    return FixIt(
+      message: MacroMessage(message: "add a type annotation", id: "addType", severity: .error),
+      changes: [.replace(oldNode: Syntax(binding), newNode: Syntax(annotated))])
   }
 }
 

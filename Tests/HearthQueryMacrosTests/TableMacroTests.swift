@@ -1,3 +1,4 @@
+import Foundation
 import HearthQueryMacros
 import SwiftDiagnostics
 import SwiftParser
@@ -170,6 +171,66 @@ func normalized(_ code: String) -> String {
       "@Table public struct Fact { public let id: Int; public var body = \"\" }")
     #expect(code.contains("public struct TableColumns"))
     #expect(code.contains("public init(decoder: inout HearthQuery.QueryDecoder) throws"))
+  }
+
+  @Test func infersColumnTypesFromDefaultValuesAsSwiftDoes() {
+    let (code, diagnostics) = expand(
+      """
+      @Table struct Reminder {
+        let id: Int
+        var createdAt = Date(timeIntervalSince1970: 0)
+        var token = UUID()
+        var link = URL(string: "https://example.com")!
+        var status = Status()
+        var moment = Foundation.Date()
+        var priority = Reminder.Priority(rawValue: 1)
+        var tags = Set<String>()
+        var scores = [Int]()
+        var counts = [String: Int]()
+        var mask = 0x1F
+        var offset = -3
+        var ratio = -0.5
+        var done = false
+        var title = "untitled"
+      }
+      """)
+    #expect(diagnostics == [])
+    for (name, type) in [
+      ("createdAt", "Date"), ("token", "UUID"), ("link", "URL"), ("status", "Status"),
+      ("moment", "Foundation.Date"), ("priority", "Reminder.Priority"), ("tags", "Set<String>"),
+      ("scores", "[Int]"), ("counts", "[String: Int]"), ("mask", "Int"), ("offset", "Int"),
+      ("ratio", "Double"), ("done", "Bool"), ("title", "String"),
+    ] {
+      #expect(
+        normalized(code).contains(
+          normalized(
+            "let \(name) = HearthQuery._tableColumn(\"\(name)\", \\Reminder.\(name), as: \(type).self)"
+          )), "\(name): \(type)")
+    }
+  }
+
+  @Test func asksForAnAnnotationWithAFixItOnlyWhereTheSyntaxCannotTell() {
+    for (declaration, name) in [
+      ("var theme = Theme.blue", "theme"), ("var when = Date.now", "when"),
+      ("var made = makeDate()", "made"), ("var other = .init()", "other"),
+      ("var nothing = nil", "nothing"), ("var built = Factory.make()", "built"),
+    ] {
+      let file = Parser.parse(source: "@Table struct Item {\n  let id: Int\n  \(declaration)\n}")
+      let context = BasicMacroExpansionContext(
+        sourceFiles: [file: .init(moduleName: "Test", fullFilePath: "Test.swift")])
+      _ = file.expand(macros: macros, contextGenerator: { _ in context }, indentationWidth: .spaces(2))
+      let diagnostic = context.diagnostics.first
+      #expect(
+        diagnostic?.message == "@Table cannot infer the type of '\(name)': add a type annotation")
+      let fixIt = diagnostic?.fixIts.first
+      #expect(fixIt?.message.message == "add a type annotation")
+      guard case .replace(_, let newNode)? = fixIt?.changes.first else {
+        Issue.record("no replacement in the fix-it for \(declaration)")
+        continue
+      }
+      let fixed = String(declaration.dropFirst(4)).replacingOccurrences(of: " = ", with: ": <#Type#> = ")
+      #expect(newNode.description == fixed)
+    }
   }
 
   @Test func diagnosesMisuseAtTheOffendingLine() {

@@ -45,6 +45,10 @@ def check(condition, what):
 # hello: who is the hub, how far is its feed
 welcome = request({"type": "hello", "id": "h1"})
 check(welcome["type"] == "welcome" and isinstance(welcome["seq"], int), welcome)
+# welcome.wal: the write-ahead log against its bound (32 MiB by default).
+wal = welcome["wal"]
+check(wal["limit"] == 32 << 20 and 0 <= wal["bytes"] <= wal["peakBytes"], wal)
+check(wal["restarts"] >= 0 and wal["incompleteRestarts"] >= 0, wal)
 
 # The bus: wait for a heartbeat, so the subscription is in place (the slow joiner).
 deadline = time.time() + 5
@@ -120,6 +124,24 @@ check(changes["seq"] == start + 2 and changes["horizon"] <= start + 1, changes)
 saved = request({"type": "cursor", "id": "k1", "plugin": "py", "seq": start + 2})
 check(saved["type"] == "cursorSaved" and saved["seq"] == start + 2, saved)
 check(saved["horizon"] <= start + 1, saved)
+
+# A big transaction, in parts: 25,000 inserts, 1,000 a message, then the end. One commit,
+# one sequence number; past 10,000 rows the event says the table changed, not which rows.
+big_id = str(uuid.uuid4())
+for part in range(25):
+    reply = request({
+        "type": "transaction", "id": big_id, "plugin": "py", "part": part,
+        "statements": [{"sql": "INSERT INTO py_notes (t) VALUES (?)", "args": [{"text": f"bulk {part}.{i}"}]}
+                       for i in range(1000)],
+    })
+    check(reply["type"] == "results" and len(reply["results"]) == 1000, reply.get("code"))
+bulk = request({"type": "transaction", "id": big_id, "plugin": "py", "part": 25, "end": "commit",
+                "statements": [{"sql": "SELECT count(*) FROM py_notes WHERE t LIKE 'bulk %'", "rows": True}]})
+check(bulk["type"] == "committed" and bulk["seq"] == start + 3, bulk)
+check(bulk["results"][0]["rows"] == [[{"int": "25000"}]], bulk["results"])
+event = request({"type": "changes", "id": "c2", "since": start + 2})["commits"][0]
+check(event["seq"] == start + 3 and event["tables"]["py_notes"]["unknownRows"] is True, event)
+check(event["tables"]["py_notes"]["inserted"] == [], event)
 
 # Typed errors.
 check(request({"type": "transaction", "id": "x1", "plugin": "py", "part": 0, "end": "commit",
