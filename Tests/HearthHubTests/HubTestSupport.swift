@@ -47,6 +47,11 @@ final class RunningHub: Sendable {
   }
 
   func removeFiles() { try? FileManager.default.removeItem(at: directory) }
+
+  func stopAndRemove() {
+    stop()
+    removeFiles()
+  }
 }
 
 /// Sends raw frames to a hub, as a client in another language would.

@@ -12,6 +12,14 @@ import Testing
 @Suite(.serialized) struct PressureTests {
   static let limit = 1 << 20
 
+  /// A hub of its own and the notes plugin registered with it.
+  func notesHub(_ configure: (inout HubConfiguration) -> Void = { _ in }) throws -> (
+    RunningHub, HubDatabase
+  ) {
+    let running = try RunningHub(configure: configure)
+    return (running, try HubDatabase(notesPlugin, paths: running.paths))
+  }
+
   func walFileBytes(_ running: RunningHub) -> Int {
     let attributes = try? FileManager.default.attributesOfItem(
       atPath: running.paths.databasePath + "-wal")
@@ -20,10 +28,7 @@ import Testing
 
   @Test func theWALStaysUnderItsBoundWhileWritersNeverPause() throws {
     let running = try RunningHub { $0.walLimit = Self.limit }
-    defer {
-      running.stop()
-      running.removeFiles()
-    }
+    defer { running.stopAndRemove() }
     let writers = try (0..<2).map { index in
       try HubDatabase(
         PluginRegistration(
@@ -79,15 +84,11 @@ import Testing
   }
 
   @Test func aReaderHoldingASnapshotHoldsTheLogBackButNeverStallsTheWriter() throws {
-    let running = try RunningHub {
+    let (running, notes) = try notesHub {
       $0.walLimit = Self.limit
       $0.checkpointInterval = .zero
     }
-    defer {
-      running.stop()
-      running.removeFiles()
-    }
-    let notes = try HubDatabase(notesPlugin, paths: running.paths)
+    defer { running.stopAndRemove() }
     func writeNote() throws -> Duration {
       let start = ContinuousClock.now
       try notes.write { db in
@@ -128,12 +129,8 @@ import Testing
   }
 
   @Test func aMillionRowClosureCommitsWholeAsOneFeedEntry() throws {
-    let running = try RunningHub()
-    defer {
-      running.stop()
-      running.removeFiles()
-    }
-    let notes = try HubDatabase(notesPlugin, paths: running.paths)
+    let (running, notes) = try notesHub()
+    defer { running.stopAndRemove() }
     let before = running.hub.lastSequence
     let rows = 1_000_000
     try notes.write { db in
@@ -159,12 +156,8 @@ import Testing
   }
 
   @Test func aBigClosureThatFailsAtItsLastStatementLeavesNothing() throws {
-    let running = try RunningHub()
-    defer {
-      running.stop()
-      running.removeFiles()
-    }
-    let notes = try HubDatabase(notesPlugin, paths: running.paths)
+    let (running, notes) = try notesHub()
+    defer { running.stopAndRemove() }
     let before = running.hub.lastSequence
     #expect(throws: DatabaseError.self) {
       try notes.write { db in
@@ -179,12 +172,8 @@ import Testing
   }
 
   @Test func aBufferedFailureCaughtInTheClosureStillFailsTheCommit() throws {
-    let running = try RunningHub()
-    defer {
-      running.stop()
-      running.removeFiles()
-    }
-    let notes = try HubDatabase(notesPlugin, paths: running.paths)
+    let (running, notes) = try notesHub()
+    defer { running.stopAndRemove() }
     try notes.write { db in try db.execute(sql: "INSERT INTO notes (id, text) VALUES (1, 'first')")
     }
     // The failing insert is buffered: its error reaches the closure later, at a statement that
