@@ -218,7 +218,8 @@ func normalized(_ code: String) -> String {
       let file = Parser.parse(source: "@Table struct Item {\n  let id: Int\n  \(declaration)\n}")
       let context = BasicMacroExpansionContext(
         sourceFiles: [file: .init(moduleName: "Test", fullFilePath: "Test.swift")])
-      _ = file.expand(macros: macros, contextGenerator: { _ in context }, indentationWidth: .spaces(2))
+      _ = file.expand(
+        macros: macros, contextGenerator: { _ in context }, indentationWidth: .spaces(2))
       let diagnostic = context.diagnostics.first
       #expect(
         diagnostic?.message == "@Table cannot infer the type of '\(name)': add a type annotation")
@@ -228,7 +229,8 @@ func normalized(_ code: String) -> String {
         Issue.record("no replacement in the fix-it for \(declaration)")
         continue
       }
-      let fixed = String(declaration.dropFirst(4)).replacingOccurrences(of: " = ", with: ": <#Type#> = ")
+      let fixed = String(declaration.dropFirst(4)).replacingOccurrences(
+        of: " = ", with: ": <#Type#> = ")
       #expect(newNode.description == fixed)
     }
   }

@@ -57,9 +57,11 @@ struct EntrySummary: Equatable {
       }
       .execute(db)
     }
-    #expect(try database.read { try Entry.order(by: \.id).fetchAll($0) } == [
-      Entry(id: 1), Entry(id: 2, createdAt: Date(timeIntervalSince1970: 86_400), isDone: true, title: "later"),
-    ])
+    #expect(
+      try database.read { try Entry.order(by: \.id).fetchAll($0) } == [
+        Entry(id: 1),
+        Entry(id: 2, createdAt: Date(timeIntervalSince1970: 86_400), isDone: true, title: "later"),
+      ])
 
     let recent = expectSQL(
       Entry.where { $0.createdAt > Date(timeIntervalSince1970: 3_600) && $0.isDone }
