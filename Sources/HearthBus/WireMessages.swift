@@ -282,7 +282,12 @@ public struct ChangesRequest: Codable, Hashable, Sendable {
   public var type = "changes"
   public var id: String
   public var since: Int64
+  /// How many commits at most, 1 to 10,000; 1,000 when absent.
   public var limit: Int?
+
+  /// What `limit` may be, and what it is when absent.
+  public static let limits = 1...10_000
+  public static let defaultLimit = 1_000
 
   public init(id: String, since: Int64, limit: Int? = nil) {
     self.id = id

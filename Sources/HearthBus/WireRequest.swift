@@ -97,6 +97,10 @@ public enum WireRequest: Hashable, Sendable {
         return ErrorReply(
           id: request.id, code: .malformed, message: "end is \"commit\" or \"rollback\"")
       }
+      if let part = request.part, part < 0 {
+        return ErrorReply(
+          id: request.id, code: .malformed, message: "part is 0 or more, not \(part)")
+      }
     case .register(let request):
       let declared = request.tables.map { $0.lowercased() }
       if request.plugin.isEmpty || declared.contains(where: \.isEmpty) {
@@ -108,7 +112,24 @@ public enum WireRequest: Hashable, Sendable {
         return ErrorReply(
           id: request.id, code: .unauthorized, message: "table name \(reserved) is reserved")
       }
-    case .hello, .changes, .cursor:
+    case .changes(let request):
+      if request.since < 0 {
+        return ErrorReply(
+          id: request.id, code: .malformed,
+          message: "since is a sequence number, 0 or more, not \(request.since)")
+      }
+      if let limit = request.limit, !ChangesRequest.limits.contains(limit) {
+        return ErrorReply(
+          id: request.id, code: .malformed,
+          message: "limit is 1 to \(ChangesRequest.limits.upperBound), not \(limit)")
+      }
+    case .cursor(let request):
+      if request.seq < 0 {
+        return ErrorReply(
+          id: request.id, code: .malformed,
+          message: "seq is a sequence number, 0 or more, not \(request.seq)")
+      }
+    case .hello:
       break
     }
     return nil

@@ -432,7 +432,10 @@ struct HubSession {
         commit(client: client, request: request, results: results)
       case "rollback":
         endTransaction(rollback: true)
-        reply(client, CommittedReply(id: request.id, seq: 0, results: results, rolledBack: true))
+        reply(
+          client,
+          CommittedReply(
+            id: request.id, seq: hub.lastSequence, results: results, rolledBack: true))
       default:
         reply(client, ResultsReply(id: request.id, results: results))
       }
@@ -695,7 +698,7 @@ struct HubSession {
   }
 
   func changes(client: Data, request: ChangesRequest) {
-    let limit = min(max(request.limit ?? 1_000, 1), 10_000)
+    let limit = request.limit ?? ChangesRequest.defaultLimit
     do {
       let (events, horizon) = try hub.database.read { db in
         let events = try HubStore.commits(after: request.since, limit: limit, db)

@@ -15,6 +15,43 @@ import Testing
     return refusal
   }
 
+  @Test func fieldsOutsideTheirStatedRangesAreMalformed() {
+    for (frame, message) in [
+      (
+        #"{"v": 1, "type": "transaction", "id": "a", "plugin": "p", "statements": [], "part": -1}"#,
+        "part is 0 or more, not -1"
+      ),
+      (
+        #"{"v": 1, "type": "changes", "id": "a", "since": -1}"#,
+        "since is a sequence number, 0 or more, not -1"
+      ),
+      (
+        #"{"v": 1, "type": "changes", "id": "a", "since": 0, "limit": 0}"#,
+        "limit is 1 to 10000, not 0"
+      ),
+      (
+        #"{"v": 1, "type": "changes", "id": "a", "since": 0, "limit": 10001}"#,
+        "limit is 1 to 10000, not 10001"
+      ),
+      (
+        #"{"v": 1, "type": "cursor", "id": "a", "plugin": "p", "seq": -5}"#,
+        "seq is a sequence number, 0 or more, not -5"
+      ),
+    ] {
+      let refused = refusal(frame)
+      #expect(refused?.code == .malformed, "\(frame)")
+      #expect(refused?.id == "a")
+      #expect(refused?.message == message)
+    }
+    // The edges themselves are fine.
+    #expect(refusal(#"{"v": 1, "type": "changes", "id": "a", "since": 0, "limit": 1}"#) == nil)
+    #expect(refusal(#"{"v": 1, "type": "changes", "id": "a", "since": 0, "limit": 10000}"#) == nil)
+    #expect(
+      refusal(
+        #"{"v": 1, "type": "transaction", "id": "a", "plugin": "p", "statements": [], "part": 0}"#)
+        == nil)
+  }
+
   @Test func eachKindOfBadFrameGetsItsTypedRefusal() {
     #expect(refusal("garbage")?.code == .malformed)
     #expect(refusal("[1, 2]")?.code == .malformed)

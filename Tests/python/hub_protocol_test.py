@@ -143,6 +143,21 @@ event = request({"type": "changes", "id": "c2", "since": start + 2})["commits"][
 check(event["seq"] == start + 3 and event["tables"]["py_notes"]["unknownRows"] is True, event)
 check(event["tables"]["py_notes"]["inserted"] == [], event)
 
+# A rolled-back transaction answers committed, rolledBack, with the current sequence number.
+rollback_id = str(uuid.uuid4())
+request({"type": "transaction", "id": rollback_id, "plugin": "py", "part": 0,
+         "statements": [{"sql": "INSERT INTO py_notes (t) VALUES ('undone')"}]})
+undone = request({"type": "transaction", "id": rollback_id, "plugin": "py", "part": 1, "end": "rollback",
+                  "statements": []})
+check(undone.get("rolledBack") is True and undone["seq"] == start + 3, undone)
+
+# Fields outside their stated ranges are malformed.
+check(request({"type": "changes", "id": "m1", "since": 0, "limit": 0})["code"] == "malformed", "limit 0")
+check(request({"type": "changes", "id": "m2", "since": 0, "limit": 10001})["code"] == "malformed", "limit 10001")
+check(request({"type": "changes", "id": "m3", "since": -1})["code"] == "malformed", "since -1")
+check(request({"type": "transaction", "id": "m4", "plugin": "py", "part": -1,
+               "statements": []})["code"] == "malformed", "part -1")
+
 # Typed errors.
 check(request({"type": "transaction", "id": "x1", "plugin": "py", "part": 0, "end": "commit",
                "statements": [{"sql": "DELETE FROM hearth_meta"}]})["code"] == "unauthorized", "hub tables are not writable")
