@@ -6,7 +6,8 @@ import HearthSQLite
 /// - write only the tables it owns;
 /// - change the schema only in its migrations, and only of its own tables (never temporary
 ///   objects: they would live on in the hub's connection);
-/// - never ATTACH/DETACH, `load_extension`, open or end transactions, or set pragmas.
+/// - never ATTACH/DETACH, `load_extension`, open or end transactions, or set pragmas (the
+///   schema-inspecting ones may be read, `PRAGMA table_info(t)` and `pragma_table_info('t')`).
 struct PluginPolicy {
   enum Mode {
     /// Statements of a write transaction.
@@ -19,11 +20,14 @@ struct PluginPolicy {
   /// Lower-cased names of the tables the plugin owns.
   let ownedTables: Set<String>
   let mode: Mode
-  /// Read-only pragmas a plugin may run (to inspect its own schema).
-  static let readablePragmas: Set<String> = [
-    "table_info", "table_xinfo", "index_list", "index_info", "foreign_key_list",
-    "foreign_key_check", "integrity_check", "quick_check", "user_version", "data_version",
+  /// Read-only pragmas a plugin may run (to inspect the schema), with an argument that names
+  /// what to inspect (`PRAGMA table_info(notes)`) or without one.
+  static let inspectingPragmas: Set<String> = [
+    "table_info", "table_xinfo", "index_list", "index_info", "index_xinfo", "foreign_key_list",
+    "foreign_key_check", "integrity_check", "quick_check",
   ]
+  /// Pragmas a plugin may only read: with an argument they would set something.
+  static let readOnlyPragmas: Set<String> = ["user_version", "data_version", "schema_version"]
 
   /// Names this policy exactly (plugin, mode, tables), for the statement cache.
   var scope: String {
@@ -51,8 +55,13 @@ struct PluginPolicy {
     case .insert, .update, .delete:
       guard let table = action.first?.lowercased() else { return nil }
       if table.hasPrefix("sqlite_") {
-        // SQLite's own bookkeeping (sqlite_sequence, the schema table in migrations).
+        // SQLite's own bookkeeping: sqlite_sequence, the schema table in migrations, and the
+        // update of the schema table SQLite asks about when a table-valued pragma
+        // (`pragma_table_info('t')`) is first used. (A statement's own write to the schema
+        // table SQLite refuses before asking: writable_schema is off, and stays off.)
+        let isSchemaTable = table == "sqlite_master" || table == "sqlite_schema"
         return mode == .migration || table == "sqlite_sequence"
+          || (action.kind == .update && isSchemaTable)
           ? nil : "plugin \(plugin) may not write \(table)"
       }
       return owns(table) ? nil : "plugin \(plugin) does not own table \(table)"
@@ -72,8 +81,10 @@ struct PluginPolicy {
       return name == "load_extension" ? "load_extension is not allowed" : nil
     case .pragma:
       let name = (action.first ?? "").lowercased()
-      return action.second == nil && Self.readablePragmas.contains(name)
-        ? nil : "pragma \(name) is not allowed"
+      if Self.inspectingPragmas.contains(name) { return nil }
+      if action.second == nil, Self.readOnlyPragmas.contains(name) { return nil }
+      return Self.readOnlyPragmas.contains(name)
+        ? "pragma \(name) may be read, not set" : "pragma \(name) is not allowed"
     case .attach, .detach:
       return "ATTACH and DETACH are not allowed"
     case .transaction:

@@ -251,7 +251,7 @@ public struct DatabaseAction: Hashable, Sendable, CustomStringConvertible {
   /// The second detail: a column, the table of an index or trigger, a pragma's value…
   public var second: String?
 
-  public enum Kind: Sendable {
+  public enum Kind: Hashable, Sendable {
     case read, insert, update, delete, select, function, pragma, transaction, savepoint
     case attach, detach, recursive, analyze, reindex
     /// CREATE/DROP/ALTER of a table, index, trigger, view or virtual table.

@@ -90,6 +90,30 @@ import Testing
     }
   }
 
+  @Test func schemaInspectingPragmasMayBeReadInBothForms() throws {
+    let running = try RunningHub()
+    defer { running.stopAndRemove() }
+    let notes = try HubDatabase(notesPlugin, paths: running.paths)
+    let (info, names, version, integrity) = try notes.write { db in
+      (
+        try Row.fetchAll(db, sql: "PRAGMA table_info(notes)").map { try $0["name"] as String },
+        try String.fetchAll(db, sql: "SELECT name FROM pragma_table_info('notes') ORDER BY cid"),
+        try Int.fetchOne(db, sql: "PRAGMA user_version"),
+        try String.fetchAll(db, sql: "PRAGMA integrity_check(notes)")
+      )
+    }
+    #expect(info == ["id", "text"])
+    #expect(names == ["id", "text"])
+    #expect(version == 0)
+    #expect(integrity == ["ok"])
+    // Setting stays refused.
+    let refusal = #expect(throws: ErrorReply.self) {
+      try notes.write { try $0.execute(sql: "PRAGMA user_version = 7") }
+    }
+    #expect(refusal?.code == .unauthorized)
+    #expect(refusal?.message == "pragma user_version may be read, not set")
+  }
+
   @Test func everyForbiddenOperationIsRefusedAndLeavesNothing() throws {
     let running = try RunningHub()
     defer {
