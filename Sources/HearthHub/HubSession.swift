@@ -361,6 +361,18 @@ struct HubSession {
             message: "transaction \(request.id) belongs to another client"))
         return
       }
+      // A part again (its reply was lost) or out of order would run its statements twice or
+      // in the wrong place: refused, and the transaction stays as it was.
+      guard (request.part ?? 0) == current.nextPart else {
+        reply(
+          client,
+          ErrorReply(
+            id: request.id, code: .malformed,
+            message: "transaction \(request.id) is at part \(current.nextPart), not "
+              + "\(request.part ?? 0); roll it back (end: rollback, part \(current.nextPart)) "
+              + "and run it again"))
+        return
+      }
       run(client: client, request: request)
       return
     }

@@ -141,6 +141,34 @@ func factsPlugin() throws -> PluginRegistration {
     #expect(hello["hub"] as? String == running.hub.instanceID)
   }
 
+  @Test func aPartResentOrOutOfOrderIsRefusedAndRunsNothing() throws {
+    let running = try RunningHub()
+    defer { running.stopAndRemove() }
+    let notes = try HubDatabase(notesPlugin, paths: running.paths)
+    let client = try RawClient(running.paths)
+    func part(_ number: Int, end: String? = nil) throws -> [String: Any] {
+      let ending = end.map { #","end":"\#($0)""# } ?? ""
+      return try client.send(
+        #"{"v":1,"type":"transaction","id":"t","plugin":"notes","part":\#(number)\#(ending),"#
+          + #""statements":[{"sql":"INSERT INTO notes (text) VALUES ('p\#(number)')"}]}"#)
+    }
+    #expect(try part(0)["type"] as? String == "results")
+    // Part 0 again (as after a lost reply), then a part from the future.
+    for (number, expected) in [(0, 1), (2, 1)] {
+      let refused = try part(number)
+      #expect(refused["code"] as? String == "malformed")
+      #expect(
+        refused["message"] as? String
+          == "transaction t is at part \(expected), not \(number); roll it back (end: rollback, "
+          + "part \(expected)) and run it again")
+    }
+    #expect(try part(1, end: "commit")["type"] as? String == "committed")
+    let texts = try notes.read {
+      try String.fetchAll($0, sql: "SELECT text FROM notes ORDER BY id")
+    }
+    #expect(texts == ["p0", "p1"])
+  }
+
   @Test func aSilentClientIsRolledBackAndOthersContinue() throws {
     let running = try RunningHub { $0.transactionTimeout = .milliseconds(300) }
     defer {
