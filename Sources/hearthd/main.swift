@@ -23,7 +23,8 @@ let usage = """
   $XDG_CONFIG_HOME/hearth/hearthd.conf), the environment (HEARTH_DATABASE,
   HEARTH_RUNTIME_DIR), then these flags. Keys: database, runtime-dir,
   transaction-timeout, max-message-size, heartbeat-interval, retention-days,
-  feed-keep, prune-interval, bus-high-water-mark, wal-limit-mb (default 32),
+  feed-keep, prune-interval, bus-high-water-mark, max-queued-requests,
+  wal-limit-mb (default 32),
   checkpoint-wait (seconds, default 0.05), checkpoint-retry (seconds, default
   0.25), checkpoint-interval (seconds, default 0.2; 0 turns the checkpointer
   thread off).
@@ -103,6 +104,13 @@ if let count = settings["feed-keep"].flatMap(Int64.init), count >= 0 {
 }
 if let interval = seconds("prune-interval", in: settings) {
   configuration.pruneInterval = interval
+}
+if let text = settings["max-queued-requests"] {
+  guard let count = Int(text), count > 0 else {
+    log(3, "hearthd: max-queued-requests must be a positive number, not \(text)")
+    exit(2)
+  }
+  configuration.maximumQueuedRequests = count
 }
 if let mark = settings["bus-high-water-mark"].flatMap(Int32.init), mark > 0 {
   configuration.busHighWaterMark = Int(mark)
