@@ -317,14 +317,20 @@ case "subscribe":
   }
   // Subscribe first, then read the feed: nothing falls between the two.
   let database = openDatabase()
+  /// The hub's last sequence number: the feed's newest entry, or the number saved when
+  /// pruning emptied the feed (`lastSeq` alone is only written by pruning).
+  func currentSequence() throws -> Int64 {
+    try database.read { db in
+      let saved =
+        Int64(
+          try String.fetchOne(db, sql: "SELECT value FROM hearth_meta WHERE key = 'lastSeq'")
+            ?? "0") ?? 0
+      return max(saved, try Int64.fetchOne(db, sql: "SELECT max(seq) FROM hearth_commits") ?? 0)
+    }
+  }
   var last: Int64
   do {
-    let current = try database.read { db in
-      Int64(
-        try String.fetchOne(db, sql: "SELECT value FROM hearth_meta WHERE key = 'lastSeq'") ?? "0")
-        ?? 0
-    }
-    last = since ?? current
+    last = try since ?? currentSequence()
   } catch {
     fail("cannot read the feed: \(error)")
   }
@@ -361,15 +367,7 @@ case "subscribe":
     last = upTo
   }
 
-  if since != nil {
-    let current =
-      (try? database.read { db in
-        Int64(
-          try String.fetchOne(db, sql: "SELECT value FROM hearth_meta WHERE key = 'lastSeq'") ?? "0"
-        ) ?? 0
-      }) ?? last
-    catchUp(to: current)
-  }
+  if since != nil { catchUp(to: (try? currentSequence()) ?? last) }
   while true {
     guard let frames = try? socket.receive(timeout: .seconds(1)), frames.count == 2 else {
       continue

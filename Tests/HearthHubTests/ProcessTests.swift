@@ -244,6 +244,24 @@ import Testing
     #expect(second.sequences == Array(12...37))
   }
 
+  @Test func aSubscriberFromNowPrintsNoOldCommit() throws {
+    let directory = try temporaryDirectory()
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let hub = try HubProcess(directory: directory)
+    _ = try hub.waitUntilReady()
+    defer { _ = hub.terminate() }
+    try write(3, as: "before", to: hub)  // 1 (registration) to 4
+    let subscriber = try SubscriberProcess(hub: hub, arguments: [])
+    defer { subscriber.stop() }
+    // Two heartbeats (each says the hub is at 4): nothing old comes.
+    Thread.sleep(forTimeInterval: 2.2)
+    #expect(subscriber.sequences == [])
+    try write(2, as: "after", to: hub)  // 5 (registration) to 7
+    eventually { subscriber.sequences.count >= 3 }
+    Thread.sleep(forTimeInterval: 0.2)
+    #expect(subscriber.sequences == [5, 6, 7])
+  }
+
   @Test func aStoppedSubscriberPastTheHighWaterMarkConvergesWithoutDuplicates() throws {
     let directory = try temporaryDirectory()
     defer { try? FileManager.default.removeItem(at: directory) }
