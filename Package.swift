@@ -59,6 +59,7 @@ let package = Package(
       name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
     // No pkgConfig: libzmq.pc adds Kerberos include flags that SwiftPM rejects with a warning.
     .systemLibrary(name: "CZMQ", providers: [.apt(["libzmq3-dev"])]),
+    .systemLibrary(name: "CSodium", pkgConfig: "libsodium", providers: [.apt(["libsodium-dev"])]),
     .target(name: "HearthSQLite", dependencies: ["CSQLite"], swiftSettings: strict),
     // Naming and quoting shared by the macros and the runtime, so both give the same answer.
     .target(name: "HearthNaming", swiftSettings: strict),
@@ -98,8 +99,8 @@ let package = Package(
       ],
       swiftSettings: strict),
     .executableTarget(name: "hearth-demo", dependencies: ["HearthData"], swiftSettings: strict),
-    // The features: each written only against HearthPlugin and HearthData, as a plugin
-    // author's would be.
+    // The features: each written only against HearthPlugin and HearthData (and, for the
+    // attachments' SHA-256, Debian's libsodium), as a plugin author's would be.
     .target(
       name: "RemindersFeature", dependencies: ["HearthPlugin", "HearthData"],
       path: "Plugins/reminders/RemindersFeature", swiftSettings: strict),
@@ -107,7 +108,7 @@ let package = Package(
       name: "hearth-reminders", dependencies: ["RemindersFeature"],
       path: "Plugins/reminders/hearth-reminders", swiftSettings: strict),
     .target(
-      name: "AttachmentsFeature", dependencies: ["HearthPlugin", "HearthData"],
+      name: "AttachmentsFeature", dependencies: ["HearthPlugin", "HearthData", "CSodium"],
       path: "Plugins/attachments/AttachmentsFeature", swiftSettings: strict),
     .executableTarget(
       name: "hearth-attachments", dependencies: ["AttachmentsFeature"],
