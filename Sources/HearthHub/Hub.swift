@@ -120,8 +120,7 @@ public final class Hub: Sendable {
     try router.setHeartbeat(interval: .seconds(1), timeout: .seconds(5))
     let publisher = try BusSocket(context, .pub)
     try publisher.setSendHighWaterMark(configuration.busHighWaterMark)
-    // What a killed hub left (a live hub's sockets answer, and refused the start).
-    try HubLock.checkSocketsAreFree(in: configuration.runtimeDirectory)
+    // What a killed hub left (a live hub's sockets answer: `init` refused to start then).
     for path in ["hub.sock", "bus.sock"] {
       unlink(configuration.runtimeDirectory + "/" + path)
     }

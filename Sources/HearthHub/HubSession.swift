@@ -249,7 +249,9 @@ struct HubSession {
     answer()
     for event in events { publish(event) }
     // Between two commits: no client's transaction is split.
-    try? hub.database.inWriterDatabase { db in hub.walBound.checkpointIfNeeded(db) }
+    if hub.walBound.restartIsDue {
+      try? hub.database.inWriterDatabase { db in hub.walBound.checkpointIfNeeded(db) }
+    }
   }
 
   struct GroupAbandoned: Error {
@@ -362,8 +364,9 @@ struct HubSession {
         return
       }
       // A part again (its reply was lost) or out of order would run its statements twice or
-      // in the wrong place: refused, and the transaction stays as it was.
-      guard (request.part ?? 0) == current.nextPart else {
+      // in the wrong place: refused, and the transaction stays as it was. A rollback is
+      // taken at any part: dropping the transaction is never wrong.
+      guard (request.part ?? 0) == current.nextPart || request.end == "rollback" else {
         reply(
           client,
           ErrorReply(

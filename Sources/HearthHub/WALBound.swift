@@ -78,8 +78,9 @@ final class WALBound: Sendable {
     if crossed { wake.signal() }
   }
 
-  /// Whether the log is past the limit and a restart may be tried now.
-  private var restartIsDue: Bool {
+  /// Whether the log is past the limit and a restart may be tried now (cheap: the hub asks
+  /// after every commit).
+  var restartIsDue: Bool {
     state.withLock { state in
       guard state.frames * frameBytes > limit else { return false }
       if let retryAfter = state.retryAfter, ContinuousClock.now < retryAfter { return false }
@@ -120,7 +121,7 @@ final class WALBound: Sendable {
       state.last = CheckpointStatus(
         mode: "restart", at: HubSession.millisecondsNow(), complete: result.isComplete,
         walFrames: result.walFrameCount, checkpointedFrames: result.checkpointedFrameCount,
-        milliseconds: elapsed.milliseconds)
+        milliseconds: elapsed.timeInterval * 1000)
     }
   }
 
@@ -128,7 +129,7 @@ final class WALBound: Sendable {
   /// full), then copies what it can with a PASSIVE checkpoint on its own connection.
   func passiveTurn(_ connection: DatabaseQueue, interval: Duration) {
     let pause = state.withLock { $0.isNearLimit } ? .milliseconds(2) : interval
-    _ = wake.wait(timeout: .now() + pause.milliseconds / 1000)
+    _ = wake.wait(timeout: .now() + pause.timeInterval)
     checkpointing.lock()
     defer { checkpointing.unlock() }
     let start = ContinuousClock.now
@@ -140,7 +141,7 @@ final class WALBound: Sendable {
       state.last = CheckpointStatus(
         mode: "passive", at: HubSession.millisecondsNow(), complete: result.isComplete,
         walFrames: result.walFrameCount, checkpointedFrames: result.checkpointedFrameCount,
-        milliseconds: elapsed.milliseconds)
+        milliseconds: elapsed.timeInterval * 1000)
     }
   }
 
@@ -151,14 +152,9 @@ final class WALBound: Sendable {
         bytes: state.frames * frameBytes, limit: limit, peakBytes: state.peakFrames * frameBytes,
         largestCommitBytes: state.largestCommitFrames * frameBytes, restarts: state.restarts,
         incompleteRestarts: state.incompleteRestarts,
-        restartMilliseconds: state.restartTime.milliseconds,
-        slowestRestartMilliseconds: state.slowestRestart.milliseconds, checkpoint: state.last)
+        restartMilliseconds: state.restartTime.timeInterval * 1000,
+        slowestRestartMilliseconds: state.slowestRestart.timeInterval * 1000,
+        checkpoint: state.last)
     }
-  }
-}
-
-extension Duration {
-  var milliseconds: Double {
-    Double(components.seconds) * 1000 + Double(components.attoseconds) / 1e15
   }
 }

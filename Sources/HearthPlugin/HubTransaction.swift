@@ -61,12 +61,7 @@ final class HubTransaction: RemoteStatementExecutor {
   /// Sends what is buffered and commits. The reply's sequence number is the commit's.
   func commit() throws -> CommittedReply {
     if let deferredFailure { throw deferredFailure }
-    let request = TransactionRequest(
-      id: id, plugin: plugin, statements: pending, part: part, end: "commit")
-    pending = []
-    pendingBytes = 0
-    part += 1
-    return try connection.request(request, id: id, as: CommittedReply.self)
+    return try connection.request(nextPart(end: "commit"), id: id, as: CommittedReply.self)
   }
 
   /// The hub answered a transaction's first message with the stored reply of a commit of
@@ -83,14 +78,20 @@ final class HubTransaction: RemoteStatementExecutor {
     _ = try? connection.request(request, id: id, as: CommittedReply.self)
   }
 
+  /// The next part of the transaction: the buffered statements, taken out of the buffer.
+  private func nextPart(end: String?) -> TransactionRequest {
+    defer {
+      pending = []
+      pendingBytes = 0
+      part += 1
+    }
+    return TransactionRequest(id: id, plugin: plugin, statements: pending, part: part, end: end)
+  }
+
   /// Sends the buffered statements as the next part. `awaiting`: the last of them is the
   /// statement being executed, whose failure is its own (as it would be locally).
   private func send(end: String?, awaiting: Bool) throws -> [WireResult] {
-    let request = TransactionRequest(
-      id: id, plugin: plugin, statements: pending, part: part, end: end)
-    pending = []
-    pendingBytes = 0
-    part += 1
+    let request = nextPart(end: end)
     do {
       let (type, body) = try connection.request(request, id: id)
       if type == "committed" {

@@ -50,12 +50,7 @@ extension Database {
             usleep(100)
             return 1
           }, deadline)
-        defer {
-          sqlite3_busy_handler(sqliteConnection, nil, nil)
-          if let timeout = configuration.busyTimeout {
-            sqlite3_busy_timeout(sqliteConnection, Int32(min(timeout * 1000, Double(Int32.max))))
-          }
-        }
+        defer { applyBusyTimeout() }
         return sqlite3_wal_checkpoint_v2(
           sqliteConnection, nil, mode.sqliteMode, &logFrames, &checkpointed)
       }

@@ -118,9 +118,7 @@ public final class Database {
   }
 
   private func setUp(readonly: Bool) throws {
-    if let timeout = configuration.busyTimeout {
-      sqlite3_busy_timeout(sqliteConnection, Int32(min(timeout * 1000, Double(Int32.max))))
-    }
+    applyBusyTimeout()
     if configuration.defensive { hearth_sqlite3_enable_defensive(sqliteConnection) }
     // `uuid()` and the others, on every connection (a schema may name them).
     registerBuiltInFunctions()
@@ -129,6 +127,15 @@ public final class Database {
     try execute(sql: "PRAGMA foreign_keys = \(configuration.foreignKeysEnabled ? "ON" : "OFF")")
     if readonly { try execute(sql: "PRAGMA query_only = ON") }
     for prepare in configuration.preparations { try prepare(self) }
+  }
+
+  /// Sets SQLite's busy handler to wait the configuration's `busyTimeout` (none when nil).
+  func applyBusyTimeout() {
+    guard let timeout = configuration.busyTimeout else {
+      sqlite3_busy_handler(sqliteConnection, nil, nil)
+      return
+    }
+    sqlite3_busy_timeout(sqliteConnection, Int32(min(timeout * 1000, Double(Int32.max))))
   }
 
   /// SQLite's message for the last error on this connection.

@@ -106,11 +106,10 @@ public final class DatabasePool: DatabaseWriter {
     try writerConnection().sync(body)
   }
 
-  /// Copies the WAL into the database file (`PRAGMA wal_checkpoint`).
-  public func checkpoint(_ mode: CheckpointMode = .passive) throws {
-    try writeWithoutTransaction { db in
-      _ = try Row.fetchOne(db, sql: "PRAGMA wal_checkpoint(\(mode.rawValue))")
-    }
+  /// Copies the WAL into the database file, on the writer (see `Database.checkpoint`).
+  @discardableResult
+  public func checkpoint(_ mode: CheckpointMode = .passive) throws -> CheckpointResult {
+    try writeWithoutTransaction { db in try db.checkpoint(mode) }
   }
 
   /// The number of reader connections opened so far.

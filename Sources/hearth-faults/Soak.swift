@@ -39,7 +39,7 @@ func soak(_ options: Options) throws -> String {
   var memory: [(at: Double, kilobytes: Int)] = []
   var largestFile = 0
   let start = ContinuousClock.now
-  func elapsed() -> Double { (ContinuousClock.now - start).milliseconds / 1000 }
+  func elapsed() -> Double { (ContinuousClock.now - start).timeInterval }
   while writers.contains(where: { $0.process.isRunning }) || observer.process.isRunning {
     guard elapsed() < Double(seconds) + 60 else {
       throw TestbedError("the soak's processes still run a minute after its end")
@@ -143,10 +143,4 @@ func percentile(_ values: [Double], _ q: Double) -> Double {
   let sorted = values.sorted()
   guard !sorted.isEmpty else { return 0 }
   return sorted[Int((Double(sorted.count - 1) * q).rounded())]
-}
-
-extension Duration {
-  var milliseconds: Double {
-    Double(components.seconds) * 1000 + Double(components.attoseconds) / 1e15
-  }
 }

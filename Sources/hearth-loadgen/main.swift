@@ -17,9 +17,9 @@
 //
 // `--seconds S` writes for S seconds instead of `--count` writes and prints `wrote <N>` at
 // the end (no acks); with `--rate R`, R writes a second at most. `--probe S`, for the
-// soak: for S seconds, one write every 50 ms while
-// a live query (`@Fetch` of the newest rows of its own table) follows the bus; after each,
-// `probe <ms since start> <µs from the write's start to the live query holding its row>`.
+// soak: for S seconds, one write every 50 ms while a live query (`@Fetch` of the newest
+// rows of its own table) follows the bus; after each, `probe <ms since start> <µs from the
+// write's start to the live query holding its row>`.
 //
 // For the fault suite: `--pair` makes each transaction insert two rows (`<NAME>-<i>` and
 // `<NAME>-<i>-b`), so that half of a transaction would show; `--hold S` first runs one

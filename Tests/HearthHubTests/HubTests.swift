@@ -167,6 +167,16 @@ func factsPlugin() throws -> PluginRegistration {
       try String.fetchAll($0, sql: "SELECT text FROM notes ORDER BY id")
     }
     #expect(texts == ["p0", "p1"])
+    // A rollback is taken at any part (a client that lost count may always drop it).
+    let begun = try client.send(
+      #"{"v":1,"type":"transaction","id":"u","plugin":"notes","part":0,"#
+        + #""statements":[{"sql":"INSERT INTO notes (text) VALUES ('dropped')"}]}"#)
+    #expect(begun["type"] as? String == "results")
+    let dropped = try client.send(
+      #"{"v":1,"type":"transaction","id":"u","plugin":"notes","part":7,"end":"rollback","statements":[]}"#
+    )
+    #expect(dropped["rolledBack"] as? Bool == true)
+    #expect(try notes.read { try Int.fetchOne($0, sql: "SELECT count(*) FROM notes") } == 2)
   }
 
   @Test func aSilentClientIsRolledBackAndOthersContinue() throws {
