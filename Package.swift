@@ -45,7 +45,8 @@ let package = Package(
     .library(name: "HearthQuery", targets: ["HearthQuery"]),
     .library(name: "HearthData", targets: ["HearthData"]),
     .library(name: "HearthDataTestSupport", targets: ["HearthDataTestSupport"]),
-    .library(name: "HearthBus", targets: ["HearthBus"]),
+    .library(name: "HearthZMQ", targets: ["HearthZMQ"]),
+    .library(name: "HearthWire", targets: ["HearthWire"]),
     .library(name: "HearthHub", targets: ["HearthHub"]),
     .library(name: "HearthPlugin", targets: ["HearthPlugin"]),
     .executable(name: "hearthd", targets: ["hearthd"]),
@@ -75,27 +76,39 @@ let package = Package(
     .target(name: "HearthData", dependencies: ["HearthQuery"], swiftSettings: strict),
     .target(
       name: "HearthDataTestSupport", dependencies: ["HearthData"], swiftSettings: strict),
-    .target(name: "HearthBus", dependencies: ["CZMQ", "HearthSQLite"], swiftSettings: strict),
-    .target(name: "HearthHub", dependencies: ["HearthBus", "HearthSQLite"], swiftSettings: strict),
+    // libzmq and nothing else: the transport knows no database.
+    .target(name: "HearthZMQ", dependencies: ["CZMQ"], swiftSettings: strict),
+    // The whole protocol (Protocols/README.md): messages, the change record, errors both ways,
+    // the hub's paths and tables as a reader, the feed follower.
     .target(
-      name: "HearthPlugin", dependencies: ["HearthData", "HearthBus"], swiftSettings: strict),
-    .executableTarget(name: "hearthd", dependencies: ["HearthHub"], swiftSettings: strict),
+      name: "HearthWire", dependencies: ["HearthZMQ", "HearthSQLite"], swiftSettings: strict),
+    .target(
+      name: "HearthHub", dependencies: ["HearthWire", "HearthZMQ", "HearthSQLite"],
+      swiftSettings: strict),
+    .target(
+      name: "HearthPlugin", dependencies: ["HearthData", "HearthWire", "HearthZMQ", "HearthSQLite"],
+      swiftSettings: strict),
+    .executableTarget(
+      name: "hearthd", dependencies: ["HearthHub", "HearthWire"], swiftSettings: strict),
     // Real processes (hearthd, writers, subscribers) for the process tests, the benchmarks
     // and the fault suite.
     .target(name: "HearthTestbed", swiftSettings: strict),
     .executableTarget(
-      name: "hearth-faults", dependencies: ["HearthTestbed", "HearthSQLite", "HearthBus"],
+      name: "hearth-faults",
+      dependencies: ["HearthTestbed", "HearthSQLite", "HearthWire", "HearthZMQ"],
       swiftSettings: strict),
     .executableTarget(
-      name: "hearth", dependencies: ["HearthBus", "HearthSQLite"], swiftSettings: strict),
+      name: "hearth", dependencies: ["HearthWire", "HearthZMQ", "HearthSQLite"],
+      swiftSettings: strict),
     .executableTarget(
-      name: "hearth-loadgen", dependencies: ["HearthPlugin", "HearthData", "HearthTestbed"],
+      name: "hearth-loadgen",
+      dependencies: ["HearthPlugin", "HearthData", "HearthWire", "HearthTestbed"],
       swiftSettings: strict),
     .executableTarget(
       name: "hearth-bench",
       dependencies: [
-        "HearthSQLite", "HearthQuery", "HearthData", "HearthHub", "HearthPlugin", "HearthBus",
-        "CSQLite", "RemindersFeature", "HearthTestbed",
+        "HearthSQLite", "HearthQuery", "HearthData", "HearthHub", "HearthPlugin", "HearthWire",
+        "HearthZMQ", "CSQLite", "RemindersFeature", "HearthTestbed",
       ],
       swiftSettings: strict),
     .executableTarget(name: "hearth-demo", dependencies: ["HearthData"], swiftSettings: strict),
@@ -129,11 +142,13 @@ let package = Package(
       name: "HearthSQLiteTests", dependencies: ["HearthSQLite", "CSQLite"],
       swiftSettings: strict),
     .testTarget(name: "HearthQueryTests", dependencies: ["HearthQuery"], swiftSettings: strict),
-    .testTarget(name: "HearthBusTests", dependencies: ["HearthBus"], swiftSettings: strict),
+    .testTarget(name: "HearthZMQTests", dependencies: ["HearthZMQ"], swiftSettings: strict),
+    .testTarget(
+      name: "HearthWireTests", dependencies: ["HearthWire", "HearthSQLite"], swiftSettings: strict),
     .testTarget(
       name: "HearthHubTests",
       dependencies: [
-        "HearthHub", "HearthPlugin", "HearthBus", "AttachmentsFeature", "FactsFeature",
+        "HearthHub", "HearthPlugin", "HearthWire", "HearthZMQ", "AttachmentsFeature", "FactsFeature",
         "HearthTestbed",
       ],
       swiftSettings: strict),

@@ -5,7 +5,7 @@
 //
 // Beyond "does not crash", every input must keep `WireRequest.brokenProperty`'s properties.
 import Foundation
-import HearthBus
+import HearthWire
 
 let limits = WireRequest.Limits(maximumMessageSize: 1 << 16, maximumStatementsPerMessage: 64)
 

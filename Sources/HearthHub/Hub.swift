@@ -1,5 +1,6 @@
 import Foundation
-import HearthBus
+import HearthWire
+import HearthZMQ
 import HearthSQLite
 import Synchronization
 

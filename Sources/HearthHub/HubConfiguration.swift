@@ -1,5 +1,5 @@
 import Foundation
-import HearthBus
+import HearthWire
 
 /// How a hub runs: where its database and sockets are, and its limits.
 public struct HubConfiguration: Sendable {

@@ -1,5 +1,6 @@
 import Foundation
-import HearthBus
+import HearthWire
+import HearthZMQ
 import HearthSQLite
 
 /// The state of one `Hub.run()`: the open transaction, the requests waiting for the writer,

@@ -1,5 +1,5 @@
 import Foundation
-import HearthBus
+import HearthWire
 import HearthSQLite
 
 /// The hub's own tables, in the same database as the data (so that the change feed and the

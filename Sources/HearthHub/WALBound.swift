@@ -1,5 +1,5 @@
 import Foundation
-import HearthBus
+import HearthWire
 import HearthSQLite
 
 /// Keeps the hub's write-ahead log under `HubConfiguration.walLimit`, whatever the load.

@@ -1,6 +1,6 @@
 import Dispatch
 import Foundation
-import HearthBus
+import HearthWire
 import HearthSQLite
 
 /// Tells the hub how far this plugin has read the change feed, so that the hub keeps what the

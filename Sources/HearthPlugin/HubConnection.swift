@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
-import HearthBus
+import HearthWire
+import HearthZMQ
 import HearthSQLite
 
 /// A feature process's line to the hub: one DEALER socket, used on one serial queue, one

@@ -1,5 +1,5 @@
 import Foundation
-import HearthBus
+import HearthWire
 import HearthSQLite
 
 /// One write transaction carried to the hub: the executor behind the remote `Database` a

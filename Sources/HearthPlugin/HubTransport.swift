@@ -1,5 +1,6 @@
 import Foundation
-import HearthBus
+import HearthWire
+import HearthZMQ
 
 /// How a plugin reaches its hub: the ipc sockets of `HubPaths` (the default), or tcp
 /// endpoints, which the hub serves with CURVE only.

@@ -28,7 +28,7 @@
 // migration that counts to N before it inserts `<NAME>-migrated` (a registration that takes
 // a while).
 import Foundation
-import HearthBus
+import HearthWire
 import HearthData
 import HearthPlugin
 import HearthTestbed

@@ -5,7 +5,8 @@
 //
 // Exit codes: 0 success, 1 failure (the message says what to do), 2 bad usage, 3 hub down.
 import Foundation
-import HearthBus
+import HearthWire
+import HearthZMQ
 import HearthSQLite
 
 let usage = """

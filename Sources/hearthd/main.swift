@@ -2,7 +2,7 @@
 // change bus. See `hearthd --help`, Protocols/README.md and etc/hearthd.service.
 import Dispatch
 import Foundation
-import HearthBus
+import HearthWire
 import HearthHub
 
 let version = "0.1.0"

@@ -1,5 +1,5 @@
 import Foundation
-import HearthBus
+import HearthWire
 import HearthTestbed
 import Testing
 

@@ -1,5 +1,6 @@
 import Foundation
-import HearthBus
+import HearthWire
+import HearthZMQ
 import HearthHub
 import HearthPlugin
 import HearthTestbed

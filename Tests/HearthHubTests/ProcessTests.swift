@@ -1,5 +1,6 @@
 import Foundation
-import HearthBus
+import HearthWire
+import HearthZMQ
 import HearthData
 import HearthHub
 import HearthPlugin

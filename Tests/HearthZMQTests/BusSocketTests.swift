@@ -1,5 +1,5 @@
 import Foundation
-import HearthBus
+import HearthZMQ
 import Testing
 
 /// A unique ipc endpoint in a private temporary directory.

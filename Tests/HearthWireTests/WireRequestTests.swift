@@ -1,5 +1,5 @@
 import Foundation
-import HearthBus
+import HearthWire
 import Testing
 
 /// The hub's front door, `WireRequest.parse`: typed refusals, and the fuzzer's corpus
