@@ -86,7 +86,8 @@ let package = Package(
       name: "HearthHub", dependencies: ["HearthWire", "HearthZMQ", "HearthSQLite"],
       swiftSettings: strict),
     .target(
-      name: "HearthPlugin", dependencies: ["HearthData", "HearthWire", "HearthZMQ", "HearthSQLite"],
+      name: "HearthPlugin",
+      dependencies: ["HearthData", "HearthWire", "HearthZMQ", "HearthSQLite"],
       swiftSettings: strict),
     .executableTarget(
       name: "hearthd", dependencies: ["HearthHub", "HearthWire"], swiftSettings: strict),
@@ -148,7 +149,8 @@ let package = Package(
     .testTarget(
       name: "HearthHubTests",
       dependencies: [
-        "HearthHub", "HearthPlugin", "HearthWire", "HearthZMQ", "AttachmentsFeature", "FactsFeature",
+        "HearthHub", "HearthPlugin", "HearthWire", "HearthZMQ", "AttachmentsFeature",
+        "FactsFeature",
         "HearthTestbed",
       ],
       swiftSettings: strict),

@@ -1,7 +1,7 @@
 import Foundation
+import HearthSQLite
 import HearthWire
 import HearthZMQ
-import HearthSQLite
 import Synchronization
 
 /// The hub engine: owns the database (the only writer), answers requests on a ROUTER
@@ -50,7 +50,7 @@ public final class Hub: Sendable {
       db.recordsUpdatedColumns = true
       db.maximumTrackedRowsPerTable = configuration.maximumListedRowsPerTable
       try HubStore.prepare(db)
-      return (try HubStore.lastSequence(db), try Int.fetchOne(db, sql: "PRAGMA page_size") ?? 4096)
+      return (try HubTables.lastSequence(db), try Int.fetchOne(db, sql: "PRAGMA page_size") ?? 4096)
     }
     let walBound = WALBound(configuration: configuration, pageSize: pageSize)
     // Checkpoints run on the checkpointer thread and, past the bound, after a commit (see

@@ -1,9 +1,11 @@
 import Foundation
-import HearthWire
 import HearthSQLite
+import HearthWire
 
 /// The hub's own tables, in the same database as the data (so that the change feed and the
-/// exactly-once records commit with the data they describe).
+/// exactly-once records commit with the data they describe): their schema and the hub's
+/// writes. What clients read of them too (the sequence number, the feed, the plugins) is
+/// read through `HubTables`, the same functions the clients use.
 enum HubStore {
   /// The format of the hub's tables; a database of another format is refused at start-up.
   static let format = 1
@@ -51,24 +53,9 @@ enum HubStore {
       + "Use the hearthd that wrote it, or restore a backup."
   }
 
-  /// The last sequence number: the feed's newest entry, or the number saved before pruning
-  /// emptied the feed. (A commit does not write it twice: one page less per COMMIT.)
-  static func lastSequence(_ db: Database) throws -> Int64 {
-    let saved =
-      Int64(
-        try String.fetchOne(db, sql: "SELECT value FROM hearth_meta WHERE key = 'lastSeq'") ?? "0")
-      ?? 0
-    return max(saved, try Int64.fetchOne(db, sql: "SELECT max(seq) FROM hearth_commits") ?? 0)
-  }
-
   static func setLastSequence(_ seq: Int64, _ db: Database) throws {
     try db.execute(
       sql: "UPDATE hearth_meta SET value = ? WHERE key = 'lastSeq'", arguments: [String(seq)])
-  }
-
-  /// The oldest sequence number the feed still holds (the next one when it is empty).
-  static func horizon(_ db: Database, last: Int64) throws -> Int64 {
-    try Int64.fetchOne(db, sql: "SELECT min(seq) FROM hearth_commits") ?? (last + 1)
   }
 
   static func ownedTables(of plugin: String, _ db: Database) throws -> Set<String> {
@@ -79,9 +66,53 @@ enum HubStore {
       .map { $0.lowercased() })
   }
 
-  static func isRegistered(_ plugin: String, _ db: Database) throws -> Bool {
-    try Int.fetchOne(db, sql: "SELECT 1 FROM hearth_plugins WHERE name = ?", arguments: [plugin])
-      != nil
+  /// A table of `tables` that another plugin than `plugin` owns (names compared without
+  /// case), with its owner.
+  static func tableConflict(claiming tables: [String], for plugin: String, _ db: Database)
+    throws -> (table: String, owner: String)?
+  {
+    let declared = String(
+      decoding: try WireCoding.encode(tables.map { $0.lowercased() }), as: UTF8.self)
+    guard
+      let row = try Row.fetchOne(
+        db,
+        sql: """
+          SELECT name, plugin FROM hearth_tables
+          WHERE plugin <> ? AND lower(name) IN (SELECT value FROM json_each(?))
+          """, arguments: [plugin, declared])
+    else { return nil }
+    return (try row["name"], try row["plugin"])
+  }
+
+  /// Records `plugin` at `version` (registered at `now` the first time).
+  static func recordPlugin(_ plugin: String, version: String, at now: Int64, _ db: Database)
+    throws
+  {
+    try db.execute(
+      sql: """
+        INSERT INTO hearth_plugins (name, version, registeredAt) VALUES (?, ?, ?)
+        ON CONFLICT (name) DO UPDATE SET version = excluded.version
+        """, arguments: [plugin, version, now])
+  }
+
+  /// Makes `plugin` the owner of `tables` (those it owns already stay its).
+  static func claim(_ tables: [String], for plugin: String, _ db: Database) throws {
+    for table in tables {
+      try db.execute(
+        sql: "INSERT OR IGNORE INTO hearth_tables (name, plugin) VALUES (?, ?)",
+        arguments: [table, plugin])
+    }
+  }
+
+  /// Records that `plugin`'s migration `identifier` was applied.
+  static func recordMigration(
+    _ identifier: String, of plugin: String, at now: Int64, _ db: Database
+  )
+    throws
+  {
+    try db.execute(
+      sql: "INSERT INTO hearth_plugin_migrations (plugin, identifier, appliedAt) VALUES (?, ?, ?)",
+      arguments: [plugin, identifier, now])
   }
 
   static func storedReply(for request: String, _ db: Database) throws -> String? {
@@ -89,20 +120,15 @@ enum HubStore {
       db, sql: "SELECT reply FROM hearth_requests WHERE id = ?", arguments: [request])
   }
 
-  static func commits(after seq: Int64, limit: Int, _ db: Database) throws -> [String] {
-    try String.fetchAll(
-      db, sql: "SELECT event FROM hearth_commits WHERE seq > ? ORDER BY seq LIMIT ?",
-      arguments: [seq, limit])
-  }
-
   /// Records where `plugin` has read the feed up to.
   static func saveCursor(_ seq: Int64, of plugin: String, _ db: Database) throws {
+    let now = HubSession.millisecondsNow()
     try db.execute(
       sql: """
         INSERT INTO hearth_cursors (plugin, seq, at) VALUES (?, ?, ?)
         ON CONFLICT (plugin) DO UPDATE SET seq = excluded.seq, at = excluded.at
         """,
-      arguments: [plugin, seq, HubSession.millisecondsNow()])
+      arguments: [plugin, seq, now])
   }
 
   /// Forgets feed entries older than `retention`, and those every registered cursor has
@@ -147,20 +173,5 @@ enum HubStore {
       return .commit
     }
     return more
-  }
-}
-
-extension DatabaseChanges {
-  /// The changes a commit event reports: the plugins' tables, not the hub's own.
-  var publishedTables: [String: TableChangeSummary] {
-    var result: [String: TableChangeSummary] = [:]
-    for (table, changes) in tables where !table.hasPrefix("hearth_") && !table.hasPrefix("sqlite_")
-    {
-      result[table] = TableChangeSummary(
-        inserted: changes.insertedRowIDs, updated: changes.updatedRowIDs,
-        deleted: changes.deletedRowIDs, unknownRows: changes.rowIDsAreKnown ? nil : true,
-        updatedColumns: changes.updatedColumns.flatMap { $0.isEmpty ? nil : $0 })
-    }
-    return result
   }
 }

@@ -1,6 +1,6 @@
 import Foundation
-import HearthWire
 import HearthSQLite
+import HearthWire
 
 /// Keeps the hub's write-ahead log under `HubConfiguration.walLimit`, whatever the load.
 ///

@@ -1,7 +1,7 @@
 import Dispatch
 import Foundation
-import HearthWire
 import HearthSQLite
+import HearthWire
 
 /// Tells the hub how far this plugin has read the change feed, so that the hub keeps what the
 /// plugin has not read yet and prunes what every plugin has. At most one report a second,

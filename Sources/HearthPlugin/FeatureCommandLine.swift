@@ -1,5 +1,6 @@
 import Foundation
 import HearthData
+import HearthWire
 
 // The command line of a feature: subcommands with `--help`, human output by default and
 // `--json` for scripts, exit codes that mean something, and errors that say what to do.
@@ -280,8 +281,8 @@ public struct FeatureTool {
       switch error {
       case let error as FeatureError:
         (error.message, error.exitCode)
-      case let error as HubUnavailable:
-        (error.description, .hubUnavailable)
+      case let error as DatabaseError where error.hubCode == .unavailable:
+        (error.message ?? "\(error)", .hubUnavailable)
       case let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT:
         (
           "the change breaks a rule of the data (\(error.message ?? "constraint failed")); nothing was changed",

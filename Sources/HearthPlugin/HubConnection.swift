@@ -1,8 +1,8 @@
 import Dispatch
 import Foundation
+import HearthSQLite
 import HearthWire
 import HearthZMQ
-import HearthSQLite
 
 /// A feature process's line to the hub: one DEALER socket, used on one serial queue, one
 /// request at a time. Replies are matched by request id; stale ones (from a request that
@@ -35,7 +35,8 @@ final class HubConnection: @unchecked Sendable {
   }
 
   /// Sends `message` and waits for the reply with its id: the decoded `Reply`, or the hub's
-  /// `ErrorReply` thrown. Throws `HubUnavailable` when no reply comes within the timeout.
+  /// `ErrorReply` thrown (the callers turn it into a `DatabaseError` where they know the
+  /// statement). Throws `DatabaseError.hubUnavailable` when no reply comes within the timeout.
   func request<Reply: Decodable>(_ message: some Encodable, id: String, as type: Reply.Type) throws
     -> Reply
   {
@@ -58,7 +59,7 @@ final class HubConnection: @unchecked Sendable {
           // socket leaves it behind.
           socket.close()
           socket = try HubConnection.makeSocket(context, transport)
-          throw HubUnavailable(endpoint: endpoint, timeout: timeout)
+          throw DatabaseError.hubUnavailable(endpoint: endpoint, timeout: timeout)
         }
         guard let envelope = try? WireCoding.decode(WireEnvelope.self, from: frame),
           envelope.id == id || envelope.id == nil
@@ -69,15 +70,5 @@ final class HubConnection: @unchecked Sendable {
         return (envelope.type, frame)
       }
     }
-  }
-}
-
-/// No reply from the hub in time: it is down, restarting, or overloaded.
-public struct HubUnavailable: Error, CustomStringConvertible, Sendable {
-  public var endpoint: String
-  public var timeout: Duration
-  public var description: String {
-    "no reply from the hub at \(endpoint) within \(timeout); is hearthd running? "
-      + "(systemctl --user status hearthd)"
   }
 }

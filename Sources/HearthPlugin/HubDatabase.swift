@@ -1,7 +1,7 @@
 import Foundation
+import HearthData
 import HearthWire
 import HearthZMQ
-import HearthData
 import Synchronization
 
 /// What a plugin tells the hub about itself when it starts.
@@ -117,13 +117,16 @@ public final class HubDatabase: DatabaseWriter {
             id: id, plugin: registration.name, version: registration.version,
             tables: registration.tables, migrations: registration.migrations),
           id: id, as: RegisteredReply.self)
-      } catch let error as HubUnavailable {
+      } catch let error as DatabaseError where error.hubCode == .unavailable {
         lastError = error
+      } catch let error as ErrorReply {
+        throw DatabaseError(error)
       }
     }
     guard let registered else {
       throw lastError
-        ?? HubUnavailable(endpoint: transport.requestEndpoint, timeout: requestTimeout)
+        ?? DatabaseError.hubUnavailable(
+          endpoint: transport.requestEndpoint, timeout: requestTimeout)
     }
     registeredSequence = registered.seq
     var readerConfiguration = Configuration()
@@ -203,6 +206,12 @@ public final class HubDatabase: DatabaseWriter {
   }
   private let committedSequence = Atomic<Int64>(0)
 
+  /// The refusals after which a write runs again: the hub lost the transaction, was busy, or
+  /// did not answer.
+  static let retriedCodes: Set<ErrorReply.Code> = [
+    .unknownTransaction, .timeout, .busy, .unavailable,
+  ]
+
   private func carry<T>(_ updates: (Database) throws -> T) throws -> T {
     let requestID = UUID().uuidString.lowercased()
     var attempt = 0
@@ -227,23 +236,18 @@ public final class HubDatabase: DatabaseWriter {
         throw DatabaseError(
           resultCode: .SQLITE_ERROR,
           message: "transaction \(requestID) was already committed at sequence \(done.reply.seq)")
-      } catch let error as ErrorReply
-        where (error.code == .unknownTransaction || error.code == .timeout || error.code == .busy)
-        && attempt < maximumAttempts
+      } catch let error as DatabaseError
+        where error.hubCode.map(Self.retriedCodes.contains) == true && attempt < maximumAttempts
       {
-        Thread.sleep(forTimeInterval: min(0.05 * Double(attempt), 1))
+        if error.hubCode == .unavailable {
+          // The hub may have the transaction open (a lost reply) or not (it restarted): drop
+          // it and run the closure again; a COMMIT that did land is answered from the
+          // exactly-once record instead of being applied again.
+          transaction.rollback()
+        } else {
+          Thread.sleep(forTimeInterval: min(0.05 * Double(attempt), 1))
+        }
         continue
-      } catch let error as HubUnavailable where attempt < maximumAttempts {
-        // The hub may have the transaction open (a lost reply) or not (it restarted): drop it
-        // and run the closure again; a COMMIT that did land is answered from the
-        // exactly-once record instead of being applied again.
-        transaction.rollback()
-        _ = error
-        continue
-      } catch let error as ErrorReply where error.code == .sqlite {
-        transaction.rollback()
-        throw DatabaseError(
-          resultCode: ResultCode(rawValue: error.sqlite?.extended ?? 1), message: error.message)
       } catch {
         transaction.rollback()
         throw error

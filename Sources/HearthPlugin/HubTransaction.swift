@@ -1,6 +1,6 @@
 import Foundation
-import HearthWire
 import HearthSQLite
+import HearthWire
 
 /// One write transaction carried to the hub: the executor behind the remote `Database` a
 /// `write` closure receives. Statements whose results nobody awaits are buffered and sent
@@ -61,7 +61,12 @@ final class HubTransaction: RemoteStatementExecutor {
   /// Sends what is buffered and commits. The reply's sequence number is the commit's.
   func commit() throws -> CommittedReply {
     if let deferredFailure { throw deferredFailure }
-    return try connection.request(nextPart(end: "commit"), id: id, as: CommittedReply.self)
+    let request = nextPart(end: "commit")
+    do {
+      return try connection.request(request, id: id, as: CommittedReply.self)
+    } catch let error as ErrorReply {
+      throw DatabaseError(error, sql: request.statements[safe: error.statement]?.sql)
+    }
   }
 
   /// The hub answered a transaction's first message with the stored reply of a commit of
@@ -98,12 +103,11 @@ final class HubTransaction: RemoteStatementExecutor {
         throw AlreadyCommitted(reply: try WireCoding.decode(CommittedReply.self, from: body))
       }
       return try WireCoding.decode(ResultsReply.self, from: body).results
-    } catch let error as ErrorReply where error.code == .sqlite {
-      // A statement failed; the transaction stays open at the hub, as it would locally.
-      let failure = DatabaseError(
-        resultCode: ResultCode(rawValue: error.sqlite?.extended ?? 1), message: error.message,
-        sql: request.statements[safe: error.statement]?.sql)
-      if !awaiting || error.statement != request.statements.count - 1 {
+    } catch let error as ErrorReply {
+      let failure = DatabaseError(error, sql: request.statements[safe: error.statement]?.sql)
+      // A statement SQLite refused leaves the transaction open at the hub, as it would
+      // locally; a buffered one's failure is the whole transaction's.
+      if error.code == .sqlite, !awaiting || error.statement != request.statements.count - 1 {
         deferredFailure = failure
       }
       throw failure

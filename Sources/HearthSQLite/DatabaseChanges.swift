@@ -191,3 +191,38 @@ final class ChangeTracker {
     return all
   }
 }
+
+/// One table's changes in JSON, as Hearth's change feed records and carries them:
+///
+/// ```json
+/// {"inserted": [4], "updated": [1, 2], "deleted": [], "updatedColumns": ["title"]}
+/// ```
+///
+/// `unknownRows: true` appears only when the rows are not listed (the lists are then empty);
+/// `updatedColumns` only when the columns were recorded and an update changed some.
+extension TableChanges: Codable {
+  private enum CodingKeys: String, CodingKey {
+    case inserted, updated, deleted, unknownRows, updatedColumns
+  }
+
+  public init(from decoder: any Decoder) throws {
+    let container = try decoder.container(keyedBy: CodingKeys.self)
+    self.init(
+      insertedRowIDs: try container.decode([Int64].self, forKey: .inserted),
+      updatedRowIDs: try container.decode([Int64].self, forKey: .updated),
+      deletedRowIDs: try container.decode([Int64].self, forKey: .deleted),
+      rowIDsAreKnown: try container.decodeIfPresent(Bool.self, forKey: .unknownRows) != true,
+      updatedColumns: try container.decodeIfPresent([String].self, forKey: .updatedColumns))
+  }
+
+  public func encode(to encoder: any Encoder) throws {
+    var container = encoder.container(keyedBy: CodingKeys.self)
+    try container.encode(insertedRowIDs, forKey: .inserted)
+    try container.encode(updatedRowIDs, forKey: .updated)
+    try container.encode(deletedRowIDs, forKey: .deleted)
+    if !rowIDsAreKnown { try container.encode(true, forKey: .unknownRows) }
+    if let updatedColumns, !updatedColumns.isEmpty {
+      try container.encode(updatedColumns, forKey: .updatedColumns)
+    }
+  }
+}

@@ -76,22 +76,29 @@ public struct DatabaseError: Error, Hashable, Sendable, CustomStringConvertible 
   public var sql: String?
   /// The arguments bound to that SQL, when there were some.
   public var arguments: StatementArguments?
+  /// When a remote database (`Database(executor:)`) refused the work by a rule of its own
+  /// rather than SQLite's, the executor's name for that rule (Hearth's hub: `unauthorized`,
+  /// `unavailable`, `notRegistered`…); nil for SQLite's own errors.
+  public var remoteCode: String?
 
   public init(
     resultCode: ResultCode = .SQLITE_ERROR, message: String? = nil, sql: String? = nil,
-    arguments: StatementArguments? = nil
+    arguments: StatementArguments? = nil, remoteCode: String? = nil
   ) {
     self.extendedResultCode = resultCode
     self.message = message
     self.sql = sql
     self.arguments = arguments
+    self.remoteCode = remoteCode
   }
 
   /// The primary result code (for example `SQLITE_CONSTRAINT`).
   public var resultCode: ResultCode { extendedResultCode.primaryResultCode }
 
   public var description: String {
-    var text = "SQLite error \(extendedResultCode.rawValue)"
+    var text =
+      remoteCode.map { "\($0) (SQLite error \(extendedResultCode.rawValue))" }
+      ?? "SQLite error \(extendedResultCode.rawValue)"
     if let message { text += ": \(message)" }
     if let sql { text += " - while executing `\(sql)`" }
     if let arguments, !arguments.isEmpty { text += " with arguments \(arguments)" }

@@ -130,31 +130,41 @@ public final class HubProcess {
 public final class LineCollector: @unchecked Sendable {
   // Safe: `buffer` and `collected` are only touched under `lock`.
   private let lock = NSLock()
-  private var buffer = ""
+  private var buffer: [UInt8] = []
   private var collected: [String] = []
 
   public init() {}
 
-  /// A pipe whose lines end up in `lines`.
+  /// A pipe whose lines end up in `lines`, read by a thread of its own until the end of the
+  /// output. (Not a `readabilityHandler`: on Linux its dispatch source races with the
+  /// handle's release and can crash the whole test process.)
   public func pipe() -> Pipe {
     let pipe = Pipe()
-    pipe.fileHandleForReading.readabilityHandler = { [weak self] handle in
-      let data = handle.availableData
-      guard let self, !data.isEmpty else {
-        // End of output (or nobody to collect it): stop watching, which also lets the
-        // handle, its dispatch source and this closure go.
-        handle.readabilityHandler = nil
-        return
+    let descriptor = pipe.fileHandleForReading.fileDescriptor
+    let thread = Thread { [self, pipe] in
+      var chunk = [UInt8](repeating: 0, count: 65_536)
+      while true {
+        let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+        if count < 0, errno == EINTR { continue }
+        guard count > 0 else { break }
+        append(chunk[..<count])
       }
-      lock.lock()
-      buffer += String(decoding: data, as: UTF8.self)
-      while let newline = buffer.firstIndex(of: "\n") {
-        collected.append(String(buffer[..<newline]))
-        buffer = String(buffer[buffer.index(after: newline)...])
-      }
-      lock.unlock()
+      withExtendedLifetime(pipe) {}
     }
+    thread.name = "hearth.testbed.lines"
+    thread.start()
     return pipe
+  }
+
+  private func append(_ bytes: ArraySlice<UInt8>) {
+    lock.lock()
+    defer { lock.unlock() }
+    // Bytes until a whole line: a character may be split between two reads.
+    buffer += bytes
+    while let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) {
+      collected.append(String(decoding: buffer[..<newline], as: UTF8.self))
+      buffer.removeSubrange(...newline)
+    }
   }
 
   public var lines: [String] {

@@ -330,29 +330,6 @@ public struct CursorSavedReply: Codable, Hashable, Sendable {
   }
 }
 
-/// One table's changes in one commit.
-public struct TableChangeSummary: Codable, Hashable, Sendable {
-  public var inserted: [Int64]
-  public var updated: [Int64]
-  public var deleted: [Int64]
-  /// True for a table whose rows SQLite's hooks cannot name (WITHOUT ROWID): it changed.
-  public var unknownRows: Bool?
-  /// The columns whose values the updates of this commit changed, sorted (absent when the
-  /// commit updated no row of the table).
-  public var updatedColumns: [String]?
-
-  public init(
-    inserted: [Int64] = [], updated: [Int64] = [], deleted: [Int64] = [], unknownRows: Bool? = nil,
-    updatedColumns: [String]? = nil
-  ) {
-    self.inserted = inserted
-    self.updated = updated
-    self.deleted = deleted
-    self.unknownRows = unknownRows
-    self.updatedColumns = updatedColumns
-  }
-}
-
 /// One commit of the feed: published on the bus (topic `commit`) and returned by `changes`.
 public struct CommitEvent: Codable, Hashable, Sendable {
   public var v = WireProtocol.version
@@ -363,20 +340,28 @@ public struct CommitEvent: Codable, Hashable, Sendable {
   public var request: String
   /// Milliseconds since 1970.
   public var at: Int64
-  public var tables: [String: TableChangeSummary]
+  /// Each changed table's rows, in the form the SQLite layer reports them (`TableChanges`
+  /// is the one change record: the hub records it, the bus carries it, a plugin's observers
+  /// receive it).
+  public var tables: [String: TableChanges]
   public var schemaChanged: Bool?
 
   public init(
     hub: String, seq: Int64, plugin: String, request: String, at: Int64,
-    tables: [String: TableChangeSummary], schemaChanged: Bool? = nil
+    changes: DatabaseChanges
   ) {
     self.hub = hub
     self.seq = seq
     self.plugin = plugin
     self.request = request
     self.at = at
-    self.tables = tables
-    self.schemaChanged = schemaChanged
+    self.tables = changes.tables
+    self.schemaChanged = changes.isSchemaChanged ? true : nil
+  }
+
+  /// The commit as the observers of a local database see it.
+  public var changes: DatabaseChanges {
+    DatabaseChanges(tables: tables, isSchemaChanged: schemaChanged == true)
   }
 }
 
@@ -481,15 +466,6 @@ public struct ErrorReply: Codable, Hashable, Sendable, Error, CustomStringConver
     self.message = message
     self.statement = statement
     self.sqlite = sqlite
-  }
-
-  public init(id: String?, databaseError: DatabaseError, statement: Int?) {
-    self.init(
-      id: id, code: .sqlite, message: databaseError.message ?? "\(databaseError)",
-      statement: statement,
-      sqlite: SQLiteCodes(
-        code: databaseError.resultCode.rawValue, extended: databaseError.extendedResultCode.rawValue
-      ))
   }
 
   public var description: String {

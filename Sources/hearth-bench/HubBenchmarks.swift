@@ -1,10 +1,10 @@
 import Foundation
-import HearthWire
-import HearthZMQ
 import HearthData
 import HearthHub
 import HearthPlugin
 import HearthTestbed
+import HearthWire
+import HearthZMQ
 import Synchronization
 
 /// A hub on its own thread over a benchmark directory.

@@ -1,6 +1,7 @@
 import Foundation
 import HearthSQLite
 import HearthTestbed
+import HearthWire
 
 /// Resident memory (RSS) of hearthd and of a plugin process, at rest and under load (4
 /// writer processes), against a process that writes the same file directly with SQLite.
@@ -86,10 +87,10 @@ let startupBenchmark = Benchmark(
         """, arguments: [megabytes * 1_000])
     try db.execute(
       sql: """
-        INSERT INTO hearth_commits (seq, at, plugin, request, event)
+        INSERT INTO \(HubTables.commits) (seq, at, plugin, request, event)
         WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 100000)
         SELECT i, CAST(strftime('%s', 'now') AS INTEGER) * 1000, 'bulk', 'r' || i,
-          '{"hub":"old","seq":' || i || ',"tables":{"bulk_rows":{"inserted":[' || i || ']}}}'
+          '{"hub":"old","seq":' || i || ',"tables":{"bulk_rows":{"inserted":[' || i || '],"updated":[],"deleted":[]}}}'
         FROM n
         """)
   }

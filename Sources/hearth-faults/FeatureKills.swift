@@ -1,6 +1,7 @@
 import Foundation
 import HearthSQLite
 import HearthTestbed
+import HearthWire
 
 /// Plugin processes killed (SIGKILL) or stopped (SIGSTOP) while they hold a transaction open
 /// at the hub, and while the hub applies their registration.
@@ -65,10 +66,9 @@ func featureKills(_ options: Options) throws -> String {
     Thread.sleep(forTimeInterval: 0.5)
     first.signal(signal)
     let registered = try openReadOnly(hub.databasePath).read { db in
-      try Int.fetchOne(
-        db, sql: "SELECT count(*) FROM hearth_plugins WHERE name = ?", arguments: [name])
+      try HubTables.isRegistered(name, db)
     }
-    guard registered == 0 else {
+    guard !registered else {
       throw TestbedError("\(name) had registered before the signal; the migration is too quick")
     }
     if signal == SIGSTOP {
@@ -86,11 +86,9 @@ func featureKills(_ options: Options) throws -> String {
     }
     try expectRows(hub, ["\(name)-migrated": 1, "\(name)-9": 1])
     let migrations = try openReadOnly(hub.databasePath).read { db in
-      try Int.fetchOne(
-        db, sql: "SELECT count(*) FROM hearth_plugin_migrations WHERE plugin = ?",
-        arguments: [name])
+      try HubTables.appliedMigrations(of: name, db).count
     }
-    guard migrations == 2 else { throw TestbedError("\(name): \(migrations ?? 0) migrations") }
+    guard migrations == 2 else { throw TestbedError("\(name): \(migrations) migrations") }
   }
   established.append(
     "killed and stopped mid-registration: each migration applied exactly once")

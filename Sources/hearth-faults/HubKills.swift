@@ -1,6 +1,7 @@
 import Foundation
 import HearthSQLite
 import HearthTestbed
+import HearthWire
 
 /// SIGKILL of the hub at random moments under 4 writers whose transactions insert two rows
 /// each and retry with their request ids. Afterwards every writer has finished on its own,
@@ -55,9 +56,9 @@ func hubKills(_ options: Options) throws -> String {
         )
       }
     }
-    let entries = try Int.fetchOne(db, sql: "SELECT count(*) FROM hearth_commits") ?? 0
-    let requests =
-      try Int.fetchOne(db, sql: "SELECT count(DISTINCT request) FROM hearth_commits") ?? 0
+    let feed = try HubTables.commits(after: 0, db)
+    let entries = feed.count
+    let requests = Set(feed.map(\.request)).count
     guard entries == requests else {
       throw TestbedError("the feed has \(entries) entries for \(requests) requests")
     }

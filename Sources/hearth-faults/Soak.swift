@@ -1,8 +1,8 @@
 import Foundation
-import HearthWire
-import HearthZMQ
 import HearthSQLite
 import HearthTestbed
+import HearthWire
+import HearthZMQ
 
 /// Sustained writes from four plugin processes (10 minutes; 2 in the quick form) while a
 /// fifth keeps a live query on the bus and times its refreshes. The writers go at

@@ -1,6 +1,7 @@
 import Foundation
 import HearthSQLite
 import HearthTestbed
+import HearthWire
 
 /// A subscriber (`hearth subscribe`) stopped while far more commits pass than the bus holds
 /// for it: once resumed it sees the gap, reads the feed, and ends with exactly the feed's
@@ -20,7 +21,7 @@ func stalledSubscriber(_ options: Options) throws -> String {
   try write(burst, as: "burst", to: hub)
   subscriber.signal(SIGCONT)
   let feed = try openReadOnly(hub.databasePath).read { db in
-    try Int64.fetchAll(db, sql: "SELECT seq FROM hearth_commits ORDER BY seq")
+    try HubTables.commits(after: 0, db).map(\.seq)
   }
   try waitUntil("the subscriber catching up", timeout: .seconds(60)) {
     subscriber.sequences.count >= feed.count
@@ -115,8 +116,9 @@ func badDatabase(_ options: Options) throws -> String {
   let queue = try DatabaseQueue(path: otherFormat.path)
   try queue.write { db in
     try db.execute(sql: "PRAGMA journal_mode = DELETE")
-    try db.execute(sql: "CREATE TABLE hearth_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
-    try db.execute(sql: "INSERT INTO hearth_meta VALUES ('format', '99'), ('lastSeq', '7')")
+    try db.execute(
+      sql: "CREATE TABLE \(HubTables.meta) (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
+    try db.execute(sql: "INSERT INTO \(HubTables.meta) VALUES ('format', '99'), ('lastSeq', '7')")
   }
 
   var established: [String] = []

@@ -28,10 +28,10 @@
 // migration that counts to N before it inserts `<NAME>-migrated` (a registration that takes
 // a while).
 import Foundation
-import HearthWire
 import HearthData
 import HearthPlugin
 import HearthTestbed
+import HearthWire
 
 func fail(_ message: String) -> Never {
   FileHandle.standardError.write(Data("hearth-loadgen: \(message)\n".utf8))
@@ -290,8 +290,8 @@ if let other = tryWrite {
       try db.execute(sql: "INSERT INTO \"\(other)_rows\" (key) VALUES ('intruder')")
     }
     say("accepted")
-  } catch let error as ErrorReply {
-    say("refused \(error.code.rawValue)")
+  } catch let error as DatabaseError where error.hubCode != nil {
+    say("refused \(error.hubCode!.rawValue)")
   } catch {
     say("refused \(error)")
   }

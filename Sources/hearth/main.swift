@@ -5,9 +5,9 @@
 //
 // Exit codes: 0 success, 1 failure (the message says what to do), 2 bad usage, 3 hub down.
 import Foundation
+import HearthSQLite
 import HearthWire
 import HearthZMQ
-import HearthSQLite
 
 let usage = """
   usage: hearth COMMAND [--json] [--database PATH] [--runtime-dir DIR]
@@ -171,9 +171,7 @@ case "status":
     ?? 0
   let plugins =
     FileManager.default.fileExists(atPath: paths.databasePath)
-    ? ((try? openDatabase().read {
-      try Int.fetchOne($0, sql: "SELECT count(*) FROM hearth_plugins")
-    }) ?? nil) ?? 0
+    ? (try? openDatabase().read(HubTables.registeredPlugins).count) ?? 0
     : 0
   if json {
     var object: [String: Any] = [
@@ -205,31 +203,17 @@ case "status":
   exit(welcome == nil ? 3 : 0)
 
 case "plugins":
-  let rows =
-    (try? openDatabase().read { db in
-      try Row.fetchAll(
-        db,
-        sql: """
-          SELECT p.name, p.version, group_concat(t.name, ',') AS tables,
-            (SELECT seq FROM hearth_cursors c WHERE c.plugin = p.name) AS cursor
-          FROM hearth_plugins p LEFT JOIN hearth_tables t ON t.plugin = p.name
-          GROUP BY p.name ORDER BY p.name
-          """)
-    }) ?? []
-  for row in rows {
-    let name: String = (try? row["name"]) ?? "?"
-    let version: String = (try? row["version"]) ?? "?"
-    let tables: String = ((try? row["tables"]) as String?) ?? ""
-    let cursor: Int64? = try? row["cursor"]
+  for plugin in (try? openDatabase().read(HubTables.registeredPlugins)) ?? [] {
     if json {
       printJSON([
-        "name": name, "version": version, "tables": tables.split(separator: ",").map(String.init),
-        "cursor": cursor.map { $0 as Any } ?? NSNull(),
+        "name": plugin.name, "version": plugin.version, "tables": plugin.tables,
+        "cursor": plugin.cursor.map { $0 as Any } ?? NSNull(),
       ])
     } else {
       print(
-        "\(name) \(version)  tables: \(tables.isEmpty ? "-" : tables)"
-          + "  cursor: \(cursor.map(String.init) ?? "-")")
+        "\(plugin.name) \(plugin.version)  tables: "
+          + (plugin.tables.isEmpty ? "-" : plugin.tables.joined(separator: ","))
+          + "  cursor: \(plugin.cursor.map(String.init) ?? "-")")
     }
   }
 
@@ -306,90 +290,41 @@ case "check":
 
 case "subscribe":
   let tables = Set(rest)
-  let context = BusContext()
-  let socket: BusSocket
+  let follower: FeedFollower
   do {
-    socket = try BusSocket(context, .sub)
-    try socket.setReceiveHighWaterMark(100_000)
-    try socket.subscribe("commit")
-    try socket.subscribe("heartbeat")
-    try socket.connect(paths.busEndpoint)
+    follower = try FeedFollower(
+      context: BusContext(), endpoint: paths.busEndpoint, reader: openDatabase(),
+      from: since.map(FeedFollower.Start.after) ?? .now, receiveHighWaterMark: 100_000)
   } catch {
     fail("cannot follow the bus at \(paths.busEndpoint): \(error)")
   }
-  // Subscribe first, then read the feed: nothing falls between the two.
-  let database = openDatabase()
-  /// The hub's last sequence number: the feed's newest entry, or the number saved when
-  /// pruning emptied the feed (`lastSeq` alone is only written by pruning).
-  func currentSequence() throws -> Int64 {
-    try database.read { db in
-      let saved =
-        Int64(
-          try String.fetchOne(db, sql: "SELECT value FROM hearth_meta WHERE key = 'lastSeq'")
-            ?? "0") ?? 0
-      return max(saved, try Int64.fetchOne(db, sql: "SELECT max(seq) FROM hearth_commits") ?? 0)
+
+  func emit(_ deliveries: [FeedFollower.Delivery]) {
+    for delivery in deliveries {
+      switch delivery {
+      case .commit(var event):
+        if !tables.isEmpty {
+          event.tables = event.tables.filter { tables.contains($0.key) }
+          if event.tables.isEmpty && event.schemaChanged != true { continue }
+        }
+        if let data = try? WireCoding.encode(event) {
+          // Written at once, unbuffered: a pipe reader sees each commit as it happens.
+          FileHandle.standardOutput.write(data + Data("\n".utf8))
+        }
+      case .missed(let after, let through):
+        FileHandle.standardError.write(
+          Data(
+            "hearth: commits \(after + 1)…\(through) are no longer in the feed; re-read what you follow\n"
+              .utf8))
+      }
     }
   }
-  var last: Int64
+
   do {
-    last = try since ?? currentSequence()
+    emit(try follower.catchUp())
+    while true { emit(try follower.poll(timeout: .seconds(1))) }
   } catch {
-    fail("cannot read the feed: \(error)")
-  }
-
-  func emit(_ event: CommitEvent) {
-    var event = event
-    if !tables.isEmpty {
-      event.tables = event.tables.filter { tables.contains($0.key) }
-      if event.tables.isEmpty && event.schemaChanged != true { return }
-    }
-    if let data = try? WireCoding.encode(event) {
-      // Written at once, unbuffered: a pipe reader sees each commit as it happens.
-      FileHandle.standardOutput.write(data + Data("\n".utf8))
-    }
-  }
-
-  /// Prints the feed's commits after `last` up to `upTo`, in order.
-  func catchUp(to upTo: Int64) {
-    guard upTo > last else { return }
-    let stored =
-      (try? database.read { db in
-        try String.fetchAll(
-          db, sql: "SELECT event FROM hearth_commits WHERE seq > ? AND seq <= ? ORDER BY seq",
-          arguments: [last, upTo])
-      }) ?? []
-    let events = stored.compactMap { try? WireCoding.decode(CommitEvent.self, from: Data($0.utf8)) }
-    if events.first.map({ $0.seq != last + 1 }) ?? true {
-      FileHandle.standardError.write(
-        Data(
-          "hearth: commits \(last + 1)…\(upTo) are no longer in the feed; re-read what you follow\n"
-            .utf8))
-    }
-    for event in events { emit(event) }
-    last = upTo
-  }
-
-  if since != nil { catchUp(to: (try? currentSequence()) ?? last) }
-  while true {
-    guard let frames = try? socket.receive(timeout: .seconds(1)), frames.count == 2 else {
-      continue
-    }
-    switch String(decoding: frames[0], as: UTF8.self) {
-    case "commit":
-      guard let event = try? WireCoding.decode(CommitEvent.self, from: frames[1]), event.seq > last
-      else {
-        continue
-      }
-      catchUp(to: event.seq - 1)
-      emit(event)
-      last = event.seq
-    case "heartbeat":
-      if let beat = try? WireCoding.decode(HeartbeatEvent.self, from: frames[1]) {
-        catchUp(to: beat.seq)
-      }
-    default:
-      break
-    }
+    fail("following the feed failed: \(error)")
   }
 
 default:

@@ -2,8 +2,8 @@
 // change bus. See `hearthd --help`, Protocols/README.md and etc/hearthd.service.
 import Dispatch
 import Foundation
-import HearthWire
 import HearthHub
+import HearthWire
 
 let version = "0.1.0"
 

@@ -1,6 +1,6 @@
 import Foundation
-import HearthWire
 import HearthTestbed
+import HearthWire
 import Testing
 
 @testable import AttachmentsFeature

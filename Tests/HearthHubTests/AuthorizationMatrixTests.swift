@@ -1,8 +1,8 @@
 import Foundation
-import HearthWire
 import HearthHub
 import HearthPlugin
 import HearthSQLite
+import HearthWire
 import Testing
 
 /// Every operation a plugin may not do, tried through a real hub: each is refused with a
@@ -107,10 +107,10 @@ import Testing
     #expect(version == 0)
     #expect(integrity == ["ok"])
     // Setting stays refused.
-    let refusal = #expect(throws: ErrorReply.self) {
+    let refusal = #expect(throws: DatabaseError.self) {
       try notes.write { try $0.execute(sql: "PRAGMA user_version = 7") }
     }
-    #expect(refusal?.code == .unauthorized)
+    #expect(refusal?.hubCode == .unauthorized)
     #expect(refusal?.message == "pragma user_version may be read, not set")
   }
 
@@ -145,8 +145,8 @@ import Testing
           try db.execute(sql: sql)
         }
       }
-      if let reply = refusal as? ErrorReply {
-        #expect(reply.code == .unauthorized, "\(what): \(reply)")
+      if let reply = refusal as? DatabaseError, reply.hubCode != nil {
+        #expect(reply.hubCode == .unauthorized, "\(what): \(reply)")
       } else if sql != "UPDATE sqlite_master SET sql = ''" && sql != "VACUUM" {
         // SQLite itself refuses these two before the authorizer is asked.
         Issue.record("\(what): not an authorization error: \(String(describing: refusal))")
@@ -158,10 +158,10 @@ import Testing
       let intruder = PluginRegistration(
         name: "intruder\(index)", version: "1", tables: ["intruder_rows", "loot_rows"],
         migrations: [.init(id: "1", sql: sql)])
-      let refusal = #expect(throws: ErrorReply.self, "\(what) was allowed in a migration") {
+      let refusal = #expect(throws: DatabaseError.self, "\(what) was allowed in a migration") {
         _ = try HubDatabase(intruder, paths: running.paths)
       }
-      #expect(refusal?.code == .unauthorized, "\(what): \(String(describing: refusal))")
+      #expect(refusal?.hubCode == .unauthorized, "\(what): \(String(describing: refusal))")
       #expect(try snapshot(probe) == before, "\(what) left something behind")
     }
     // The probe still writes its own table.

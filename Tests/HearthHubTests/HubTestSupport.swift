@@ -1,9 +1,9 @@
 import Foundation
-import HearthWire
-import HearthZMQ
 import HearthHub
 import HearthPlugin
 import HearthTestbed
+import HearthWire
+import HearthZMQ
 import Synchronization
 import Testing
 

@@ -1,9 +1,9 @@
 import Foundation
-import HearthWire
 import HearthData
 import HearthHub
 import HearthPlugin
 import HearthTestbed
+import HearthWire
 import Synchronization
 import Testing
 
@@ -67,14 +67,18 @@ func factsPlugin() throws -> PluginRegistration {
     #expect(notes.lastCommittedSequence > 0)
 
     // One plugin cannot write the other's tables; nothing of that transaction stays.
-    let refusal = try #require(throws: ErrorReply.self) {
+    let refusal = try #require(throws: DatabaseError.self) {
       try facts.write { db in
         try Fact.insert { Fact.Draft(body: "would be rolled back") }.execute(db)
         try Note.insert { Note(id: 2, text: "not yours") }.execute(db)
       }
     }
-    #expect(refusal.code == .unauthorized)
-    #expect(refusal.message.contains("does not own table notes"))
+    // One error type for a plugin: the hub's rule in `hubCode`, SQLite's authorization code,
+    // the failing statement.
+    #expect(refusal.hubCode == .unauthorized)
+    #expect(refusal.resultCode == .SQLITE_AUTH)
+    #expect(refusal.message?.contains("does not own table notes") == true)
+    #expect(refusal.sql?.hasPrefix("INSERT INTO \"notes\"") == true)
     #expect(try facts.read { try Fact.fetchCount($0) } == 1)
     #expect(try facts.read { try Note.fetchCount($0) } == 1)
   }
@@ -334,20 +338,20 @@ func factsPlugin() throws -> PluginRegistration {
     let thief = PluginRegistration(
       name: "thief", version: "1", tables: ["loot"],
       migrations: [.init(id: "1", sql: "CREATE TABLE loot (x); DROP TABLE notes")])
-    let error = try #require(throws: ErrorReply.self) {
+    let error = try #require(throws: DatabaseError.self) {
       _ = try HubDatabase(thief, paths: running.paths)
     }
-    #expect(error.code == .unauthorized)
+    #expect(error.hubCode == .unauthorized)
     #expect(
       try DatabaseQueue(path: running.paths.databasePath).read { try $0.tableExists("notes") })
     #expect(
       try !DatabaseQueue(path: running.paths.databasePath).read { try $0.tableExists("loot") })
     let squatter = PluginRegistration(
       name: "squatter", version: "1", tables: ["notes"], migrations: [])
-    let conflict = try #require(throws: ErrorReply.self) {
+    let conflict = try #require(throws: DatabaseError.self) {
       _ = try HubDatabase(squatter, paths: running.paths)
     }
-    #expect(conflict.message.contains("belongs to plugin notes"))
+    #expect(conflict.message?.contains("belongs to plugin notes") == true)
   }
 }
 

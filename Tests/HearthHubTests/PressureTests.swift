@@ -1,9 +1,9 @@
 import Foundation
-import HearthWire
 import HearthData
 import HearthHub
 import HearthPlugin
 import HearthTestbed
+import HearthWire
 import Synchronization
 import Testing
 
@@ -152,7 +152,7 @@ import Testing
     #expect(entries == 1)
     // Past 10,000 rows the entry says the table changed, not which rows.
     let commit = try WireCoding.decode(CommitEvent.self, from: Data(try #require(event).utf8))
-    #expect(commit.tables["notes"] == TableChangeSummary(unknownRows: true))
+    #expect(commit.tables["notes"] == TableChanges(rowIDsAreKnown: false))
   }
 
   @Test func aBigClosureThatFailsAtItsLastStatementLeavesNothing() throws {

@@ -1,8 +1,8 @@
 import Foundation
-import HearthWire
 import HearthData
 import HearthPlugin
 import HearthTestbed
+import HearthWire
 import Testing
 
 /// One run of a feature's command line against a hub.

@@ -1,6 +1,6 @@
 import Foundation
-import HearthWire
 import HearthSQLite
+import HearthWire
 import Testing
 
 @Suite struct WireMessageTests {
@@ -89,7 +89,7 @@ import Testing
     _ = try load("transaction-interactive-2.json", as: TransactionRequest.self)
     _ = try load("committed.json", as: CommittedReply.self)
     let event = try load("commit-event.json", as: CommitEvent.self)
-    #expect(event.tables["notes"]?.inserted == [2])
+    #expect(event.tables["notes"]?.insertedRowIDs == [2])
     _ = try load("heartbeat.json", as: HeartbeatEvent.self)
     _ = try load("changes.json", as: ChangesRequest.self)
     #expect(try load("cursor.json", as: CursorRequest.self).seq == 42)

@@ -1,0 +1,117 @@
+import Foundation
+import HearthSQLite
+import HearthZMQ
+
+/// Follows the hub's commits in order, none twice, none missed: the one implementation of the
+/// protocol's "subscribe, then read the start point, fill gaps from the feed" rule
+/// (`Protocols/README.md`, "Following the feed"), used by a plugin's observers and by
+/// `hearth subscribe`.
+///
+/// The bus only rings the doorbell. Every commit event and heartbeat says how far the hub
+/// has come; when that is past what was delivered (a high-water-mark drop, a slow start, a
+/// restart of either side), the missed commits are read from the durable feed in the
+/// database, in order. Those pruned from it meanwhile are reported as `.missed`: whatever the
+/// follower derives from them must be read again.
+///
+/// ```swift
+/// let follower = try FeedFollower(
+///   context: BusContext(), endpoint: paths.busEndpoint, reader: database, from: .now)
+/// while true {
+///   for delivery in try follower.poll(timeout: .seconds(1)) { … }
+/// }
+/// ```
+///
+/// Not thread-safe: it owns a socket, which is used by the thread that made it.
+public final class FeedFollower {
+  /// Where following begins.
+  public enum Start: Hashable, Sendable {
+    /// After the hub's current sequence number (read once subscribed): only new commits.
+    case now
+    /// After sequence number `seq`: the feed's commits since, then new ones.
+    case after(Int64)
+  }
+
+  /// What the follower hands on, in sequence order.
+  public enum Delivery: Hashable, Sendable {
+    case commit(CommitEvent)
+    /// Commits `after + 1 … through` are no longer in the feed (pruned).
+    case missed(after: Int64, through: Int64)
+  }
+
+  /// The sequence number delivered up to.
+  public private(set) var position: Int64
+  private let socket: BusSocket
+  private let reader: any DatabaseReader
+
+  /// Subscribes to `endpoint` (after `prepare`, which may make the socket a CURVE client),
+  /// then reads the start point from `reader`, the hub's database.
+  public init(
+    context: BusContext, endpoint: String, reader: any DatabaseReader, from start: Start,
+    receiveHighWaterMark: Int = 10_000, prepare: (BusSocket) throws -> Void = { _ in }
+  ) throws {
+    self.reader = reader
+    socket = try BusSocket(context, .sub)
+    try socket.setReceiveHighWaterMark(receiveHighWaterMark)
+    try socket.setReconnectInterval(.milliseconds(50))
+    try socket.subscribe("commit")
+    try socket.subscribe("heartbeat")
+    try prepare(socket)
+    try socket.connect(endpoint)
+    // Subscribed first, then the start point: a commit in between is announced, or seen in
+    // the feed at the next heartbeat.
+    switch start {
+    case .now: position = try reader.read(HubTables.lastSequence)
+    case .after(let seq): position = seq
+    }
+  }
+
+  /// What the feed holds past `position` now (for a start `.after` an old sequence number,
+  /// before the first `poll`).
+  public func catchUp() throws -> [Delivery] {
+    fill(through: try reader.read(HubTables.lastSequence))
+  }
+
+  /// Waits up to `timeout` for the bus and returns what is due, in order (often nothing).
+  /// With `isObserved` false nothing is read or decoded: heartbeats only move `position`, so
+  /// a process that only writes spends nothing on the bus.
+  public func poll(timeout: Duration, isObserved: Bool = true) throws -> [Delivery] {
+    guard let frames = try socket.receive(timeout: timeout), frames.count == 2 else { return [] }
+    switch String(decoding: frames[0], as: UTF8.self) {
+    case "commit" where isObserved:
+      guard let event = try? WireCoding.decode(CommitEvent.self, from: frames[1]),
+        event.seq > position
+      else { return [] }
+      var deliveries = fill(through: event.seq - 1)
+      deliveries.append(.commit(event))
+      position = event.seq
+      return deliveries
+    case "heartbeat":
+      guard let beat = try? WireCoding.decode(HeartbeatEvent.self, from: frames[1]) else {
+        return []
+      }
+      guard isObserved else {
+        position = max(position, beat.seq)
+        return []
+      }
+      return fill(through: beat.seq)
+    default:
+      return []
+    }
+  }
+
+  /// The feed's commits after `position` through `last`; what is no longer there is missed.
+  private func fill(through last: Int64) -> [Delivery] {
+    guard last > position else { return [] }
+    defer { position = last }
+    guard
+      let found = try? reader.read({ db in
+        try HubTables.commits(after: position, through: last, db)
+      }),
+      let first = found.first, found.last?.seq == last,
+      found.count == Int(last - first.seq) + 1
+    else { return [.missed(after: position, through: last)] }
+    let missed: [Delivery] =
+      first.seq > position + 1 ? [.missed(after: position, through: first.seq - 1)] : []
+    return missed + found.map(Delivery.commit)
+  }
+}
