@@ -41,6 +41,8 @@ let strict: [SwiftSetting] = [
 let package = Package(
   name: "Hearth",
   products: [
+    .library(name: "HearthSupport", targets: ["HearthSupport"]),
+    .library(name: "HearthDependencies", targets: ["HearthDependencies"]),
     .library(name: "HearthSQLite", targets: ["HearthSQLite"]),
     .library(name: "HearthQuery", targets: ["HearthQuery"]),
     .library(name: "HearthData", targets: ["HearthData"]),
@@ -61,7 +63,12 @@ let package = Package(
     // No pkgConfig: libzmq.pc adds Kerberos include flags that SwiftPM rejects with a warning.
     .systemLibrary(name: "CZMQ", providers: [.apt(["libzmq3-dev"])]),
     .systemLibrary(name: "CSodium", pkgConfig: "libsodium", providers: [.apt(["libsodium-dev"])]),
-    .target(name: "HearthSQLite", dependencies: ["CSQLite"], swiftSettings: strict),
+    // The bottom: a lock ThreadSanitizer understands and the logger; then dependencies
+    // (date, UUID, clock, error reporting), which everything above may read.
+    .target(name: "HearthSupport", swiftSettings: strict),
+    .target(name: "HearthDependencies", dependencies: ["HearthSupport"], swiftSettings: strict),
+    .target(
+      name: "HearthSQLite", dependencies: ["CSQLite", "HearthSupport"], swiftSettings: strict),
     // Naming and quoting shared by the macros and the runtime, so both give the same answer.
     .target(name: "HearthNaming", swiftSettings: strict),
     .macro(
@@ -73,7 +80,9 @@ let package = Package(
     .target(
       name: "HearthQuery", dependencies: ["HearthQueryCore", "HearthQueryMacros"],
       swiftSettings: strict),
-    .target(name: "HearthData", dependencies: ["HearthQuery"], swiftSettings: strict),
+    .target(
+      name: "HearthData", dependencies: ["HearthQuery", "HearthDependencies"],
+      swiftSettings: strict),
     .target(
       name: "HearthDataTestSupport", dependencies: ["HearthData"], swiftSettings: strict),
     // libzmq and nothing else: the transport knows no database.
@@ -83,7 +92,8 @@ let package = Package(
     .target(
       name: "HearthWire", dependencies: ["HearthZMQ", "HearthSQLite"], swiftSettings: strict),
     .target(
-      name: "HearthHub", dependencies: ["HearthWire", "HearthZMQ", "HearthSQLite"],
+      name: "HearthHub",
+      dependencies: ["HearthWire", "HearthZMQ", "HearthSQLite", "HearthDependencies"],
       swiftSettings: strict),
     .target(
       name: "HearthPlugin",

@@ -121,9 +121,10 @@ struct ChangeFeed {
   mutating func saveCursors() throws {
     guard !unsavedCursors.isEmpty else { return }
     let cursors = unsavedCursors
+    let now = hub.millisecondsNow()
     try hub.database.inWriterDatabase { db in
       try db.inTransaction(.immediate) {
-        for (plugin, seq) in cursors { try HubStore.saveCursor(seq, of: plugin, db) }
+        for (plugin, seq) in cursors { try HubStore.saveCursor(seq, of: plugin, at: now, db) }
         return .commit
       }
     }

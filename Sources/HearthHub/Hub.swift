@@ -1,4 +1,5 @@
 import Foundation
+import HearthDependencies
 import HearthSQLite
 import HearthWire
 import HearthZMQ
@@ -22,6 +23,11 @@ public final class Hub: Sendable {
   private let isReady = Atomic<Bool>(false)
   private let sequence: Atomic<Int64>
   private let groupCommits = Atomic<Int>(0)
+  /// The hub's time, read from the dependencies when it is made (a test sets a `TestClock`
+  /// and a fixed date with `withDependencies`): `elapsed` for its timeouts and intervals,
+  /// `date` for the feed's timestamps.
+  let clock: Stopwatch
+  private let date: DateGenerator
 
   /// How many COMMITs carried several clients' transactions (group commits) since start.
   public var groupCommitCount: Int { groupCommits.load(ordering: .relaxed) }
@@ -33,6 +39,9 @@ public final class Hub: Sendable {
   /// beside another hub on the same database or the same sockets (see `HubLock`).
   public init(configuration: HubConfiguration) throws {
     self.configuration = configuration
+    let dependencies = DependencyValues.current
+    clock = Stopwatch(dependencies.continuousClock)
+    date = dependencies.date
     try FileManager.default.createDirectory(
       atPath: (configuration.databasePath as NSString).deletingLastPathComponent,
       withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
@@ -192,13 +201,17 @@ public final class Hub: Sendable {
     try database.inWriterDatabase { db in
       let more = try HubStore.prune(
         olderThan: configuration.feedRetention, keepingRecent: configuration.feedKeepRecent,
-        last: lastSequence, batch: configuration.pruneBatch, requests: requests, db)
+        last: lastSequence, batch: configuration.pruneBatch, requests: requests,
+        at: millisecondsNow(), db)
       walBound.checkpointIfNeeded(db)
       return more
     }
   }
 
   func advanceSequence() -> Int64 { sequence.add(1, ordering: .relaxed).newValue }
+
+  /// Now, in milliseconds since 1970 (the feed's `at`).
+  func millisecondsNow() -> Int64 { Int64(date().timeIntervalSince1970 * 1000) }
 }
 
 /// A failure of the hub itself (configuration, start-up), with what to do.

@@ -19,8 +19,9 @@ struct HubSession {
   var feed: ChangeFeed
   var executor: TransactionExecutor
   var queue: [Work] = []
-  var lastHeartbeat = ContinuousClock.now
-  var lastPrune = ContinuousClock.now
+  /// When (on the hub's clock) the last heartbeat went out and the last pruning round began.
+  var lastHeartbeat: Duration = .zero
+  var lastPrune: Duration = .zero
   /// What a pruning still has to go through, between two turns of the loop.
   var pruning: (feed: Bool, requests: Bool)?
 
@@ -48,6 +49,8 @@ struct HubSession {
   /// batch of pruning and the heartbeat when they are due.
   mutating func serveOnce(waitingAtMost timeout: Duration) throws {
     if let first = try router.receive(timeout: timeout) {
+      // A message that comes after its transaction's timeout finds it expired.
+      executor.expire(after: configuration.transactionTimeout, now: hub.clock.elapsed)
       // Everything that has arrived meanwhile: one-message transactions among it share one
       // COMMIT (group commit), each in its own savepoint.
       var burst = [first]
@@ -70,7 +73,7 @@ struct HubSession {
       }
       commit(group)
     }
-    let now = ContinuousClock.now
+    let now = hub.clock.elapsed
     executor.expire(after: configuration.transactionTimeout, now: now)
     drainQueue()
     if executor.open == nil, pruning != nil || now - lastPrune >= configuration.pruneInterval {
@@ -78,7 +81,7 @@ struct HubSession {
     }
     if now - lastHeartbeat >= configuration.heartbeatInterval {
       lastHeartbeat = now
-      feed.publishHeartbeat(at: Self.millisecondsNow())
+      feed.publishHeartbeat(at: hub.millisecondsNow())
     }
   }
 
@@ -137,7 +140,7 @@ struct HubSession {
 
   /// One batch of pruning (the first of a round saves the cursors): requests wait for one
   /// small commit at most.
-  mutating func pruneOnce(_ now: ContinuousClock.Instant) {
+  mutating func pruneOnce(_ now: Duration) {
     do {
       if pruning == nil {
         lastPrune = now
@@ -175,8 +178,8 @@ struct HubSession {
   mutating func transaction(client: Data, request: TransactionRequest) {
     if executor.open == nil, request.isOneMessage { return commit([(client, request)]) }
     switch executor.receive(
-      request, from: client, feed: feed, seq: hub.lastSequence + 1, at: Self.millisecondsNow(),
-      clock: .now)
+      request, from: client, feed: feed, seq: hub.lastSequence + 1, at: hub.millisecondsNow(),
+      clock: hub.clock.elapsed)
     {
     case .wait:
       enqueue(.transaction(client: client, request: request), client: client, id: request.id)
@@ -191,7 +194,7 @@ struct HubSession {
   mutating func commit(_ group: [(client: Data, request: TransactionRequest)]) {
     guard !group.isEmpty else { return }
     let outcomes = executor.commit(
-      group.map(\.request), feed: feed, seq: hub.lastSequence + 1, at: Self.millisecondsNow())
+      group.map(\.request), feed: feed, seq: hub.lastSequence + 1, at: hub.millisecondsNow())
     var events: [ChangeFeed.PublishedCommit] = []
     for case .committed(let committed) in outcomes {
       if let event = committed.event { events.append(event) }
@@ -210,7 +213,7 @@ struct HubSession {
   /// Registers a plugin (see `Registrar`).
   mutating func register(client: Data, request: RegisterRequest) {
     let seq = hub.lastSequence + 1
-    let now = Self.millisecondsNow()
+    let now = hub.millisecondsNow()
     let outcome: Result<(RegisteredReply, ChangeFeed.PublishedCommit?), ErrorReply>
     do {
       outcome = try hub.database.inWriterDatabase { [feed] db in
@@ -256,8 +259,6 @@ struct HubSession {
     // A client that went away is not an error of the hub: its reply is dropped.
     try? router.send([client, body], dontWait: true)
   }
-
-  static func millisecondsNow() -> Int64 { Int64(Date().timeIntervalSince1970 * 1000) }
 }
 
 extension TransactionRequest {

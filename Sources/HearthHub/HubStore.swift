@@ -121,8 +121,7 @@ enum HubStore {
   }
 
   /// Records where `plugin` has read the feed up to.
-  static func saveCursor(_ seq: Int64, of plugin: String, _ db: Database) throws {
-    let now = HubSession.millisecondsNow()
+  static func saveCursor(_ seq: Int64, of plugin: String, at now: Int64, _ db: Database) throws {
     try db.execute(
       sql: """
         INSERT INTO hearth_cursors (plugin, seq, at) VALUES (?, ?, ?)
@@ -139,10 +138,9 @@ enum HubStore {
   /// (finding old ones scans them all: once per round is enough).
   static func prune(
     olderThan retention: Duration, keepingRecent: Int64, last: Int64, batch: Int,
-    requests: Bool, _ db: Database
+    requests: Bool, at now: Int64, _ db: Database
   ) throws -> (feed: Bool, requests: Bool) {
-    let cutoff =
-      HubSession.millisecondsNow() - Int64(retention.components.seconds) * 1000
+    let cutoff = now - Int64(retention.components.seconds) * 1000
     var more = (feed: false, requests: false)
     try db.inTransaction(.immediate) {
       // The feed's newest entry may go: the sequence number stays.

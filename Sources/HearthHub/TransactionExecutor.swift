@@ -12,7 +12,8 @@ struct TransactionExecutor {
     var plugin: String
     var client: Data
     var nextPart: Int
-    var lastActivity: ContinuousClock.Instant
+    /// When its last message came, on the hub's clock.
+    var lastActivity: Duration
     var ownedTables: Set<String>
   }
 
@@ -184,7 +185,7 @@ struct TransactionExecutor {
   /// `WireRequest.parse`). `seq` is the number a commit now would take.
   mutating func receive(
     _ request: TransactionRequest, from client: Data, feed: ChangeFeed, seq: Int64,
-    at now: Int64, clock: ContinuousClock.Instant
+    at now: Int64, clock: Duration
   ) -> Step {
     let part = request.part ?? 0
     guard let current = open else {
@@ -219,7 +220,7 @@ struct TransactionExecutor {
 
   private mutating func begin(
     _ request: TransactionRequest, from client: Data, feed: ChangeFeed, seq: Int64,
-    at now: Int64, clock: ContinuousClock.Instant
+    at now: Int64, clock: Duration
   ) -> Step {
     enum Beginning {
       case begun(owned: Set<String>)
@@ -251,7 +252,7 @@ struct TransactionExecutor {
   /// Runs the statements of one message of the open transaction, and ends it if asked.
   private mutating func run(
     _ request: TransactionRequest, feed: ChangeFeed, seq: Int64, at now: Int64,
-    clock: ContinuousClock.Instant
+    clock: Duration
   ) -> Step {
     guard var transaction = open else { return .wait }
     transaction.lastActivity = clock
@@ -327,7 +328,7 @@ struct TransactionExecutor {
 
   /// Rolls back the open transaction when its client has been silent for longer than
   /// `timeout`; its next message gets `timeout`.
-  mutating func expire(after timeout: Duration, now clock: ContinuousClock.Instant) {
+  mutating func expire(after timeout: Duration, now clock: Duration) {
     guard let transaction = open, clock - transaction.lastActivity > timeout else { return }
     rollbackOpen()
     remember(

@@ -119,7 +119,8 @@ final class WALBound: Sendable {
         state.retryAfter = .now + retryDelay
       }
       state.last = CheckpointStatus(
-        mode: "restart", at: HubSession.millisecondsNow(), complete: result.isComplete,
+        mode: "restart", at: Int64(Date().timeIntervalSince1970 * 1000),
+        complete: result.isComplete,
         walFrames: result.walFrameCount, checkpointedFrames: result.checkpointedFrameCount,
         milliseconds: elapsed.timeInterval * 1000)
     }
@@ -139,7 +140,8 @@ final class WALBound: Sendable {
     let elapsed = ContinuousClock.now - start
     state.withLock { state in
       state.last = CheckpointStatus(
-        mode: "passive", at: HubSession.millisecondsNow(), complete: result.isComplete,
+        mode: "passive", at: Int64(Date().timeIntervalSince1970 * 1000),
+        complete: result.isComplete,
         walFrames: result.walFrameCount, checkpointedFrames: result.checkpointedFrameCount,
         milliseconds: elapsed.timeInterval * 1000)
     }

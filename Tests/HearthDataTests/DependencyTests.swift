@@ -250,3 +250,62 @@ extension DependencyValues {
     }
   }
 }
+
+@Suite struct ClockAndTestValueTests {
+  @Test func aTestClockStandsStillUntilAdvancedAndWakesItsSleepersInOrder() async throws {
+    let clock = TestClock()
+    let start = clock.now
+    let woken = Locked<[String]>([])
+    let late = Task {
+      try await clock.sleep(until: start.advanced(by: .seconds(10)))
+      woken.withLock { $0.append("10 s") }
+    }
+    let early = Task {
+      try await clock.sleep(until: start.advanced(by: .seconds(1)))
+      woken.withLock { $0.append("1 s") }
+    }
+    // Both are asleep before the clock moves (yielding until they are registered).
+    while clock.sleepersCount < 2 { await Task.yield() }
+    #expect(woken.withLock { $0 } == [])
+    clock.advance(by: .seconds(1))
+    try await early.value
+    #expect(woken.withLock { $0 } == ["1 s"])
+    clock.advance(by: .seconds(9))
+    try await late.value
+    #expect(woken.withLock { $0 } == ["1 s", "10 s"])
+    #expect(start.duration(to: clock.now) == .seconds(10))
+    // A deadline already passed returns at once.
+    try await clock.sleep(until: start)
+    let stopwatch = Stopwatch(clock)
+    clock.advance(by: .milliseconds(1_500))
+    #expect(stopwatch.elapsed == .milliseconds(1_500))
+  }
+
+  @Test func aLiveValueReachedFromATestIsReported() {
+    let reports = Locked<[String]>([])
+    withDependencies {
+      $0.context = .test
+      $0.errorReporter = ErrorReporter { error, _, _, _ in
+        reports.withLock { $0.append("\(error)") }
+      }
+    } operation: {
+      @Dependency(\.date) var date
+      @Dependency(\.continuousClock) var clock
+      _ = date.now
+      _ = clock.now
+      #expect(reports.withLock { $0.count } == 2)
+      #expect(reports.withLock { $0.first?.contains("has no test value") } == true)
+      // Set by the test: nothing to report.
+      withDependencies {
+        $0.date = .constant(Date(timeIntervalSince1970: 0))
+      } operation: {
+        #expect(date.now == Date(timeIntervalSince1970: 0))
+      }
+      #expect(reports.withLock { $0.count } == 2)
+      // A key with a test value of its own is not reported.
+      @Dependency(\.defaultDatabase) var database
+      _ = database
+      #expect(reports.withLock { $0.count } == 2)
+    }
+  }
+}

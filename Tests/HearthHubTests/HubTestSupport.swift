@@ -1,4 +1,5 @@
 import Foundation
+import HearthDependencies
 import HearthHub
 import HearthPlugin
 import HearthTestbed
@@ -14,7 +15,12 @@ final class RunningHub: Sendable {
   let hub: Hub
   private let finished = DispatchSemaphore(value: 0)
 
-  init(directory: URL? = nil, configure: (inout HubConfiguration) -> Void = { _ in }) throws {
+  /// `clock` and `date` are the hub's time (its timeouts and intervals, the feed's
+  /// timestamps): the real ones unless a test moves time by hand.
+  init(
+    directory: URL? = nil, clock: any Clock<Duration> = ContinuousClock(),
+    date: DateGenerator = .system, configure: (inout HubConfiguration) -> Void = { _ in }
+  ) throws {
     let directory =
       directory
       ?? FileManager.default.temporaryDirectory.appendingPathComponent(
@@ -26,7 +32,12 @@ final class RunningHub: Sendable {
       runtimeDirectory: directory.appendingPathComponent("run").path)
     var configuration = HubConfiguration(paths: paths)
     configure(&configuration)
-    hub = try Hub(configuration: configuration)
+    hub = try withDependencies {
+      $0.continuousClock = clock
+      $0.date = date
+    } operation: {
+      try Hub(configuration: configuration)
+    }
     let ready = DispatchSemaphore(value: 0)
     let hub = self.hub
     let finished = self.finished

@@ -16,13 +16,19 @@ public protocol DependencyKey: Sendable {
   associatedtype Value: Sendable
   /// The value in a running program.
   static var liveValue: Value { get }
-  /// The value in tests. Defaults to `liveValue`.
+  /// The value in tests. Without one, a test that reaches the dependency without setting it
+  /// gets `liveValue` and a report to `errorReporter` (which fails the test under the
+  /// `.dependency` traits of HearthDataTestSupport): a live clock or random UUID reached from
+  /// a test is a bug in the test.
   static var testValue: Value { get }
   /// The value in previews and demos. Defaults to `liveValue`.
   static var previewValue: Value { get }
 }
 
 extension DependencyKey {
-  public static var testValue: Value { liveValue }
+  public static var testValue: Value {
+    DependencyValues.resolution?.usedLiveValue()
+    return liveValue
+  }
   public static var previewValue: Value { liveValue }
 }

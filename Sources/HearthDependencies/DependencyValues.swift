@@ -1,4 +1,5 @@
 import Foundation
+import HearthSupport
 
 /// The dependencies of the current task: values set with `withDependencies` (for this task
 /// and its children), else with `prepareDependencies` (for the process), else the key's
@@ -36,8 +37,30 @@ public struct DependencyValues: Sendable {
   }
 
   public subscript<Key: DependencyKey>(key: Key.Type) -> Key.Value {
-    get { storedValue(for: key) ?? Self.defaultValue(for: key, in: context) }
+    get {
+      if let value = storedValue(for: key) { return value }
+      let context = context
+      let value = Self.defaultValue(for: key, in: context)
+      if context == .test, Self.liveInTests.withLock({ $0.contains(ObjectIdentifier(key)) }) {
+        errorReporter(
+          UnimplementedDependency(key: "\(Key.self)"),
+          message: nil, file: "HearthDependencies/DependencyValues.swift", line: #line)
+      }
+      return value
+    }
     set { storage[ObjectIdentifier(key)] = newValue }
+  }
+
+  /// Keys whose default in tests is their live value (they have no `testValue`).
+  static let liveInTests = Locked(Set<ObjectIdentifier>())
+
+  /// Set while a key's default is made: a default `testValue` marks it.
+  @TaskLocal static var resolution: Resolution?
+
+  final class Resolution: Sendable {
+    private let used = Locked(false)
+    func usedLiveValue() { used.withLock { $0 = true } }
+    var usedLive: Bool { used.withLock { $0 } }
   }
 
   static func defaultValue<Key: DependencyKey>(for key: Key.Type, in context: DependencyContext)
@@ -50,7 +73,10 @@ public struct DependencyValues: Sendable {
     let value: Key.Value
     switch context {
     case .live: value = Key.liveValue
-    case .test: value = Key.testValue
+    case .test:
+      let resolution = Resolution()
+      value = $resolution.withValue(resolution) { Key.testValue }
+      if resolution.usedLive { liveInTests.withLock { _ = $0.insert(ObjectIdentifier(key)) } }
     case .preview: value = Key.previewValue
     }
     return defaults.withLock { defaults in
@@ -101,4 +127,13 @@ public func withDependencies<R>(
   var values = DependencyValues.taskLocal
   try await update(&values)
   return try await DependencyValues.$taskLocal.withValue(values, operation: operation)
+}
+
+/// A dependency without a test value, reached from a test that did not set it.
+public struct UnimplementedDependency: Error, CustomStringConvertible, Sendable {
+  public var key: String
+  public var description: String {
+    "@Dependency(\(key)) has no test value and was not set: the test used the live value. "
+      + "Set it with withDependencies { … } or the .dependency trait."
+  }
 }

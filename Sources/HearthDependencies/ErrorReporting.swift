@@ -1,4 +1,5 @@
 import Foundation
+import HearthSupport
 
 /// Where `withErrorReporting` sends errors. Live: a line on standard error. Under the
 /// `.dependency` test trait of HearthDataTestSupport: a recorded issue that fails the test.
@@ -13,10 +14,11 @@ public struct ErrorReporter: Sendable {
     self.report = report
   }
 
-  /// Writes `file:line: error: message: error` to standard error (journald-friendly).
+  /// Writes `<3>file:line: message: error` to standard error (the error priority for
+  /// journald).
   public static let standardError = ErrorReporter { error, message, file, line in
     let prefix = message.map { "\($0): " } ?? ""
-    FileHandle.standardError.write(Data("<3>\(file):\(line): error: \(prefix)\(error)\n".utf8))
+    Logger(label: "\(file):\(line)").error("\(prefix)\(error)")
   }
 
   public func callAsFunction(_ error: any Error, message: String?, file: String, line: Int) {
@@ -26,6 +28,7 @@ public struct ErrorReporter: Sendable {
 
 private enum ErrorReporterKey: DependencyKey {
   static let liveValue = ErrorReporter.standardError
+  static let testValue = ErrorReporter.standardError
 }
 
 extension DependencyValues {
