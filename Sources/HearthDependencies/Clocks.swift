@@ -90,5 +90,6 @@ extension DependencyValues {
   public var continuousClock: any Clock<Duration> {
     get { self[ContinuousClockKey.self] }
     set { self[ContinuousClockKey.self] = newValue }
+    _modify { yield &self[ContinuousClockKey.self] }
   }
 }

@@ -34,5 +34,6 @@ extension DependencyValues {
   public var date: DateGenerator {
     get { self[DateGeneratorKey.self] }
     set { self[DateGeneratorKey.self] = newValue }
+    _modify { yield &self[DateGeneratorKey.self] }
   }
 }

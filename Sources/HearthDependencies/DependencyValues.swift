@@ -49,6 +49,13 @@ public struct DependencyValues: Sendable {
       return value
     }
     set { storage[ObjectIdentifier(key)] = newValue }
+    // A change through the value (`$0.date.now = …`) reads it without reporting it: the test
+    // sets it.
+    _modify {
+      var value = storedValue(for: key) ?? Self.defaultValue(for: key, in: context)
+      yield &value
+      storage[ObjectIdentifier(key)] = value
+    }
   }
 
   /// Keys whose default in tests is their live value (they have no `testValue`).

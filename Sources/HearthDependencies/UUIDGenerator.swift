@@ -40,5 +40,6 @@ extension DependencyValues {
   public var uuid: UUIDGenerator {
     get { self[UUIDGeneratorKey.self] }
     set { self[UUIDGeneratorKey.self] = newValue }
+    _modify { yield &self[UUIDGeneratorKey.self] }
   }
 }

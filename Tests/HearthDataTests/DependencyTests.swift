@@ -25,6 +25,7 @@ final class Registry: Sendable {}
 
 enum RegistryKey: DependencyKey {
   static var liveValue: Registry { Registry() }
+  static var testValue: Registry { Registry() }
 }
 
 extension DependencyValues {
@@ -106,8 +107,10 @@ extension DependencyValues {
       #expect(uuid() == UUID(uuidString: "00000000-0000-0000-0000-000000000000"))
       #expect(uuid() == UUID(uuidString: "00000000-0000-0000-0000-000000000001"))
     }
-    @Dependency(\.uuid) var random
-    #expect(random() != random())
+    withDependencies { $0.uuid = .random } operation: {
+      @Dependency(\.uuid) var random
+      #expect(random() != random())
+    }
   }
 
   @Test func parallelTasksSeeTheirOwnDatabase() async throws {
