@@ -43,6 +43,8 @@ let package = Package(
   products: [
     .library(name: "HearthSupport", targets: ["HearthSupport"]),
     .library(name: "HearthDependencies", targets: ["HearthDependencies"]),
+    .library(name: "HearthCommandLine", targets: ["HearthCommandLine"]),
+    .library(name: "HearthService", targets: ["HearthService"]),
     .library(name: "HearthSQLite", targets: ["HearthSQLite"]),
     .library(name: "HearthQuery", targets: ["HearthQuery"]),
     .library(name: "HearthData", targets: ["HearthData"]),
@@ -67,6 +69,10 @@ let package = Package(
     // (date, UUID, clock, error reporting), which everything above may read.
     .target(name: "HearthSupport", swiftSettings: strict),
     .target(name: "HearthDependencies", dependencies: ["HearthSupport"], swiftSettings: strict),
+    // Subcommands, options, help and exit codes, for every executable.
+    .target(name: "HearthCommandLine", swiftSettings: strict),
+    // Run services until SIGTERM or SIGINT, stop them in order: hearthd, a feature's run.
+    .target(name: "HearthService", dependencies: ["HearthSupport"], swiftSettings: strict),
     .target(
       name: "HearthSQLite", dependencies: ["CSQLite", "HearthSupport"], swiftSettings: strict),
     // Naming and quoting shared by the macros and the runtime, so both give the same answer.
@@ -93,14 +99,23 @@ let package = Package(
       name: "HearthWire", dependencies: ["HearthZMQ", "HearthSQLite"], swiftSettings: strict),
     .target(
       name: "HearthHub",
-      dependencies: ["HearthWire", "HearthZMQ", "HearthSQLite", "HearthDependencies"],
+      dependencies: [
+        "HearthWire", "HearthZMQ", "HearthSQLite", "HearthDependencies", "HearthService",
+      ],
       swiftSettings: strict),
     .target(
       name: "HearthPlugin",
-      dependencies: ["HearthData", "HearthWire", "HearthZMQ", "HearthSQLite"],
+      dependencies: [
+        "HearthData", "HearthWire", "HearthZMQ", "HearthSQLite", "HearthCommandLine",
+        "HearthService",
+      ],
       swiftSettings: strict),
     .executableTarget(
-      name: "hearthd", dependencies: ["HearthHub", "HearthWire"], swiftSettings: strict),
+      name: "hearthd",
+      dependencies: [
+        "HearthHub", "HearthWire", "HearthCommandLine", "HearthService", "HearthSupport",
+      ],
+      swiftSettings: strict),
     // Real processes (hearthd, writers, subscribers) for the process tests, the benchmarks
     // and the fault suite.
     .target(name: "HearthTestbed", swiftSettings: strict),
@@ -109,7 +124,8 @@ let package = Package(
       dependencies: ["HearthTestbed", "HearthSQLite", "HearthWire", "HearthZMQ"],
       swiftSettings: strict),
     .executableTarget(
-      name: "hearth", dependencies: ["HearthWire", "HearthZMQ", "HearthSQLite"],
+      name: "hearth",
+      dependencies: ["HearthWire", "HearthZMQ", "HearthSQLite", "HearthCommandLine"],
       swiftSettings: strict),
     .executableTarget(
       name: "hearth-loadgen",
@@ -154,6 +170,9 @@ let package = Package(
       swiftSettings: strict),
     .testTarget(name: "HearthQueryTests", dependencies: ["HearthQuery"], swiftSettings: strict),
     .testTarget(name: "HearthZMQTests", dependencies: ["HearthZMQ"], swiftSettings: strict),
+    .testTarget(
+      name: "HearthCommandLineTests",
+      dependencies: ["HearthCommandLine", "HearthService", "HearthSupport"], swiftSettings: strict),
     .testTarget(
       name: "HearthWireTests", dependencies: ["HearthWire", "HearthSQLite"], swiftSettings: strict),
     .testTarget(

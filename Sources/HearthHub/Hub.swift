@@ -1,6 +1,7 @@
 import Foundation
 import HearthDependencies
 import HearthSQLite
+import HearthService
 import HearthWire
 import HearthZMQ
 import Synchronization
@@ -158,20 +159,28 @@ public final class Hub: Sendable {
     isReady.store(true, ordering: .relaxed)
     onReady()
     defer { isReady.store(false, ordering: .relaxed) }
-    let checkpointer = try startCheckpointer()
+    // The helpers of the loop, stopped (and waited for) when it ends, however it ends.
+    let helpers = ServiceGroup(
+      [try checkpointer()].compactMap { $0 }, signals: [], logger: Logger(label: "hearthd")
+    ).start()
+    defer {
+      helpers.stop()
+      try? helpers.wait()
+    }
     while !isStopping.load(ordering: .relaxed) {
       try session.serveOnce(waitingAtMost: .milliseconds(50))
     }
     try session.finish()
-    checkpointer?.wait()
+    helpers.stop()
+    try helpers.wait()
     try database.checkpoint(.truncate)
   }
 
   /// Copies the WAL into the database file every `checkpointInterval`, and often while the
   /// log nears its bound, on a connection and thread of its own: a PASSIVE checkpoint never
-  /// blocks the writer, so no client's COMMIT waits for it (see `WALBound`). Returns what
-  /// signals when the thread has ended (after `stop()`); nil when the interval is zero.
-  private func startCheckpointer() throws -> DispatchSemaphore? {
+  /// blocks the writer, so no client's COMMIT waits for it (see `WALBound`). Nil when the
+  /// interval is zero.
+  private func checkpointer() throws -> LoopService? {
     guard configuration.checkpointInterval > .zero else { return nil }
     let connection = try DatabaseQueue(
       path: configuration.databasePath,
@@ -180,17 +189,10 @@ public final class Hub: Sendable {
         configuration.label = "hearthd.checkpoint"
         return configuration
       }())
-    let ended = DispatchSemaphore(value: 0)
-    let interval = configuration.checkpointInterval
-    let thread = Thread { [self] in
-      defer { ended.signal() }
-      while !isStopping.load(ordering: .relaxed) {
-        walBound.passiveTurn(connection, interval: interval)
-      }
+    let (walBound, interval) = (walBound, configuration.checkpointInterval)
+    return LoopService("hearthd.checkpoint") { loop in
+      while !loop.isStopping { walBound.passiveTurn(connection, interval: interval) }
     }
-    thread.name = "hearthd.checkpoint"
-    thread.start()
-    return ended
   }
 
   /// Prunes the change feed by age and by the slowest registered cursor, and the old

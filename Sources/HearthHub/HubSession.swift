@@ -150,9 +150,8 @@ struct HubSession {
       pruning = more.feed || more.requests ? more : nil
     } catch {
       pruning = nil
-      // A failed prune keeps entries longer; it is retried at the next interval. The <4>
-      // prefix is journald's warning priority.
-      FileHandle.standardError.write(Data("<4>hearthd: pruning the feed failed: \(error)\n".utf8))
+      // A failed prune keeps entries longer; it is retried at the next interval.
+      Logger(label: "hearthd").warning("pruning the feed failed: \(error)")
     }
   }
 

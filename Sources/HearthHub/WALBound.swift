@@ -98,8 +98,7 @@ final class WALBound: Sendable {
     do {
       result = try db.checkpoint(.restart, waitingAtMost: wait)
     } catch {
-      // The <4> prefix is journald's warning priority.
-      FileHandle.standardError.write(Data("<4>hearthd: the WAL checkpoint failed: \(error)\n".utf8))
+      Logger(label: "hearthd").warning("the WAL checkpoint failed: \(error)")
       state.withLock { $0.retryAfter = .now + retryDelay }
       return
     }

@@ -1,5 +1,6 @@
 import Foundation
 import HearthData
+import HearthService
 
 /// Redraws `render`'s text whenever a commit touches `tables`, by any process, until the
 /// process is interrupted: the `watch` command of a feature.
@@ -42,35 +43,24 @@ public func watch(
 /// `hearth-feature@NAME.service` starts. A failing duty is logged and retried at the next
 /// turn (the hub may be restarting); the process only ends when asked to.
 public func runDuties(
-  name: String, interval: Duration, _ duty: @escaping () throws -> Void
+  name: String, interval: Duration, _ duty: @escaping @Sendable () throws -> Void
 ) -> Never {
-  signal(SIGTERM, SIG_IGN)
-  signal(SIGINT, SIG_IGN)
-  let stop = DispatchSemaphore(value: 0)
-  var sources: [any DispatchSourceSignal] = []
-  for signalNumber in [SIGTERM, SIGINT] {
-    let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
-    source.setEventHandler { stop.signal() }
-    source.resume()
-    sources.append(source)
+  let logger = Logger(label: name)
+  logger.info("running (every \(interval))")
+  let duties = LoopService("duties") { loop in
+    repeat {
+      do {
+        try duty()
+      } catch {
+        logger.warning("\(error) (trying again in \(interval))")
+      }
+    } while loop.wait(for: interval)
   }
-  log("<6>\(name): running (every \(interval))")
-  let seconds =
-    Double(interval.components.seconds)
-    + Double(interval.components.attoseconds) / 1e18
-  repeat {
-    do {
-      try duty()
-    } catch {
-      log("<4>\(name): \(error) (trying again in \(interval))")
-    }
-  } while stop.wait(timeout: .now() + seconds) == .timedOut
-  log("<6>\(name): stopping")
-  _ = sources
+  do {
+    try ServiceGroup([duties], logger: logger).run()
+  } catch {
+    exit(1)
+  }
+  logger.info("stopping")
   exit(0)
-}
-
-/// One line to standard error, with a journald priority prefix.
-public func log(_ line: String) {
-  FileHandle.standardError.write(Data((line + "\n").utf8))
 }

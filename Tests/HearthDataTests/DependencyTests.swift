@@ -107,7 +107,9 @@ extension DependencyValues {
       #expect(uuid() == UUID(uuidString: "00000000-0000-0000-0000-000000000000"))
       #expect(uuid() == UUID(uuidString: "00000000-0000-0000-0000-000000000001"))
     }
-    withDependencies { $0.uuid = .random } operation: {
+    withDependencies {
+      $0.uuid = .random
+    } operation: {
       @Dependency(\.uuid) var random
       #expect(random() != random())
     }

@@ -83,7 +83,7 @@ struct ImageStore {
     try data.write(to: temporary, options: .atomic)
     if rename(temporary.path, target.path) != 0 {
       try? FileManager.default.removeItem(at: temporary)
-      throw FeatureError(
+      throw CommandError(
         "cannot store the image in \(directory.path): \(String(cString: strerror(errno)))")
     }
     return digest

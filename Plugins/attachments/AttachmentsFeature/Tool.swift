@@ -53,7 +53,7 @@ func ownerTable(_ name: String, _ db: Database) throws -> String {
       sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name = ? COLLATE NOCASE",
       arguments: [name])
   else {
-    throw FeatureError.notFound("no table '\(name)'; `hearth query` can list them")
+    throw CommandError.notFound("no table '\(name)'; `hearth query` can list them")
   }
   return table
 }
@@ -62,13 +62,13 @@ func requireOwner(_ table: String, _ id: Int, _ db: Database) throws -> String {
   let table = try ownerTable(table, db)
   guard
     try #sql("SELECT 1 FROM \(quote: table) WHERE rowid = \(id)", as: Int.self).fetchOne(db) != nil
-  else { throw FeatureError.notFound("\(table) has no row \(id)") }
+  else { throw CommandError.notFound("\(table) has no row \(id)") }
   return table
 }
 
 func findAttachment(_ id: Int, _ db: Database) throws -> Attachment {
   guard let attachment = try Attachment.find(id).fetchOne(db) else {
-    throw FeatureError.notFound("no attachment \(id); `hearth-attachments list` shows them")
+    throw CommandError.notFound("no attachment \(id); `hearth-attachments list` shows them")
   }
   return attachment
 }
@@ -125,7 +125,7 @@ func collectFiles(_ store: ImageStore, _ db: any DatabaseReader, olderThan age: 
 /// The image files beside the hub's database.
 func imageStore() throws -> ImageStore { ImageStore(databasePath: try database().path) }
 
-package func attachmentsTool() -> FeatureTool {
+package func attachmentsTool() -> Tool {
   var commands: [Command] = []
   commands.append(
     Command(
@@ -143,36 +143,36 @@ package func attachmentsTool() -> FeatureTool {
       let id = try input.positional(1, as: Int.self, name: "ID")
       let given = ["link", "note", "image"].filter { input.option($0) != nil }
       guard given.count == 1 else {
-        throw FeatureError.usage("give exactly one of --link, --note and --image")
+        throw CommandError.usage("give exactly one of --link, --note and --image")
       }
       let kind: Attachment.Kind
       if let text = input.option("link") {
         guard let url = URL(string: text), let scheme = url.scheme,
           url.host != nil || scheme == "file"
-        else { throw FeatureError.usage("'\(text)' is not a link; write it as https://…") }
+        else { throw CommandError.usage("'\(text)' is not a link; write it as https://…") }
         kind = .link(url)
       } else if let text = input.option("note") {
         let note = text == "-" ? try readStandardInput(limit: noteLimit) : text
         guard note.utf8.count <= noteLimit else {
-          throw FeatureError.usage(
+          throw CommandError.usage(
             "the note is longer than \(byteCount(noteLimit)); nothing was saved")
         }
-        guard !note.isEmpty else { throw FeatureError.usage("the note is empty") }
+        guard !note.isEmpty else { throw CommandError.usage("the note is empty") }
         kind = .note(note)
       } else {
         let path = input.option("image")!
         guard let attributes = try? FileManager.default.attributesOfItem(atPath: path),
           let size = attributes[.size] as? Int
-        else { throw FeatureError.usage("cannot read \(path)") }
+        else { throw CommandError.usage("cannot read \(path)") }
         guard size <= imageLimit else {
-          throw FeatureError.usage(
+          throw CommandError.usage(
             "\(path) is \(byteCount(size)); the limit is \(byteCount(imageLimit))")
         }
         guard let data = FileManager.default.contents(atPath: path) else {
-          throw FeatureError.usage("cannot read \(path)")
+          throw CommandError.usage("cannot read \(path)")
         }
         guard imageFormat(data) != nil else {
-          throw FeatureError.usage(
+          throw CommandError.usage(
             "\(path) is not an image (PNG, JPEG, GIF or WebP); nothing was saved")
         }
         kind = .image(try store.store(data))
@@ -216,7 +216,7 @@ package func attachmentsTool() -> FeatureTool {
       var output = AttachmentOutput(attachment, store: store)
       if case .image(let digest) = attachment.kind, try !store.verify(digest) {
         output.path = nil
-        throw FeatureError(
+        throw CommandError(
           "the file of image attachment \(id) is missing or damaged (\(store.url(digest).path))")
       }
       return .values(output) { output in
@@ -230,7 +230,7 @@ package func attachmentsTool() -> FeatureTool {
       let ids = try input.positionals.indices.map {
         try input.positional($0, as: Int.self, name: "ID")
       }
-      guard !ids.isEmpty else { throw FeatureError.usage("missing ID") }
+      guard !ids.isEmpty else { throw CommandError.usage("missing ID") }
       try database().write { db in
         for id in ids { _ = try findAttachment(id, db) }
         try Attachment.where { $0.id.in(ids) }.delete().execute(db)
@@ -245,7 +245,7 @@ package func attachmentsTool() -> FeatureTool {
       let digests = try imageDigests(try database())
       let bad = try Set(digests).sorted().filter { try !store.verify($0) }
       guard bad.isEmpty else {
-        throw FeatureError(
+        throw CommandError(
           "\(bad.count) image file(s) missing or damaged: "
             + bad.map { store.url($0).path }.joined(separator: ", "))
       }
@@ -294,28 +294,34 @@ package func attachmentsTool() -> FeatureTool {
           pending.store(true, ordering: .relaxed)
         }
       }
-      var lastCollection = Date.distantPast
+      let lastCollection = Locked(Date.distantPast)
       runDuties(name: "attachments", interval: .milliseconds(Int(interval * 1000))) {
         _ = observation
         if pending.exchange(false, ordering: .relaxed) {
           do {
             let removed = try db.write { try sweepOrphans($0) }
             if removed > 0 {
-              log("<6>attachments: removed \(removed) attachment(s) of deleted rows")
+              Logger(label: "attachments").info("removed \(removed) attachment(s) of deleted rows")
             }
           } catch {
             pending.store(true, ordering: .relaxed)  // the hub may be restarting: next turn
             throw error
           }
         }
-        if Date().timeIntervalSince(lastCollection) >= fileAge {
-          lastCollection = Date()
+        let isCollectionDue = lastCollection.withLock { last in
+          guard Date().timeIntervalSince(last) >= fileAge else { return false }
+          last = Date()
+          return true
+        }
+        if isCollectionDue {
           let removed = try collectFiles(store, db, olderThan: fileAge)
-          if removed > 0 { log("<6>attachments: removed \(removed) orphaned image file(s)") }
+          if removed > 0 {
+            Logger(label: "attachments").info("removed \(removed) orphaned image file(s)")
+          }
         }
       }
     })
-  return FeatureTool(
+  return Tool.feature(
     name: "hearth-attachments", summary: "links, notes and images attached to any feature's rows",
     commands: commands)
 }

@@ -111,13 +111,13 @@ func pickFactOfTheDay(_ db: Database, now: Date) throws -> Fact? {
 func number(_ input: CommandInput) throws -> Int {
   let text = try input.positional(0, name: "NUMBER")
   guard let value = Int(text) else {
-    throw FeatureError.usage(
+    throw CommandError.usage(
       "NUMBER must be a whole number between \(Int.min) and \(Int.max), not '\(text)'")
   }
   return value
 }
 
-package func factsTool() -> FeatureTool {
+package func factsTool() -> Tool {
   var commands: [Command] = []
   commands.append(
     Command("add", arguments: "NUMBER", summary: "works out a fact about NUMBER and keeps it") {
@@ -143,10 +143,10 @@ package func factsTool() -> FeatureTool {
       let ids = try input.positionals.indices.map {
         try input.positional($0, as: Int.self, name: "ID")
       }
-      guard !ids.isEmpty else { throw FeatureError.usage("missing ID") }
+      guard !ids.isEmpty else { throw CommandError.usage("missing ID") }
       try database().write { db in
         for id in ids where try Fact.find(id).fetchOne(db) == nil {
-          throw FeatureError.notFound("no fact \(id); `hearth-facts list` shows them")
+          throw CommandError.notFound("no fact \(id); `hearth-facts list` shows them")
         }
         try Fact.where { $0.id.in(ids) }.delete().execute(db)
       }
@@ -171,7 +171,7 @@ package func factsTool() -> FeatureTool {
           .select { _, f in f }.fetchOne(db)
       }
       guard let fact else {
-        throw FeatureError.notFound(
+        throw CommandError.notFound(
           "no fact of the day yet; `hearth-facts run` (hearth-feature@facts) picks one")
       }
       return .values(fact) { "Fact of the day: \($0.body)" }
@@ -196,11 +196,11 @@ package func factsTool() -> FeatureTool {
       let db = try database()
       runDuties(name: "facts", interval: .milliseconds(Int(interval * 1000))) {
         if let fact = try db.write({ try pickFactOfTheDay($0, now: Date()) }) {
-          log("<6>facts: fact of the day: \(fact.body)")
+          Logger(label: "facts").info("fact of the day: \(fact.body)")
         }
       }
     })
-  return FeatureTool(
+  return Tool.feature(
     name: "hearth-facts", summary: "facts about numbers, worked out on this machine",
     commands: commands)
 }

@@ -43,7 +43,7 @@ func parseDate(_ text: String, now: Date = Date()) throws -> Date {
         ? calendar.date(bySettingHour: 9, minute: 0, second: 0, of: date)! : date
     }
   }
-  throw FeatureError.usage(
+  throw CommandError.usage(
     "'\(text)' is not a date; write 2026-12-24, '2026-12-24 18:30', today, tomorrow, +30m, +2h or +3d"
   )
 }
@@ -54,15 +54,15 @@ func parsePriority(_ text: String) throws -> Reminder.Priority? {
   case "low", "1", "!": return .low
   case "medium", "2", "!!": return .medium
   case "high", "3", "!!!": return .high
-  default: throw FeatureError.usage("'\(text)' is not a priority; use low, medium, high or none")
+  default: throw CommandError.usage("'\(text)' is not a priority; use low, medium, high or none")
   }
 }
 
 func checkedTitle(_ title: String, what: String = "title") throws -> String {
   let trimmed = title.trimmingCharacters(in: .whitespacesAndNewlines)
-  guard !trimmed.isEmpty else { throw FeatureError.usage("the \(what) is empty") }
+  guard !trimmed.isEmpty else { throw CommandError.usage("the \(what) is empty") }
   guard trimmed.count <= titleLimit else {
-    throw FeatureError.usage(
+    throw CommandError.usage(
       "the \(what) is \(trimmed.count) characters long; the limit is \(titleLimit)")
   }
   return trimmed
@@ -73,7 +73,7 @@ func notes(_ input: CommandInput) throws -> String? {
   guard let value = input.option("notes") else { return nil }
   let text = value == "-" ? try readStandardInput(limit: notesLimit) : value
   guard text.utf8.count <= notesLimit else {
-    throw FeatureError.usage(
+    throw CommandError.usage(
       "the notes are \(byteCount(text.utf8.count)); the limit is \(byteCount(notesLimit)); nothing was saved"
     )
   }
@@ -84,7 +84,7 @@ func notes(_ input: CommandInput) throws -> String? {
 
 func findReminder(_ id: Int, _ db: Database) throws -> Reminder {
   guard let reminder = try Reminder.find(id).fetchOne(db) else {
-    throw FeatureError.notFound("no reminder \(id); `hearth-reminders show --all` lists them")
+    throw CommandError.notFound("no reminder \(id); `hearth-reminders show --all` lists them")
   }
   return reminder
 }
@@ -95,7 +95,7 @@ func findList(_ text: String, _ db: Database) throws -> RemindersList {
   if let list = try RemindersList.where({ $0.title.collate(.nocase).eq(text) }).fetchOne(db) {
     return list
   }
-  throw FeatureError.notFound("no list '\(text)'; `hearth-reminders lists` shows them")
+  throw CommandError.notFound("no list '\(text)'; `hearth-reminders lists` shows them")
 }
 
 /// The list new reminders go to: `--list`, else the first list, else a new "Reminders".
@@ -110,7 +110,7 @@ func targetList(_ input: CommandInput, _ db: Database) throws -> RemindersList.I
 func tagIDs(_ titles: [String], _ db: Database) throws -> [Tag.ID] {
   try titles.map { raw in
     let title = try checkedTitle(raw.hasPrefix("#") ? String(raw.dropFirst()) : raw, what: "tag")
-    guard title.count <= 100 else { throw FeatureError.usage("the tag '\(title)' is too long") }
+    guard title.count <= 100 else { throw CommandError.usage("the tag '\(title)' is too long") }
     if let tag = try Tag.where({ $0.title.collate(.nocase).eq(title) }).fetchOne(db) {
       return tag.id
     }
@@ -219,7 +219,7 @@ func commands(_ database: @escaping () throws -> HubDatabase) -> [Command] {
       let title = try checkedTitle(try input.text(from: 0, name: "TITLE"))
       let color = try input.option("color").map { text in
         guard let color = Color(parsing: text) else {
-          throw FeatureError.usage("'\(text)' is not a colour; use #rrggbb or a name like green")
+          throw CommandError.usage("'\(text)' is not a colour; use #rrggbb or a name like green")
         }
         return color
       }
@@ -241,7 +241,7 @@ func commands(_ database: @escaping () throws -> HubDatabase) -> [Command] {
       let title = try input.option("title").map { try checkedTitle($0) }
       let color = try input.option("color").map { text in
         guard let color = Color(parsing: text) else {
-          throw FeatureError.usage("'\(text)' is not a colour; use #rrggbb or a name like green")
+          throw CommandError.usage("'\(text)' is not a colour; use #rrggbb or a name like green")
         }
         return color
       }
@@ -367,7 +367,7 @@ func commands(_ database: @escaping () throws -> HubDatabase) -> [Command] {
       let ids = try input.positionals.indices.map {
         try input.positional($0, as: Int.self, name: "ID")
       }
-      guard !ids.isEmpty else { throw FeatureError.usage("missing ID") }
+      guard !ids.isEmpty else { throw CommandError.usage("missing ID") }
       @Dependency(\.date.now) var now
       let status: Reminder.Status = input.flag("now") ? .completed : .completing
       try database().write { db in
@@ -401,7 +401,7 @@ func commands(_ database: @escaping () throws -> HubDatabase) -> [Command] {
       let ids = try input.positionals.indices.map {
         try input.positional($0, as: Int.self, name: "ID")
       }
-      guard !ids.isEmpty else { throw FeatureError.usage("missing ID") }
+      guard !ids.isEmpty else { throw CommandError.usage("missing ID") }
       try database().write { db in
         for id in ids { _ = try findReminder(id, db) }
         try Reminder.where { $0.id.in(ids) }.delete().execute(db)
@@ -413,7 +413,7 @@ func commands(_ database: @escaping () throws -> HubDatabase) -> [Command] {
     Command("tag", arguments: "ID TAG…", summary: "tags a reminder") { input in
       let id = try input.positional(0, as: Int.self, name: "ID")
       let titles = Array(input.positionals.dropFirst())
-      guard !titles.isEmpty else { throw FeatureError.usage("missing TAG") }
+      guard !titles.isEmpty else { throw CommandError.usage("missing TAG") }
       let row = try database().write { db in
         _ = try findReminder(id, db)
         for tagID in try tagIDs(titles, db) {
@@ -430,7 +430,7 @@ func commands(_ database: @escaping () throws -> HubDatabase) -> [Command] {
       let titles = input.positionals.dropFirst().map {
         $0.hasPrefix("#") ? String($0.dropFirst()) : $0
       }
-      guard !titles.isEmpty else { throw FeatureError.usage("missing TAG") }
+      guard !titles.isEmpty else { throw CommandError.usage("missing TAG") }
       let row = try database().write { db in
         _ = try findReminder(id, db)
         let tagIDs = try Tag.where { $0.title.collate(.nocase).in(titles) }.select(\.id).fetchAll(
@@ -472,7 +472,7 @@ func commands(_ database: @escaping () throws -> HubDatabase) -> [Command] {
     ) { input in
       let id = try input.positional(0, as: Int.self, name: "ID")
       let position = try input.positional(1, as: Int.self, name: "POSITION")
-      guard position >= 0 else { throw FeatureError.usage("POSITION must be 0 or more") }
+      guard position >= 0 else { throw CommandError.usage("POSITION must be 0 or more") }
       let rows = try database().write { db in
         let moved = try findReminder(id, db)
         var ids = try Reminder.where { $0.remindersListID.eq(moved.remindersListID) }

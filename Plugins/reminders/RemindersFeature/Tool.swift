@@ -39,14 +39,14 @@ func runDuty(completionDelay: TimeInterval) throws {
         ReminderAlert.Draft(reminderID: reminder.id, dueDate: reminder.dueDate!, announcedAt: now)
       }
       .execute(db)
-      log("<5>reminders: due: \(reminder.id) \(reminder.title)")
+      Logger(label: "reminders").notice("due: \(reminder.id) \(reminder.title)")
     }
   }
 }
 
 /// The command line of the feature.
-package func remindersTool() -> FeatureTool {
-  FeatureTool(
+package func remindersTool() -> Tool {
+  Tool.feature(
     name: "hearth-reminders",
     summary: "reminders in lists, with tags, due dates, search and stats",
     commands: commands(database) + [

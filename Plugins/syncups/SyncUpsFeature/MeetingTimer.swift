@@ -18,7 +18,7 @@ struct MeetingTimer {
 
   func run() throws -> Outcome {
     guard isatty(STDIN_FILENO) != 0, isatty(STDOUT_FILENO) != 0 else {
-      throw FeatureError.usage(
+      throw CommandError.usage(
         "start needs a terminal; to save a meeting from a script use `hearth-syncups record`")
     }
     let terminal = try RawTerminal()
@@ -106,13 +106,13 @@ final class RawTerminal {
 
   init() throws {
     guard tcgetattr(STDIN_FILENO, &original) == 0 else {
-      throw FeatureError("cannot read the terminal's settings")
+      throw CommandError("cannot read the terminal's settings")
     }
     var raw = original
     raw.c_lflag &= ~tcflag_t(ECHO | ICANON | ISIG | IEXTEN)
     raw.c_iflag &= ~tcflag_t(IXON | ICRNL)
     guard tcsetattr(STDIN_FILENO, TCSAFLUSH, &raw) == 0 else {
-      throw FeatureError("cannot put the terminal in raw mode")
+      throw CommandError("cannot put the terminal in raw mode")
     }
   }
 

@@ -6,16 +6,16 @@ import HearthPlugin
 
 func findSyncUp(_ id: Int, _ db: Database) throws -> SyncUp {
   guard let syncUp = try SyncUp.find(id).fetchOne(db) else {
-    throw FeatureError.notFound("no sync-up \(id); `hearth-syncups list` shows them")
+    throw CommandError.notFound("no sync-up \(id); `hearth-syncups list` shows them")
   }
   return syncUp
 }
 
 func checkedName(_ text: String, what: String) throws -> String {
   let name = text.trimmingCharacters(in: .whitespacesAndNewlines)
-  guard !name.isEmpty else { throw FeatureError.usage("the \(what) is empty") }
+  guard !name.isEmpty else { throw CommandError.usage("the \(what) is empty") }
   guard name.count <= 200 else {
-    throw FeatureError.usage("the \(what) is longer than 200 characters")
+    throw CommandError.usage("the \(what) is longer than 200 characters")
   }
   return name
 }
@@ -23,7 +23,7 @@ func checkedName(_ text: String, what: String) throws -> String {
 func duration(_ input: CommandInput) throws -> Int? {
   guard let text = input.option("minutes") else { return nil }
   guard let minutes = Int(text), (1...1440).contains(minutes) else {
-    throw FeatureError.usage("--minutes takes a whole number from 1 to 1440, not '\(text)'")
+    throw CommandError.usage("--minutes takes a whole number from 1 to 1440, not '\(text)'")
   }
   return minutes * 60
 }
@@ -31,7 +31,7 @@ func duration(_ input: CommandInput) throws -> Int? {
 func theme(_ input: CommandInput) throws -> SyncUp.Theme? {
   guard let text = input.option("theme") else { return nil }
   guard let theme = SyncUp.Theme(rawValue: text.lowercased()) else {
-    throw FeatureError.usage(
+    throw CommandError.usage(
       "'\(text)' is not a theme; one of "
         + SyncUp.Theme.allCases.map(\.rawValue).joined(separator: ", "))
   }
@@ -61,7 +61,7 @@ func meetingLine(_ meeting: Meeting) -> String {
     + first
 }
 
-package func syncUpsTool() -> FeatureTool {
+package func syncUpsTool() -> Tool {
   var commands: [Command] = []
   commands.append(
     Command("list", summary: "the sync-ups, their attendees and meeting counts") { _ in
@@ -137,7 +137,7 @@ package func syncUpsTool() -> FeatureTool {
         }
         .fetchOne(db)
         guard let attendee else {
-          throw FeatureError.notFound("sync-up \(id) has no attendee '\(name)'")
+          throw CommandError.notFound("sync-up \(id) has no attendee '\(name)'")
         }
         try Attendee.find(attendee.id).delete().execute(db)
         return try Queries.summaries(db, only: id)[0]
@@ -174,7 +174,7 @@ package func syncUpsTool() -> FeatureTool {
       input in
       let id = try input.positional(0, as: Int.self, name: "MEETING_ID")
       guard let meeting = try database().read({ try Meeting.find(id).fetchOne($0) }) else {
-        throw FeatureError.notFound("no meeting \(id); `hearth-syncups history ID` lists them")
+        throw CommandError.notFound("no meeting \(id); `hearth-syncups history ID` lists them")
       }
       return .values(meeting) { meeting in
         meetingFormatter.string(from: meeting.date) + "\n\n"
@@ -199,7 +199,7 @@ package func syncUpsTool() -> FeatureTool {
         )
       }
       guard !names.isEmpty else {
-        throw FeatureError.usage("sync-up \(id) has no attendees; add one with attendee-add")
+        throw CommandError.usage("sync-up \(id) has no attendees; add one with attendee-add")
       }
       let started = Date()
       switch try MeetingTimer(syncUp: syncUp, speakers: names).run() {
@@ -222,7 +222,7 @@ package func syncUpsTool() -> FeatureTool {
       var transcript = input.option("transcript") ?? ""
       if transcript == "-" { transcript = try readStandardInput(limit: 1 << 20) }
       guard transcript.utf8.count <= 1 << 20 else {
-        throw FeatureError.usage("the transcript is longer than 1 MiB; nothing was saved")
+        throw CommandError.usage("the transcript is longer than 1 MiB; nothing was saved")
       }
       var date = Date()
       if let text = input.option("date") {
@@ -231,7 +231,7 @@ package func syncUpsTool() -> FeatureTool {
         formatter.dateFormat = "yyyy-MM-dd HH:mm"
         formatter.isLenient = false
         guard let parsed = formatter.date(from: text) else {
-          throw FeatureError.usage("'\(text)' is not a date; write '2026-12-24 09:30'")
+          throw CommandError.usage("'\(text)' is not a date; write '2026-12-24 09:30'")
         }
         date = parsed
       }
@@ -255,19 +255,20 @@ package func syncUpsTool() -> FeatureTool {
       let interval = try input.seconds("interval", default: 5, in: 0.01...3600)
       let db = try database()
       let newest: Int?? = try db.read { try Meeting.select { $0.id.max() }.fetchOne($0) }
-      var lastMeeting: Int = (newest ?? nil) ?? 0
+      let lastMeeting = Locked((newest ?? nil) ?? 0)
       runDuties(name: "syncups", interval: .milliseconds(Int(interval * 1000))) {
+        let after = lastMeeting.withLock { $0 }
         let meetings = try db.read { db in
-          try Meeting.where { $0.id.gt(lastMeeting) }.order(by: \.id)
+          try Meeting.where { $0.id.gt(after) }.order(by: \.id)
             .join(SyncUp.all) { $0.syncUpID.eq($1.id) }.select { ($0.id, $1.title) }.fetchAll(db)
         }
         for (id, title) in meetings {
-          log("<6>syncups: meeting \(id) of \"\(title)\" saved")
-          lastMeeting = id
+          Logger(label: "syncups").info("meeting \(id) of \"\(title)\" saved")
+          lastMeeting.withLock { $0 = id }
         }
       }
     })
-  return FeatureTool(
+  return Tool.feature(
     name: "hearth-syncups", summary: "sync-ups: who speaks, for how long, and what was said",
     commands: commands)
 }

@@ -94,7 +94,7 @@ struct PluginScaffold {
 
       func line(_ item: Item) -> String { String(format: "%4d  ", item.id) + item.text }
 
-      let tool = FeatureTool(
+      let tool = Tool.feature(
         name: \(literal(executable)), summary: "a Hearth plugin",
         commands: [
           Command("add", arguments: "TEXT…", summary: "adds an item") { input in
@@ -120,7 +120,7 @@ struct PluginScaffold {
             let db = try database()
             runDuties(name: \(literal(name)), interval: .seconds(60)) {
               let count = try db.read { try Item.fetchCount($0) }
-              log("<6>\(name): \\(count) item(s)")
+              Logger(label: \(literal(name))).info("\\(count) item(s)")
             }
           },
         ])

@@ -1,0 +1,89 @@
+import Foundation
+
+/// One subcommand.
+public struct Command {
+  public var name: String
+  /// The arguments' synopsis, for `--help`: `"ID [--due DATE]"`.
+  public var arguments: String
+  public var summary: String
+  /// Longer help: options and examples.
+  public var details: String
+  /// The options that take a value.
+  public var valuedOptions: Set<String>
+  public var run: (CommandInput) throws -> CommandOutput
+
+  public init(
+    _ name: String, arguments: String = "", summary: String, details: String = "",
+    valuedOptions: Set<String> = [], run: @escaping (CommandInput) throws -> CommandOutput
+  ) {
+    self.name = name
+    self.arguments = arguments
+    self.summary = summary
+    self.details = details
+    self.valuedOptions = valuedOptions
+    self.run = run
+  }
+
+  var usageLine: String { arguments.isEmpty ? name : "\(name) \(arguments)" }
+}
+
+/// A command's result: text for people, JSON for scripts. Each is made only when asked for
+/// (`--json` or not), so a command never renders the form nobody reads.
+public struct CommandOutput {
+  let text: () -> String
+  let json: () throws -> Data
+  /// What the process exits with once the output is printed (`hearth check` prints its
+  /// verdict and exits 1 when the database fails it).
+  public var exitCode = ExitCode.success
+
+  /// Text for people, made only without `--json`; JSON for scripts, made only with it.
+  public init(text: @escaping () -> String, json: @escaping () throws -> Data) {
+    self.text = text
+    self.json = json
+  }
+
+  /// The same output, exiting with `code`.
+  public func exiting(with code: ExitCode) -> CommandOutput {
+    var output = self
+    output.exitCode = code
+    return output
+  }
+
+  /// Several records: a line of text each, or a JSON object a line (JSON lines).
+  public static func lines(_ text: [String], json objects: [[String: Any]]) -> CommandOutput {
+    CommandOutput(
+      text: { text.joined(separator: "\n") },
+      json: {
+        let lines = try objects.map {
+          try JSONSerialization.data(
+            withJSONObject: $0, options: [.sortedKeys, .withoutEscapingSlashes])
+        }
+        return Data(lines.joined(separator: Data("\n".utf8)))
+      })
+  }
+
+  /// A confirmation, and the JSON object scripts get instead.
+  public static func message(_ text: String, json: [String: Any] = [:]) -> CommandOutput {
+    CommandOutput(
+      text: { text },
+      json: {
+        try JSONSerialization.data(
+          withJSONObject: json, options: [.sortedKeys, .withoutEscapingSlashes])
+      })
+  }
+
+  /// Values for both: printed with `render`, encoded as JSON with `JSONEncoder` (sorted
+  /// keys, dates in ISO 8601).
+  public static func values<T: Encodable>(_ values: T, render: @escaping (T) -> String)
+    -> CommandOutput
+  {
+    CommandOutput(
+      text: { render(values) },
+      json: {
+        let encoder = JSONEncoder()
+        encoder.dateEncodingStrategy = .iso8601
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return try encoder.encode(values)
+      })
+  }
+}

@@ -1,0 +1,118 @@
+import Foundation
+import HearthWire
+
+/// A setting hearthd cannot use: its key and what is wrong with its value.
+public struct InvalidSetting: Error, CustomStringConvertible, Sendable, Equatable {
+  public var key: String
+  public var problem: String
+  public var description: String { "\(key): \(problem)" }
+}
+
+extension HubConfiguration {
+  /// Every key hearthd takes, in the config file (`key = value`) or as `--key value`.
+  public static let settingKeys: [String] = [
+    "database", "runtime-dir", "transaction-timeout", "max-message-size",
+    "max-statements", "heartbeat-interval", "retention-days", "feed-keep", "prune-interval",
+    "bus-high-water-mark", "max-queued-requests", "wal-limit-mb", "checkpoint-wait",
+    "checkpoint-retry", "checkpoint-interval",
+  ]
+
+  /// hearthd's configuration from its settings, later ones winning: the config file's lines
+  /// (`file`, its text), then `HEARTH_DATABASE` and `HEARTH_RUNTIME_DIR` of `environment`,
+  /// then `flags` (`--key value`, without the dashes). An unknown key or a value out of its
+  /// range throws `InvalidSetting`; nothing is guessed.
+  public init(
+    file: String?, environment: [String: String] = ProcessInfo.processInfo.environment,
+    flags: [String: String] = [:]
+  ) throws {
+    var settings = try file.map(Self.parseSettings) ?? [:]
+    if let value = environment["HEARTH_DATABASE"], !value.isEmpty { settings["database"] = value }
+    if let value = environment["HEARTH_RUNTIME_DIR"], !value.isEmpty {
+      settings["runtime-dir"] = value
+    }
+    settings.merge(flags) { $1 }
+    self.init(paths: .fromEnvironment(environment))
+    try apply(settings)
+  }
+
+  /// The `key = value` lines of a config file; blank lines and `#` comments are skipped.
+  public static func parseSettings(_ text: String) throws -> [String: String] {
+    var settings: [String: String] = [:]
+    for (index, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated()
+    {
+      let trimmed = line.trimmingCharacters(in: .whitespaces)
+      guard !trimmed.isEmpty, !trimmed.hasPrefix("#") else { continue }
+      guard let equals = trimmed.firstIndex(of: "=") else {
+        throw InvalidSetting(key: "line \(index + 1)", problem: "not `key = value`: \(trimmed)")
+      }
+      let key = trimmed[..<equals].trimmingCharacters(in: .whitespaces)
+      settings[key] = trimmed[trimmed.index(after: equals)...].trimmingCharacters(in: .whitespaces)
+    }
+    return settings
+  }
+
+  private mutating func apply(_ settings: [String: String]) throws {
+    if let unknown = settings.keys.sorted().first(where: { !Self.settingKeys.contains($0) }) {
+      throw InvalidSetting(
+        key: unknown,
+        problem: "not a setting of hearthd (\(Self.settingKeys.joined(separator: ", ")))")
+    }
+    let read = SettingReader(settings: settings)
+    if let path = settings["database"] { paths.databasePath = path }
+    if let directory = settings["runtime-dir"] { paths.runtimeDirectory = directory }
+    transactionTimeout = try read.seconds("transaction-timeout") ?? transactionTimeout
+    heartbeatInterval = try read.seconds("heartbeat-interval") ?? heartbeatInterval
+    pruneInterval = try read.seconds("prune-interval") ?? pruneInterval
+    checkpointWait = try read.seconds("checkpoint-wait") ?? checkpointWait
+    checkpointRetryDelay = try read.seconds("checkpoint-retry") ?? checkpointRetryDelay
+    checkpointInterval =
+      try read.seconds("checkpoint-interval", zeroAllowed: true) ?? checkpointInterval
+    if let days = try read.number("retention-days", atLeast: 0.001) {
+      feedRetention = .seconds(Int64(days * 86_400))
+    }
+    feedKeepRecent = try read.integer("feed-keep", atLeast: 0).map(Int64.init) ?? feedKeepRecent
+    maximumQueuedRequests =
+      try read.integer("max-queued-requests", atLeast: 1) ?? maximumQueuedRequests
+    busHighWaterMark = try read.integer("bus-high-water-mark", atLeast: 1) ?? busHighWaterMark
+    maximumMessageSize = try read.integer("max-message-size", atLeast: 1_024) ?? maximumMessageSize
+    maximumStatementsPerMessage =
+      try read.integer("max-statements", atLeast: 1) ?? maximumStatementsPerMessage
+    if let megabytes = try read.number("wal-limit-mb", atLeast: 1) {
+      walLimit = Int(megabytes * 1_048_576)
+    }
+  }
+}
+
+/// Reads typed values out of settings, with the error that names the key.
+private struct SettingReader {
+  var settings: [String: String]
+
+  func number(_ key: String, atLeast minimum: Double) throws -> Double? {
+    guard let text = settings[key] else { return nil }
+    guard let value = Double(text), value.isFinite, value >= minimum else {
+      throw InvalidSetting(
+        key: key, problem: "must be a number of at least \(minimum), not '\(text)'")
+    }
+    return value
+  }
+
+  func integer(_ key: String, atLeast minimum: Int) throws -> Int? {
+    guard let text = settings[key] else { return nil }
+    guard let value = Int(text), value >= minimum else {
+      throw InvalidSetting(
+        key: key, problem: "must be a whole number of at least \(minimum), not '\(text)'")
+    }
+    return value
+  }
+
+  /// A number of seconds, more than zero (or zero too, where zero turns something off).
+  func seconds(_ key: String, zeroAllowed: Bool = false) throws -> Duration? {
+    guard let text = settings[key] else { return nil }
+    guard let value = Double(text), value.isFinite, value > 0 || (zeroAllowed && value == 0) else {
+      throw InvalidSetting(
+        key: key,
+        problem: "must be a \(zeroAllowed ? "" : "positive ")number of seconds, not '\(text)'")
+    }
+    return .milliseconds(Int64(value * 1000))
+  }
+}

@@ -1,0 +1,54 @@
+import Foundation
+import HearthCommandLine
+import HearthSQLite
+import HearthWire
+import HearthZMQ
+
+/// Where the hub is: as for hearthd (`$HEARTH_DATABASE`, `$HEARTH_RUNTIME_DIR`, else the XDG
+/// directories), unless `--database` or `--runtime-dir` say otherwise.
+func hubPaths(_ input: CommandInput) -> HubPaths {
+  var paths = HubPaths.fromEnvironment()
+  if let database = input.option("database") { paths.databasePath = database }
+  if let directory = input.option("runtime-dir") { paths.runtimeDirectory = directory }
+  return paths
+}
+
+/// The hub's database, read-only.
+func openDatabase(_ paths: HubPaths) throws -> DatabaseQueue {
+  guard FileManager.default.fileExists(atPath: paths.databasePath) else {
+    throw CommandError("no database at \(paths.databasePath); is hearthd set up? (hearth --help)")
+  }
+  var configuration = Configuration()
+  configuration.readonly = true
+  do {
+    return try DatabaseQueue(path: paths.databasePath, configuration: configuration)
+  } catch {
+    throw CommandError("cannot open \(paths.databasePath): \(error)")
+  }
+}
+
+/// Asks the hub who it is; nil when it does not answer within a second.
+func hello(_ paths: HubPaths) -> WelcomeReply? {
+  guard let socket = try? BusSocket(BusContext(), .dealer) else { return nil }
+  try? socket.connect(paths.requestEndpoint)
+  let id = UUID().uuidString
+  guard let body = try? WireCoding.encode(HelloRequest(id: id)), (try? socket.send([body])) != nil,
+    let reply = try? socket.receive(timeout: .seconds(1)), let frame = reply.last
+  else { return nil }
+  return try? WireCoding.decode(WelcomeReply.self, from: frame)
+}
+
+/// `3 MB`, `33.6 MB`.
+func fileSize(_ bytes: Int) -> String {
+  ByteCountFormatter.string(fromByteCount: Int64(bytes), countStyle: .file)
+}
+
+/// The size of the file at `path` (0 when there is none).
+func sizeOfFile(_ path: String) -> Int {
+  (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
+}
+
+/// A JSON object as one line, sorted keys.
+func jsonData(_ object: [String: Any]) throws -> Data {
+  try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
+}

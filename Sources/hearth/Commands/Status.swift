@@ -1,0 +1,63 @@
+import Foundation
+import HearthCommandLine
+import HearthSQLite
+import HearthWire
+
+@MainActor let statusCommand = Command(
+  "status", summary: "is the hub up? its sequence number, plugins, database size and WAL"
+) { input in
+  let paths = hubPaths(input)
+  let welcome = hello(paths)
+  let size = sizeOfFile(paths.databasePath)
+  let walSize = sizeOfFile(paths.databasePath + "-wal")
+  let plugins =
+    FileManager.default.fileExists(atPath: paths.databasePath)
+    ? (try? openDatabase(paths).read(HubTables.registeredPlugins).count) ?? 0 : 0
+  let output = CommandOutput(
+    text: {
+      guard let welcome else {
+        return """
+          hub       down: no answer at \(paths.requestEndpoint)
+                    start it: systemctl --user start hearthd (or run hearthd)
+          """
+      }
+      var lines = [
+        "hub       up (instance \(welcome.hub.prefix(8)))", "sequence  \(welcome.seq)",
+        "plugins   \(plugins)", "database  \(paths.databasePath) (\(fileSize(size + walSize)))",
+      ]
+      if let wal = welcome.wal { lines.append(walDescription(wal, fileBytes: walSize)) }
+      return lines.joined(separator: "\n")
+    },
+    json: {
+      var object: [String: Any] = [
+        "up": welcome != nil, "database": paths.databasePath, "databaseBytes": size + walSize,
+        "plugins": plugins, "endpoint": paths.requestEndpoint,
+      ]
+      if let welcome {
+        object["hub"] = welcome.hub
+        object["seq"] = welcome.seq
+        if let wal = welcome.wal {
+          object["wal"] = try JSONSerialization.jsonObject(with: WireCoding.encode(wal))
+        }
+      }
+      return try jsonData(object)
+    })
+  return output.exiting(with: welcome == nil ? .hubUnavailable : .success)
+}
+
+/// `wal       3 MB (limit 33.6 MB, peak 33.6 MB, file 33.6 MB; 76 restarts)`, then the last
+/// checkpoint: `last checkpoint 0.2 s ago: passive, complete, 156 of 156 frames, 0.7 ms`.
+func walDescription(_ wal: WALStatus, fileBytes: Int) -> String {
+  var line =
+    "wal       \(fileSize(wal.bytes)) (limit \(fileSize(wal.limit)), peak \(fileSize(wal.peakBytes)), "
+    + "file \(fileSize(fileBytes)); \(wal.restarts) restarts"
+    + (wal.incompleteRestarts > 0 ? ", \(wal.incompleteRestarts) held off by readers)" : ")")
+  if let checkpoint = wal.checkpoint {
+    let ago = max(0, Date().timeIntervalSince1970 - Double(checkpoint.at) / 1000)
+    line += String(
+      format: "\n          last checkpoint %.1f s ago: %@, %@, %d of %d frames, %.1f ms", ago,
+      checkpoint.mode, checkpoint.complete ? "complete" : "held off by a reader",
+      checkpoint.checkpointedFrames, checkpoint.walFrames, checkpoint.milliseconds)
+  }
+  return line
+}

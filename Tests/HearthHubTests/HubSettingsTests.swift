@@ -1,0 +1,42 @@
+import Foundation
+import HearthHub
+import Testing
+
+@Suite struct HubSettingsTests {
+  @Test func laterSettingsWinFileThenEnvironmentThenFlags() throws {
+    let file = """
+      # the hub's settings
+      database = /from/file.sqlite
+      transaction-timeout = 2.5
+      wal-limit-mb = 64
+
+      checkpoint-interval = 0
+      max-queued-requests = 50
+      """
+    let configuration = try HubConfiguration(
+      file: file, environment: ["HEARTH_DATABASE": "/from/environment.sqlite"],
+      flags: ["max-queued-requests": "7", "runtime-dir": "/run/test"])
+    #expect(configuration.databasePath == "/from/environment.sqlite")
+    #expect(configuration.runtimeDirectory == "/run/test")
+    #expect(configuration.transactionTimeout == .milliseconds(2_500))
+    #expect(configuration.walLimit == 64 << 20)
+    #expect(configuration.checkpointInterval == .zero)
+    #expect(configuration.maximumQueuedRequests == 7)
+    // What nothing set keeps its default.
+    #expect(configuration.heartbeatInterval == .seconds(1))
+    #expect(configuration.maximumMessageSize == 4 << 20)
+  }
+
+  @Test func anUnknownKeyOrABadValueIsRefusedByName() {
+    func refusal(_ file: String) -> InvalidSetting? {
+      #expect(throws: InvalidSetting.self) { try HubConfiguration(file: file, environment: [:]) }
+    }
+    #expect(refusal("wal-limit = 10")?.key == "wal-limit")
+    #expect(refusal("transaction-timeout = soon")?.key == "transaction-timeout")
+    #expect(refusal("transaction-timeout = 0")?.key == "transaction-timeout")
+    #expect(refusal("max-queued-requests = -1")?.key == "max-queued-requests")
+    #expect(refusal("wal-limit-mb = 0.5")?.key == "wal-limit-mb")
+    #expect(refusal("just words")?.key == "line 1")
+    #expect(refusal("retention-days = inf")?.problem.contains("not 'inf'") == true)
+  }
+}
