@@ -145,25 +145,26 @@ let package = Package(
       name: "RemindersFeature", dependencies: ["HearthPlugin", "HearthData"],
       path: "Plugins/reminders/RemindersFeature", swiftSettings: strict),
     .executableTarget(
-      name: "hearth-reminders", dependencies: ["RemindersFeature"],
+      name: "hearth-reminders", dependencies: ["RemindersFeature", "HearthPlugin", "HearthData"],
       path: "Plugins/reminders/hearth-reminders", swiftSettings: strict),
     .target(
       name: "AttachmentsFeature", dependencies: ["HearthPlugin", "HearthData", "CSodium"],
       path: "Plugins/attachments/AttachmentsFeature", swiftSettings: strict),
     .executableTarget(
-      name: "hearth-attachments", dependencies: ["AttachmentsFeature"],
+      name: "hearth-attachments",
+      dependencies: ["AttachmentsFeature", "HearthPlugin", "HearthData"],
       path: "Plugins/attachments/hearth-attachments", swiftSettings: strict),
     .target(
       name: "FactsFeature", dependencies: ["HearthPlugin", "HearthData"],
       path: "Plugins/facts/FactsFeature", swiftSettings: strict),
     .executableTarget(
-      name: "hearth-facts", dependencies: ["FactsFeature"],
+      name: "hearth-facts", dependencies: ["FactsFeature", "HearthPlugin", "HearthData"],
       path: "Plugins/facts/hearth-facts", swiftSettings: strict),
     .target(
       name: "SyncUpsFeature", dependencies: ["HearthPlugin", "HearthData"],
       path: "Plugins/syncups/SyncUpsFeature", swiftSettings: strict),
     .executableTarget(
-      name: "hearth-syncups", dependencies: ["SyncUpsFeature"],
+      name: "hearth-syncups", dependencies: ["SyncUpsFeature", "HearthPlugin", "HearthData"],
       path: "Plugins/syncups/hearth-syncups", swiftSettings: strict),
     .testTarget(
       name: "HearthSQLiteTests", dependencies: ["HearthSQLite", "CSQLite"],
@@ -181,6 +182,15 @@ let package = Package(
         "HearthHub", "HearthPlugin", "HearthWire", "HearthZMQ", "AttachmentsFeature",
         "FactsFeature",
         "HearthTestbed",
+      ],
+      swiftSettings: strict),
+    // Each feature's actions, in-process on a local database (the CLI tests in HearthHubTests
+    // are the end-to-end layer).
+    .testTarget(
+      name: "FeatureTests",
+      dependencies: [
+        "RemindersFeature", "FactsFeature", "SyncUpsFeature", "AttachmentsFeature", "HearthData",
+        "HearthDataTestSupport", "HearthPlugin",
       ],
       swiftSettings: strict),
     .testTarget(

@@ -1,7 +1,7 @@
 import Foundation
 
 /// One subcommand.
-public struct Command {
+public struct Command: Sendable {
   public var name: String
   /// The arguments' synopsis, for `--help`: `"ID [--due DATE]"`.
   public var arguments: String
@@ -10,11 +10,11 @@ public struct Command {
   public var details: String
   /// The options that take a value.
   public var valuedOptions: Set<String>
-  public var run: (CommandInput) throws -> CommandOutput
+  public var run: @Sendable (CommandInput) throws -> CommandOutput
 
   public init(
     _ name: String, arguments: String = "", summary: String, details: String = "",
-    valuedOptions: Set<String> = [], run: @escaping (CommandInput) throws -> CommandOutput
+    valuedOptions: Set<String> = [], run: @escaping @Sendable (CommandInput) throws -> CommandOutput
   ) {
     self.name = name
     self.arguments = arguments

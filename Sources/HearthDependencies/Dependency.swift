@@ -17,6 +17,7 @@ public struct Dependency<Value: Sendable>: Sendable {
     var values = DependencyValues.current
     values.merge(initialValues)
     values.merge(DependencyValues.taskLocal)
+    values.isReadByDependency = true
     return values[keyPath: keyPath]
   }
 }

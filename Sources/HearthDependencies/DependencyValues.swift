@@ -12,6 +12,9 @@ import HearthSupport
 public struct DependencyValues: Sendable {
   /// The values set on top of the defaults, by key.
   private var storage: [ObjectIdentifier: any Sendable] = [:]
+  /// Set by `@Dependency` as it reads: only a read by the code under test reports a live
+  /// value reached from a test (setting one through a key path reads it too).
+  var isReadByDependency = false
 
   public init() {}
 
@@ -41,7 +44,9 @@ public struct DependencyValues: Sendable {
       if let value = storedValue(for: key) { return value }
       let context = context
       let value = Self.defaultValue(for: key, in: context)
-      if context == .test, Self.liveInTests.withLock({ $0.contains(ObjectIdentifier(key)) }) {
+      if isReadByDependency, context == .test,
+        Self.liveInTests.withLock({ $0.contains(ObjectIdentifier(key)) })
+      {
         errorReporter(
           UnimplementedDependency(key: "\(Key.self)"),
           message: nil, file: "HearthDependencies/DependencyValues.swift", line: #line)

@@ -1,5 +1,6 @@
 import Foundation
 import HearthSQLite
+import HearthWire
 
 /// One hub per database, and one per socket directory.
 ///
@@ -54,29 +55,10 @@ final class HubLock: Sendable {
   static func checkSocketsAreFree(in directory: String) throws {
     for name in ["hub.sock", "bus.sock"] {
       let path = directory + "/" + name
-      guard socketAnswers(at: path) else { continue }
+      guard HubPaths.socketAnswers(at: path) else { continue }
       throw HubError(
         "a hub is already serving at ipc://\(path) (of another database?); this one refuses "
           + "to take its sockets. Stop it first, or give this one another runtime directory.")
     }
-  }
-
-  /// Whether a process accepts connections on the unix socket at `path` (a file left by a
-  /// killed hub refuses them).
-  static func socketAnswers(at path: String) -> Bool {
-    let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-    guard fd >= 0 else { return false }
-    defer { close(fd) }
-    var address = sockaddr_un()
-    address.sun_family = sa_family_t(AF_UNIX)
-    let bytes = Array(path.utf8)
-    guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else { return false }
-    withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: bytes + [0]) }
-    let connected = withUnsafePointer(to: &address) {
-      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-        connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
-      }
-    }
-    return connected == 0
   }
 }

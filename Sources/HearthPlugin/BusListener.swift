@@ -51,10 +51,8 @@ final class BusListener: Sendable {
 
   var lastSequence: Int64 { state.withLock { $0.lastSequence } }
 
-  func addObserver(_ onChange: @escaping @Sendable (DatabaseChanges) -> Void) -> UUID {
-    let id = UUID()
+  func addObserver(id: UUID, _ onChange: @escaping @Sendable (DatabaseChanges) -> Void) {
     state.withLock { $0.observers[id] = onChange }
-    return id
   }
 
   func removeObserver(_ id: UUID) {

@@ -15,6 +15,10 @@ final class HubConnection: @unchecked Sendable {
   let transport: HubTransport
   var endpoint: String { transport.requestEndpoint }
   let timeout: Duration
+  /// Whether the hub may be down: before the first request, and after one went unanswered.
+  /// The next request then first checks that something listens on a unix socket (which
+  /// refuses at once when nothing does), instead of waiting out the timeout.
+  private var mayBeDown = true
 
   init(context: BusContext, transport: HubTransport, timeout: Duration) throws {
     self.context = context
@@ -49,6 +53,7 @@ final class HubConnection: @unchecked Sendable {
   func request(_ message: some Encodable, id: String) throws -> (type: String, body: Data) {
     let body = try WireCoding.encode(message)
     return try queue.sync {
+      try checkSomethingListens()
       try socket.send([body])
       let deadline = ContinuousClock.now + timeout
       while true {
@@ -59,6 +64,7 @@ final class HubConnection: @unchecked Sendable {
           // socket leaves it behind.
           socket.close()
           socket = try HubConnection.makeSocket(context, transport)
+          mayBeDown = true
           throw DatabaseError.hubUnavailable(endpoint: endpoint, timeout: timeout)
         }
         guard let envelope = try? WireCoding.decode(WireEnvelope.self, from: frame),
@@ -70,5 +76,19 @@ final class HubConnection: @unchecked Sendable {
         return (envelope.type, frame)
       }
     }
+  }
+}
+
+extension HubConnection {
+  /// Throws `hubUnavailable` at once when the hub's unix socket has no listener.
+  fileprivate func checkSomethingListens() throws {
+    guard mayBeDown else { return }
+    let prefix = "ipc://"
+    if endpoint.hasPrefix(prefix),
+      !HubPaths.socketAnswers(at: String(endpoint.dropFirst(prefix.count)))
+    {
+      throw DatabaseError.hubNotRunning(endpoint: endpoint)
+    }
+    mayBeDown = false
   }
 }

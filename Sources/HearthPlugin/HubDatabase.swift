@@ -4,60 +4,6 @@ import HearthWire
 import HearthZMQ
 import Synchronization
 
-/// What a plugin tells the hub about itself when it starts.
-public struct PluginRegistration: Sendable {
-  public var name: String
-  public var version: String
-  /// The tables the plugin owns: the only ones it may write.
-  public var tables: [String]
-  public var migrations: [RegisterRequest.Migration]
-
-  public init(
-    name: String, version: String, tables: [String], migrations: [RegisterRequest.Migration]
-  ) {
-    self.name = name
-    self.version = version
-    self.tables = tables
-    self.migrations = migrations
-  }
-
-  /// Migrations written as for a local database, with a `DatabaseMigrator`: each migration
-  /// is run once against a recorder and its statements are sent to the hub, which applies
-  /// the pending ones. A migration must only execute statements (its reads see nothing).
-  public init(name: String, version: String, tables: [String], migrator: DatabaseMigrator) throws {
-    var migrations: [RegisterRequest.Migration] = []
-    try migrator.forEachMigration { identifier, migrate in
-      let recorder = StatementRecorder()
-      try migrate(Database(executor: recorder, description: "migration \(identifier)"))
-      migrations.append(.init(id: identifier, sql: recorder.script))
-    }
-    self.init(name: name, version: version, tables: tables, migrations: migrations)
-  }
-}
-
-private let sharedConnection = Locked<HubDatabase?>(nil)
-
-/// Records statements instead of running them.
-private final class StatementRecorder: RemoteStatementExecutor {
-  var statements: [String] = []
-
-  var script: String {
-    statements.map { $0.hasSuffix(";") ? $0 : $0 + ";" }.joined(separator: "\n")
-  }
-
-  func execute(sql: String, arguments: StatementArguments, needsRows: Bool) throws
-    -> StatementResult
-  {
-    guard arguments.isEmpty else {
-      throw DatabaseError(
-        resultCode: .SQLITE_MISUSE,
-        message: "a migration sent to the hub cannot bind values; write them in the SQL", sql: sql)
-    }
-    statements.append(sql)
-    return StatementResult()
-  }
-}
-
 /// The database of a feature process: reads go straight to the hub's file through
 /// read-only connections; each `write { db in … }` is one transaction carried to the hub;
 /// observation follows the hub's change bus. It is all a plugin writes:
@@ -77,108 +23,164 @@ public final class HubDatabase: DatabaseWriter {
   public let paths: HubPaths
   /// How this process reaches the hub.
   public let transport: HubTransport
-  public var configuration: Configuration { readers.configuration }
+  public let configuration: Configuration
   public var path: String { paths.databasePath }
-  /// The hub instance and the last sequence number the registration saw.
-  public let registeredSequence: Int64
+  /// Attempts of one write when the hub is away or lost the transaction.
+  public let maximumAttempts: Int
+  /// How long a write waits for a hub that does not answer (down, restarting) before it
+  /// throws `hubCode == .unavailable`: 1 s by default, so that a command says at once that
+  /// the hub is not running; a process that should ride out a restart waits longer.
+  public let hubWait: Duration
 
   private let context = BusContext()
   private let connection: HubConnection
-  private let readers: DatabasePool
-  private let listener: BusListener
   private let cursorReporter: CursorReporter
+  /// The read-only connections and the bus listener, made on first use.
+  private let opened = Locked<Opened?>(nil)
+  /// Observers added before the database could be opened: attached once it is.
+  private let waitingObservers = Locked<[(UUID, @Sendable (DatabaseChanges) -> Void)]>([])
+  private let removedObservers = Locked(Set<UUID>())
   /// One hub transaction at a time per process (a transaction holds the hub's writer).
   private let writeLock = NSLock()
-  /// Attempts of one write when the hub is away or lost the transaction.
-  public let maximumAttempts: Int
 
-  /// Registers with the hub (applying the plugin's pending migrations there), opens the
-  /// database read-only and starts following the bus. The hub is reached over `transport`,
-  /// by default the environment's (`HubTransport.fromEnvironment`): the ipc sockets of
-  /// `paths` unless tcp endpoints and the hub's key are set.
+  private struct Opened: Sendable {
+    var readers: DatabasePool
+    var listener: BusListener
+  }
+
+  /// Makes the plugin's database without touching anything yet: on first use it opens the
+  /// hub's file read-only and follows the bus, after registering with the hub (applying the
+  /// plugin's pending migrations there) unless the file already holds this registration —
+  /// so reads work while the hub is down. The hub is reached over `transport`, by default
+  /// the environment's (`HubTransport.fromEnvironment`): the ipc sockets of `paths` unless
+  /// tcp endpoints and the hub's key are set.
   public init(
     _ registration: PluginRegistration, paths: HubPaths = .fromEnvironment(),
     transport: HubTransport? = nil, requestTimeout: Duration = .seconds(5),
-    maximumAttempts: Int = 20
+    maximumAttempts: Int = 20, hubWait: Duration = .seconds(1)
   ) throws {
     self.registration = registration
     self.maximumAttempts = maximumAttempts
+    self.hubWait = hubWait
     self.paths = paths
     let transport = try transport ?? .fromEnvironment(paths)
     self.transport = transport
+    var configuration = Configuration()
+    configuration.readonly = true
+    configuration.label = "\(registration.name).readers"
+    self.configuration = configuration
     connection = try HubConnection(context: context, transport: transport, timeout: requestTimeout)
-    var registered: RegisteredReply?
-    var lastError: (any Error)?
-    for _ in 0..<3 where registered == nil {
+    cursorReporter = CursorReporter(connection: connection, plugin: registration.name)
+  }
+
+  deinit { opened.withLock { $0?.listener.stop() } }
+
+  /// Registers the plugin with the hub now (its migrations applied, its tables claimed),
+  /// unless the hub's file already holds this registration; opens the database. Any read or
+  /// write does this first; call it to find out at start-up whether the hub takes the
+  /// plugin.
+  public func prepare() throws { _ = try open() }
+
+  private func open() throws -> Opened {
+    try opened.withLock { opened in
+      if let opened { return opened }
+      let sequence = try sequenceIfRegistered() ?? register()
+      let readers = try DatabasePool(path: paths.databasePath, configuration: configuration)
+      let listener = try BusListener(
+        context: context, transport: transport, reader: readers, lastSequence: sequence,
+        onAdvance: cursorReporter.advanced(to:))
+      let made = Opened(readers: readers, listener: listener)
+      opened = made
+      let removed = removedObservers.withLock { $0 }
+      for (id, observer) in waitingObservers.withLock({ $0 }) where !removed.contains(id) {
+        listener.addObserver(id: id, observer)
+      }
+      waitingObservers.withLock { $0.removeAll() }
+      return made
+    }
+  }
+
+  /// The hub's sequence number when its file holds this registration already (the same
+  /// version, every table claimed, every migration applied); nil when the plugin must
+  /// register.
+  private func sequenceIfRegistered() throws -> Int64? {
+    guard FileManager.default.fileExists(atPath: paths.databasePath) else { return nil }
+    return try DatabaseQueue(path: paths.databasePath, configuration: configuration).read { db in
+      guard try db.tableExists(HubTables.plugins),
+        let plugin = try HubTables.registeredPlugins(db).first(where: {
+          $0.name == registration.name
+        }),
+        plugin.version == registration.version,
+        Set(registration.tables.map { $0.lowercased() })
+          .isSubset(of: plugin.tables.map { $0.lowercased() }),
+        Set(registration.migrations.map(\.id))
+          .isSubset(of: try HubTables.appliedMigrations(of: registration.name, db))
+      else { return nil }
+      return try HubTables.lastSequence(db)
+    }
+  }
+
+  /// Registers with the hub, waiting up to `hubWait` for one that does not answer; returns
+  /// the sequence number it answered with.
+  private func register() throws -> Int64 {
+    let start = ContinuousClock.now
+    var attempt = 0
+    while true {
+      attempt += 1
+      let id = UUID().uuidString.lowercased()
       do {
-        let id = UUID().uuidString.lowercased()
-        registered = try connection.request(
+        return try connection.request(
           RegisterRequest(
             id: id, plugin: registration.name, version: registration.version,
             tables: registration.tables, migrations: registration.migrations),
-          id: id, as: RegisteredReply.self)
-      } catch let error as DatabaseError where error.hubCode == .unavailable {
-        lastError = error
+          id: id, as: RegisteredReply.self
+        ).seq
       } catch let error as ErrorReply {
         throw DatabaseError(error)
+      } catch let error as DatabaseError
+        where error.hubCode == .unavailable && ContinuousClock.now - start < hubWait
+      {
+        // Registering twice is harmless: a retry applies what the first did not.
+        Thread.sleep(forTimeInterval: min(0.05 * Double(attempt), 1))
       }
-    }
-    guard let registered else {
-      throw lastError
-        ?? DatabaseError.hubUnavailable(
-          endpoint: transport.requestEndpoint, timeout: requestTimeout)
-    }
-    registeredSequence = registered.seq
-    var readerConfiguration = Configuration()
-    readerConfiguration.readonly = true
-    readerConfiguration.label = "\(registration.name).readers"
-    readers = try DatabasePool(path: paths.databasePath, configuration: readerConfiguration)
-    let cursorReporter = CursorReporter(connection: connection, plugin: registration.name)
-    self.cursorReporter = cursorReporter
-    listener = try BusListener(
-      context: context, transport: transport, reader: readers, lastSequence: registered.seq,
-      onAdvance: cursorReporter.advanced(to:))
-  }
-
-  deinit { listener.stop() }
-
-  /// The process's connection to the hub, made (registering the plugin) on the first call
-  /// and the same one after: a feature's command runs many queries over one connection.
-  /// A process is one plugin: `registration` is only read on the first call.
-  public static func shared(_ registration: @autoclosure () throws -> PluginRegistration) throws
-    -> HubDatabase
-  {
-    try sharedConnection.withLock { connection in
-      if let connection { return connection }
-      let made = try HubDatabase(registration())
-      connection = made
-      return made
     }
   }
 
   // MARK: - DatabaseReader
 
-  public func read<T>(_ value: (Database) throws -> T) throws -> T { try readers.read(value) }
+  public func read<T>(_ value: (Database) throws -> T) throws -> T {
+    try open().readers.read(value)
+  }
 
   public func read<T: Sendable>(_ value: @escaping @Sendable (Database) throws -> T) async throws
     -> T
   {
-    try await readers.read(value)
+    try await open().readers.read(value)
   }
 
   public func observeCommits(_ onCommit: @escaping @Sendable (DatabaseChanges) -> Void)
     -> TransactionObservation
   {
-    let id = listener.addObserver(onCommit)
-    return TransactionObservation { [listener] in listener.removeObserver(id) }
+    let id = UUID()
+    if let opened = try? open() {
+      opened.listener.addObserver(id: id, onCommit)
+    } else {
+      // The hub is down and the plugin not registered yet: it follows once it can.
+      waitingObservers.withLock { $0.append((id, onCommit)) }
+    }
+    return TransactionObservation { [opened, removedObservers] in
+      removedObservers.withLock { _ = $0.insert(id) }
+      opened.withLock { $0?.listener.removeObserver(id) }
+    }
   }
 
-  /// The last sequence number this process has seen on the bus.
-  public var lastSequence: Int64 { listener.lastSequence }
+  /// The last sequence number this process has seen on the bus (0 before it is opened).
+  public var lastSequence: Int64 { opened.withLock { $0?.listener.lastSequence } ?? 0 }
 
   // MARK: - DatabaseWriter
 
   public func write<T>(_ updates: (Database) throws -> T) throws -> T {
+    _ = try open()
     writeLock.lock()
     defer { writeLock.unlock() }
     return try carry(updates)
@@ -217,6 +219,8 @@ public final class HubDatabase: DatabaseWriter {
     var attempt = 0
     /// The value of an attempt whose COMMIT was sent but not acknowledged.
     var unacknowledged: T?
+    /// When the hub first did not answer this write.
+    var firstUnavailable: ContinuousClock.Instant?
     while true {
       attempt += 1
       let transaction = HubTransaction(
@@ -240,13 +244,18 @@ public final class HubDatabase: DatabaseWriter {
         where error.hubCode.map(Self.retriedCodes.contains) == true && attempt < maximumAttempts
       {
         if error.hubCode == .unavailable {
+          // Nobody answers: wait for a restarting hub only as long as `hubWait` allows
+          // (a command line says "the hub is not running" at once, a loader waits longer).
+          let since = firstUnavailable ?? .now
+          firstUnavailable = since
+          guard ContinuousClock.now - since < hubWait else { throw error }
           // The hub may have the transaction open (a lost reply) or not (it restarted): drop
           // it and run the closure again; a COMMIT that did land is answered from the
           // exactly-once record instead of being applied again.
           transaction.rollback()
-        } else {
-          Thread.sleep(forTimeInterval: min(0.05 * Double(attempt), 1))
         }
+        // Back off: 50 ms more each time, at most 1 s.
+        Thread.sleep(forTimeInterval: min(0.05 * Double(attempt), 1))
         continue
       } catch {
         transaction.rollback()

@@ -54,7 +54,11 @@ extension Statement {
   /// The first row, decoded, or nil when there is none.
   @inlinable
   public func fetchOne(_ db: Database) throws -> QueryValue? {
-    try fetchCursor(db).next()
+    let cursor = try fetchCursor(db)
+    let value = try cursor.next()
+    // An insert, update or delete with RETURNING does all of its work (see `finishWrites`).
+    try cursor.rows.finishWrites()
+    return value
   }
 
   /// A cursor that decodes rows one at a time.

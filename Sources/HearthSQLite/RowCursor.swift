@@ -89,6 +89,15 @@ public final class RowCursor {
     return stepValues()
   }
 
+  /// Runs a statement that writes to its end, discarding the rows it has left: what
+  /// `fetchOne` does after its row, so that `INSERT … RETURNING` read for its first row
+  /// applies all of its work (left half-run and reset, SQLite undoes it when a trigger wrote
+  /// a full-text table) and reports a failure of a later row. A read stops where it is.
+  public func finishWrites() throws {
+    guard isLiveCursor, !isDone, let statement, !statement.isReadOnly else { return }
+    while try step() {}
+  }
+
   /// The end of a live run, or its error: the database's bookkeeping for the statement.
   @usableFromInline
   func finishStep(code: Int32) throws -> Bool {
@@ -155,7 +164,9 @@ extension Row {
     _ db: Database, sql: String, arguments: StatementArguments = StatementArguments()
   ) throws -> Row? {
     let cursor = try fetchCursor(db, sql: sql, arguments: arguments)
-    return try cursor.next()?.copy()
+    let row = try cursor.next()?.copy()
+    try cursor.finishWrites()
+    return row
   }
 }
 
@@ -184,7 +195,9 @@ extension DatabaseValueConvertible {
   ) throws -> Self? {
     let cursor = try Row.fetchCursor(db, sql: sql, arguments: arguments)
     guard let row = try cursor.next() else { return nil }
-    return try Self?.decode(from: row, atIndex: 0)
+    let value = try Self?.decode(from: row, atIndex: 0)
+    try cursor.finishWrites()
+    return value
   }
 
   /// The distinct values of the first column of `sql`.

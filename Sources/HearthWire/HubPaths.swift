@@ -41,4 +41,23 @@ public struct HubPaths: Hashable, Sendable {
   public var requestEndpoint: String { "ipc://\(runtimeDirectory)/hub.sock" }
   /// `ipc://<runtime>/bus.sock`: change events and heartbeats (the hub's PUB).
   public var busEndpoint: String { "ipc://\(runtimeDirectory)/bus.sock" }
+
+  /// Whether a process accepts connections on the unix socket at `path`: false at once when
+  /// there is no such file, or nothing listens on it (a file left by a killed hub refuses).
+  public static func socketAnswers(at path: String) -> Bool {
+    let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+    guard fd >= 0 else { return false }
+    defer { close(fd) }
+    var address = sockaddr_un()
+    address.sun_family = sa_family_t(AF_UNIX)
+    let bytes = Array(path.utf8)
+    guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else { return false }
+    withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: bytes + [0]) }
+    let connected = withUnsafePointer(to: &address) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+        connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+      }
+    }
+    return connected == 0
+  }
 }

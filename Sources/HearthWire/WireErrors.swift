@@ -59,6 +59,15 @@ extension DatabaseError {
       remoteCode: ErrorReply.Code.unavailable.rawValue)
   }
 
+  /// Nothing listens at `endpoint`, the hub's unix socket: it is not running.
+  public static func hubNotRunning(endpoint: String) -> DatabaseError {
+    DatabaseError(
+      resultCode: ErrorReply.Code.unavailable.resultCode,
+      message: "the hub is not running: nothing listens at \(endpoint) "
+        + "(start it: systemctl --user start hearthd, or run hearthd)",
+      remoteCode: ErrorReply.Code.unavailable.rawValue)
+  }
+
   /// The hub's code for a refusal by a rule of the hub (`unauthorized`, `unavailable`…); nil
   /// for SQLite's own errors.
   public var hubCode: ErrorReply.Code? { remoteCode.map(ErrorReply.Code.init(rawValue:)) }

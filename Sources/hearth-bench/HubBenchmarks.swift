@@ -204,6 +204,9 @@ let hubLatencyBenchmark = Benchmark(
     paths: hub.paths)
   let reader = try HubDatabase(
     PluginRegistration(name: "reader", version: "1", tables: [], migrations: []), paths: hub.paths)
+  // Registered before the clock starts, not by the first timed write.
+  try writer.prepare()
+  try reader.prepare()
 
   // The subscriber: a SUB socket on its own thread, recording when each sequence arrives.
   let events = Recorder()

@@ -164,8 +164,11 @@ let registration = PluginRegistration(
   name: plugin, version: "1.0", tables: [table], migrations: migrations)
 let database: HubDatabase
 do {
+  // A loader rides out hub restarts (the fault suite kills the hub under it).
   database = try HubDatabase(
-    registration, paths: paths, requestTimeout: .seconds(2), maximumAttempts: 200)
+    registration, paths: paths, requestTimeout: .seconds(2), maximumAttempts: 200,
+    hubWait: .seconds(120))
+  try database.prepare()
 } catch {
   fail("cannot register: \(error)")
 }

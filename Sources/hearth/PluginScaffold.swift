@@ -26,48 +26,61 @@ struct PluginScaffold {
       && !name.hasSuffix("-") && !name.contains("--")
   }
 
-  /// The files, by path inside the package.
+  /// `reading-list` → `ReadingList`, the start of the library's name.
+  var typePrefix: String { tablePrefix.prefix(1).uppercased() + tablePrefix.dropFirst() }
+
+  /// The files, by path inside the package: the shape of Hearth's own features — a library
+  /// of data (`Schema`), actions on a `Database` (`Actions`) and a thin command table
+  /// (`Commands`), an executable that prepares the database, and tests of the actions on a
+  /// local database.
   var files: [(String, String)] {
     let executable = "hearth-\(name)"
+    let library = "\(typePrefix)Feature"
     let table = "\(tablePrefix)Items"
     let manifest = """
       // swift-tools-version: 6.0
-      // A Hearth plugin. Build: swift build; run with the hub up: .build/debug/\(executable) --help
+      // A Hearth plugin. Build: swift build; test: swift test; run with the hub up:
+      // .build/debug/\(executable) --help
       import PackageDescription
+
+      let hearth: [Target.Dependency] = [
+        .product(name: "HearthPlugin", package: "Hearth"),
+        .product(name: "HearthData", package: "Hearth"),
+      ]
+      let settings: [SwiftSetting] = [.enableUpcomingFeature("ExistentialAny")]
 
       let package = Package(
         name: "\(executable)",
         dependencies: [.package(name: "Hearth", path: \(literal(hearthPath)))],
         targets: [
+          .target(name: "\(library)", dependencies: hearth, swiftSettings: settings),
           .executableTarget(
-            name: "\(executable)",
-            dependencies: [
-              .product(name: "HearthPlugin", package: "Hearth"),
-              .product(name: "HearthData", package: "Hearth"),
-            ],
-            swiftSettings: [.enableUpcomingFeature("ExistentialAny")])
+            name: "\(executable)", dependencies: ["\(library)"] + hearth, swiftSettings: settings),
+          .testTarget(
+            name: "\(library)Tests", dependencies: ["\(library)"] + hearth,
+            swiftSettings: settings),
         ],
         swiftLanguageModes: [.v6]
       )
 
       """
-    let main = """
-      // \(executable): a Hearth plugin. Its table is its own: the hub lets no other plugin
-      // write it, and it sees every other feature's data read-only.
+    let schema = """
+      // The plugin's data: its table, its migrations and what it registers with the hub. The
+      // table is its own: the hub lets no other plugin write it; every other feature's data is
+      // readable.
       import Foundation
       import HearthData
       import HearthPlugin
 
       @Table(\(literal(table)))
-      struct Item: Codable, Hashable, Identifiable {
-        let id: Int
-        var text = ""
-        var createdAt: Date
+      package struct Item: Codable, Hashable, Identifiable, Sendable {
+        package let id: Int
+        package var text = ""
+        package var createdAt: Date
       }
 
-      /// The plugin's migrations, in order (a function: top-level variables of main.swift
-      /// belong to the main actor).
-      func makeMigrator() -> DatabaseMigrator {
+      /// The plugin's migrations, in order.
+      package var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
         migrator.registerMigration("Create \(table)") { db in
           try #sql(
@@ -84,48 +97,117 @@ struct PluginScaffold {
         return migrator
       }
 
-      /// The hub connection of this process, registering the plugin on first use.
-      func database() throws -> HubDatabase {
-        try .shared(
-          PluginRegistration(
-            name: \(literal(name)), version: "0.1", tables: [\(literal(table))],
-            migrator: makeMigrator()))
+      /// What the plugin tells the hub: its tables (named by their types) and migrations.
+      package func registration() throws -> PluginRegistration {
+        try PluginRegistration(
+          name: \(literal(name)), version: "0.1", tables: [Item.self], migrator: migrator)
       }
+
+      """
+    let actions = """
+      // The plugin's data work: functions of a `Database`. The commands run them through the
+      // hub; the tests run them on a local database.
+      import Foundation
+      import HearthData
+
+      package enum ItemActions {
+        package static func add(_ text: String, now: Date, _ db: Database) throws -> Item {
+          try Item.insert { Item.Draft(text: text, createdAt: now) }.returning(\\.self).fetchOne(db)!
+        }
+
+        /// The items, newest first.
+        package static func items(_ db: Database) throws -> [Item] {
+          try Item.order { $0.id.desc() }.fetchAll(db)
+        }
+      }
+
+      """
+    let commands = """
+      // The commands: each reads its input, runs an action on the database the executable
+      // prepared (`@Dependency(\\.defaultDatabase)`), and renders the result.
+      import Foundation
+      import HearthData
+      import HearthPlugin
 
       func line(_ item: Item) -> String { String(format: "%4d  ", item.id) + item.text }
 
-      let tool = Tool.feature(
-        name: \(literal(executable)), summary: "a Hearth plugin",
-        commands: [
-          Command("add", arguments: "TEXT…", summary: "adds an item") { input in
-            let text = try input.text(from: 0, name: "TEXT")
-            let item = try database().write { db in
-              try Item.insert { Item.Draft(text: text, createdAt: Date()) }
-                .returning(\\.self).fetchOne(db)!
-            }
-            return .values(item) { "Added:\\n" + line($0) }
-          },
-          Command("list", summary: "the items, newest first") { _ in
-            let items = try database().read { try Item.order { $0.id.desc() }.fetchAll($0) }
-            return .values(items) { $0.isEmpty ? "No items." : $0.map(line).joined(separator: "\\n") }
-          },
-          Command("watch", summary: "the items, redrawn when any process changes them") { _ in
-            let db = try database()
-            watch(db, tables: [\(literal(table))], title: \(literal(executable))) {
-              try db.read { try Item.order { $0.id.desc() }.fetchAll($0) }.map(line)
-                .joined(separator: "\\n")
-            }
-          },
-          Command("run", summary: "the background duty (hearth-feature@\(name).service)") { _ in
-            let db = try database()
-            runDuties(name: \(literal(name)), interval: .seconds(60)) {
-              let count = try db.read { try Item.fetchCount($0) }
-              Logger(label: \(literal(name))).info("\\(count) item(s)")
-            }
-          },
-        ])
+      let add = Command("add", arguments: "TEXT…", summary: "adds an item") { input in
+        @Dependency(\\.defaultDatabase) var database
+        @Dependency(\\.date.now) var now
+        let text = try input.text(from: 0, name: "TEXT")
+        let item = try database.write { try ItemActions.add(text, now: now, $0) }
+        return .values(item) { "Added:\\n" + line($0) }
+      }
 
-      tool.main()
+      let list = Command("list", summary: "the items, newest first") { _ in
+        @Dependency(\\.defaultDatabase) var database
+        return .values(try database.read(ItemActions.items)) { items in
+          items.isEmpty ? "No items." : items.map(line).joined(separator: "\\n")
+        }
+      }
+
+      let watchItems = Command("watch", summary: "the items, redrawn when any process changes them") {
+        _ in
+        @Dependency(\\.defaultDatabase) var database
+        watch(database, tables: [Item.tableName], title: \(literal(executable))) {
+          try database.read(ItemActions.items).map(line).joined(separator: "\\n")
+        }
+      }
+
+      let run = Command("run", summary: "the background duty (hearth-feature@\(name).service)") { _ in
+        @Dependency(\\.defaultDatabase) var database
+        runDuties(name: \(literal(name)), interval: .seconds(60)) {
+          let count = try database.read { try Item.fetchCount($0) }
+          Logger(label: \(literal(name))).info("\\(count) item(s)")
+        }
+      }
+
+      /// The command line of the plugin.
+      package func tool() -> Tool {
+        Tool.feature(
+          name: \(literal(executable)), summary: "a Hearth plugin",
+          commands: [add, list, watchItems, run])
+      }
+
+      """
+    let main = """
+      // \(executable): the plugin's command line. The database is prepared once, the
+      // reference's way; every command reads it with @Dependency(\\.defaultDatabase).
+      import Foundation
+      import HearthData
+      import HearthPlugin
+      import \(library)
+
+      let commandLine = tool()
+      do {
+        try prepareDependencies { $0.defaultDatabase = try HubDatabase(registration()) }
+      } catch {
+        exit(commandLine.report(error).rawValue)
+      }
+      commandLine.main()
+
+      """
+    let tests = """
+      // The actions on a local database, no hub needed: `swift test`.
+      import Foundation
+      import HearthData
+      import Testing
+      import \(library)
+
+      @Suite struct ItemActionsTests {
+        @Test func addedItemsAreListedNewestFirst() throws {
+          let database = try DatabaseQueue()
+          try migrator.migrate(database)
+          let now = Date(timeIntervalSince1970: 1_000_000)
+          try database.write { db in
+            _ = try ItemActions.add("first", now: now, db)
+            _ = try ItemActions.add("second", now: now, db)
+          }
+          let items = try database.read(ItemActions.items)
+          #expect(items.map(\\.text) == ["second", "first"])
+          #expect(items.allSatisfy { $0.createdAt == now })
+        }
+      }
 
       """
     let readme = """
@@ -138,15 +220,21 @@ struct PluginScaffold {
       .build/debug/\(executable) add "my first item"
       .build/debug/\(executable) list --json
       .build/debug/\(executable) watch
+      swift test
       ```
 
       Its table, `\(table)`, is registered with the hub by the migration in
-      `Sources/\(executable)/main.swift`; add tables there (and to `tables:`), and commands
-      to `tool`. The guide: \(hearthPath)/docs/plugin-guide.md.
+      `Sources/\(library)/Schema.swift`; add tables there (and their types to
+      `tables:`), the data work to `Actions.swift` (with a test), and commands to
+      `Commands.swift`. The guide: \(hearthPath)/docs/plugin-guide.md.
 
       """
     return [
-      ("Package.swift", manifest), ("Sources/\(executable)/main.swift", main),
+      ("Package.swift", manifest), ("Sources/\(library)/Schema.swift", schema),
+      ("Sources/\(library)/Actions.swift", actions),
+      ("Sources/\(library)/Commands.swift", commands),
+      ("Sources/\(executable)/main.swift", main),
+      ("Tests/\(library)Tests/ItemActionsTests.swift", tests),
       ("README.md", readme), (".gitignore", ".build/\n"),
     ]
   }

@@ -93,7 +93,7 @@ import Testing
   @Test func schemaInspectingPragmasMayBeReadInBothForms() throws {
     let running = try RunningHub()
     defer { running.stopAndRemove() }
-    let notes = try HubDatabase(notesPlugin, paths: running.paths)
+    let notes = try HubDatabase.registered(notesPlugin, paths: running.paths)
     let (info, names, version, integrity) = try notes.write { db in
       (
         try Row.fetchAll(db, sql: "PRAGMA table_info(notes)").map { try $0["name"] as String },
@@ -120,9 +120,9 @@ import Testing
       running.stop()
       running.removeFiles()
     }
-    let notes = try HubDatabase(notesPlugin, paths: running.paths)
+    let notes = try HubDatabase.registered(notesPlugin, paths: running.paths)
     try notes.write { try $0.execute(sql: "INSERT INTO notes (text) VALUES ('kept')") }
-    let probe = try HubDatabase(
+    let probe = try HubDatabase.registered(
       PluginRegistration(
         name: "probe", version: "1", tables: ["probe_rows", "probe_spill"],
         migrations: [
@@ -159,7 +159,7 @@ import Testing
         name: "intruder\(index)", version: "1", tables: ["intruder_rows", "loot_rows"],
         migrations: [.init(id: "1", sql: sql)])
       let refusal = #expect(throws: DatabaseError.self, "\(what) was allowed in a migration") {
-        _ = try HubDatabase(intruder, paths: running.paths)
+        _ = try HubDatabase.registered(intruder, paths: running.paths)
       }
       #expect(refusal?.hubCode == .unauthorized, "\(what): \(String(describing: refusal))")
       #expect(try snapshot(probe) == before, "\(what) left something behind")

@@ -13,7 +13,7 @@ import Testing
     let clock = TestClock()
     let running = try RunningHub(clock: clock)
     defer { running.stopAndRemove() }
-    let notes = try HubDatabase(notesPlugin, paths: running.paths)
+    let notes = try HubDatabase.registered(notesPlugin, paths: running.paths)
     let client = try RawClient(running.paths)
     func part(_ number: Int, end: String? = nil) throws -> [String: Any] {
       try client.send(
@@ -59,7 +59,7 @@ import Testing
     #expect(first.hub == running.hub.instanceID)
     #expect(try heartbeat(within: .milliseconds(300)) == nil)
     // A commit, then the next second: the beat says how far the feed has come.
-    _ = try HubDatabase(notesPlugin, paths: running.paths)
+    _ = try HubDatabase.registered(notesPlugin, paths: running.paths)
     clock.advance(by: .seconds(1))
     let second = try #require(try heartbeat(within: .seconds(5)))
     #expect(second.seq == running.hub.lastSequence)

@@ -107,3 +107,17 @@ func eventually(
     Thread.sleep(forTimeInterval: 0.005)
   }
 }
+
+extension HubDatabase {
+  /// A plugin's database, registered with the hub now, as its first read or write would
+  /// (the tests that talk to the hub raw need the plugin registered first).
+  static func registered(
+    _ registration: PluginRegistration, paths: HubPaths, transport: HubTransport? = nil,
+    requestTimeout: Duration = .seconds(5)
+  ) throws -> HubDatabase {
+    let database = try HubDatabase(
+      registration, paths: paths, transport: transport, requestTimeout: requestTimeout)
+    try database.prepare()
+    return database
+  }
+}

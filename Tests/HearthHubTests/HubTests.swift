@@ -46,8 +46,8 @@ func factsPlugin() throws -> PluginRegistration {
       running.stop()
       running.removeFiles()
     }
-    let notes = try HubDatabase(notesPlugin, paths: running.paths)
-    let facts = try HubDatabase(try factsPlugin(), paths: running.paths)
+    let notes = try HubDatabase.registered(notesPlugin, paths: running.paths)
+    let facts = try HubDatabase.registered(try factsPlugin(), paths: running.paths)
 
     @FetchAll(Note.order(by: \.id), database: facts, scheduler: .immediate) var notesSeenByFacts
     @FetchAll(Fact.all, database: notes, scheduler: .immediate) var factsSeenByNotes
@@ -89,7 +89,7 @@ func factsPlugin() throws -> PluginRegistration {
       running.stop()
       running.removeFiles()
     }
-    _ = try HubDatabase(notesPlugin, paths: running.paths)
+    _ = try HubDatabase.registered(notesPlugin, paths: running.paths)
     let client = try RawClient(running.paths)
     let request = #"""
       {"v":1,"type":"transaction","id":"once-1","plugin":"notes","part":0,"end":"commit",
@@ -148,7 +148,7 @@ func factsPlugin() throws -> PluginRegistration {
   @Test func aPartResentOrOutOfOrderIsRefusedAndRunsNothing() throws {
     let running = try RunningHub()
     defer { running.stopAndRemove() }
-    let notes = try HubDatabase(notesPlugin, paths: running.paths)
+    let notes = try HubDatabase.registered(notesPlugin, paths: running.paths)
     let client = try RawClient(running.paths)
     func part(_ number: Int, end: String? = nil) throws -> [String: Any] {
       let ending = end.map { #","end":"\#($0)""# } ?? ""
@@ -189,7 +189,7 @@ func factsPlugin() throws -> PluginRegistration {
       running.stop()
       running.removeFiles()
     }
-    let notes = try HubDatabase(notesPlugin, paths: running.paths)
+    let notes = try HubDatabase.registered(notesPlugin, paths: running.paths)
     let silent = try RawClient(running.paths)
     let opened = try silent.send(
       #"""
@@ -214,7 +214,7 @@ func factsPlugin() throws -> PluginRegistration {
       running.stop()
       running.removeFiles()
     }
-    let notes = try HubDatabase(notesPlugin, paths: running.paths)
+    let notes = try HubDatabase.registered(notesPlugin, paths: running.paths)
     try notes.write { db in try Note.insert { Note.Draft(text: "before") }.execute(db) }
     let start = running.hub.lastSequence
     let client = try RawClient(running.paths)
@@ -244,7 +244,7 @@ func factsPlugin() throws -> PluginRegistration {
   @Test func theSequenceOutlivesAFeedPrunedEmpty() throws {
     let first = try RunningHub()
     defer { first.removeFiles() }
-    let notes = try HubDatabase(notesPlugin, paths: first.paths)
+    let notes = try HubDatabase.registered(notesPlugin, paths: first.paths)
     for index in 0..<3 {
       try notes.write { db in try Note.insert { Note.Draft(text: "n\(index)") }.execute(db) }
     }
@@ -265,7 +265,7 @@ func factsPlugin() throws -> PluginRegistration {
     let again = try RunningHub(directory: first.directory)
     defer { again.stop() }
     #expect(again.hub.lastSequence == last)
-    let writer = try HubDatabase(notesPlugin, paths: again.paths)
+    let writer = try HubDatabase.registered(notesPlugin, paths: again.paths)
     try writer.write { db in try Note.insert { Note.Draft(text: "after") }.execute(db) }
     #expect(writer.lastCommittedSequence == last + 1)
   }
@@ -288,7 +288,7 @@ func factsPlugin() throws -> PluginRegistration {
       try client.send(#"{"v":1,"type":"cursor","id":"k0","plugin":"watcher","seq":0}"#)["type"]
         as? String == "cursorSaved")
 
-    let notes = try HubDatabase(notesPlugin, paths: running.paths)
+    let notes = try HubDatabase.registered(notesPlugin, paths: running.paths)
     for index in 0..<10 {
       try notes.write { db in try Note.insert { Note.Draft(text: "n\(index)") }.execute(db) }
     }
@@ -334,12 +334,12 @@ func factsPlugin() throws -> PluginRegistration {
       running.stop()
       running.removeFiles()
     }
-    _ = try HubDatabase(notesPlugin, paths: running.paths)
+    _ = try HubDatabase.registered(notesPlugin, paths: running.paths)
     let thief = PluginRegistration(
       name: "thief", version: "1", tables: ["loot"],
       migrations: [.init(id: "1", sql: "CREATE TABLE loot (x); DROP TABLE notes")])
     let error = try #require(throws: DatabaseError.self) {
-      _ = try HubDatabase(thief, paths: running.paths)
+      _ = try HubDatabase.registered(thief, paths: running.paths)
     }
     #expect(error.hubCode == .unauthorized)
     #expect(
@@ -349,7 +349,7 @@ func factsPlugin() throws -> PluginRegistration {
     let squatter = PluginRegistration(
       name: "squatter", version: "1", tables: ["notes"], migrations: [])
     let conflict = try #require(throws: DatabaseError.self) {
-      _ = try HubDatabase(squatter, paths: running.paths)
+      _ = try HubDatabase.registered(squatter, paths: running.paths)
     }
     #expect(conflict.message?.contains("belongs to plugin notes") == true)
   }
@@ -362,7 +362,7 @@ func factsPlugin() throws -> PluginRegistration {
       running.stop()
       running.removeFiles()
     }
-    _ = try HubDatabase(
+    _ = try HubDatabase.registered(
       PluginRegistration(
         name: "g", version: "1", tables: ["g_rows"],
         migrations: [

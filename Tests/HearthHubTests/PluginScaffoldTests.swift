@@ -27,6 +27,10 @@ import Testing
     #expect(
       run.status == 0, "swift build failed:\n\(run.output.suffix(3000))\(run.errors.suffix(2000))")
     guard run.status == 0 else { return }
+    // Its actions' tests pass on a local database, with no hub.
+    run = try hearth.run("/usr/bin/env", ["swift", "test", "--package-path", root])
+    #expect(
+      run.status == 0, "swift test failed:\n\(run.output.suffix(3000))\(run.errors.suffix(2000))")
 
     let plugin = FeatureCLI(path: root + "/.build/debug/hearth-reading-list", hub: live.process)
     run = try plugin("add", "Dune", "--json")

@@ -17,7 +17,7 @@ import Testing
     RunningHub, HubDatabase
   ) {
     let running = try RunningHub(configure: configure)
-    return (running, try HubDatabase(notesPlugin, paths: running.paths))
+    return (running, try HubDatabase.registered(notesPlugin, paths: running.paths))
   }
 
   func walFileBytes(_ running: RunningHub) -> Int {
@@ -30,7 +30,7 @@ import Testing
     let running = try RunningHub { $0.walLimit = Self.limit }
     defer { running.stopAndRemove() }
     let writers = try (0..<2).map { index in
-      try HubDatabase(
+      try HubDatabase.registered(
         PluginRegistration(
           name: "w\(index)", version: "1", tables: ["w\(index)"],
           migrations: [.init(id: "1", sql: "CREATE TABLE w\(index) (id INTEGER PRIMARY KEY, v)")]),

@@ -366,8 +366,9 @@ import Testing
     ]
     let transport = try HubTransport.fromEnvironment(running.paths, environment)
     #expect(transport.requestEndpoint == request && transport.curve?.serverKey == keys.publicKey)
-    let writer = try HubDatabase(notesPlugin, paths: running.paths, transport: transport)
-    let reader = try HubDatabase(try factsPlugin(), paths: running.paths, transport: transport)
+    let writer = try HubDatabase.registered(notesPlugin, paths: running.paths, transport: transport)
+    let reader = try HubDatabase.registered(
+      try factsPlugin(), paths: running.paths, transport: transport)
     @FetchAll(Note.order(by: \.id), database: reader, scheduler: .immediate) var notes
     try writer.write { db in try Note.insert { Note.Draft(text: "over tcp") }.execute(db) }
     eventually { notes.map(\.text) == ["over tcp"] }
@@ -375,9 +376,11 @@ import Testing
     // The wrong server key gets no answer: CURVE refuses the handshake.
     let stranger = try HubTransport.tcp(
       request: request, bus: bus, serverKey: try CurveKeyPair.generate().publicKey)
+    let strangerDatabase = try HubDatabase(
+      notesPlugin, paths: running.paths, transport: stranger, requestTimeout: .milliseconds(300),
+      maximumAttempts: 1)
     let silence = #expect(throws: DatabaseError.self) {
-      try HubDatabase(
-        notesPlugin, paths: running.paths, transport: stranger, requestTimeout: .milliseconds(300))
+      try strangerDatabase.write { db in try Note.insert { Note.Draft(text: "no") }.execute(db) }
     }
     #expect(silence?.hubCode == .unavailable)
   }

@@ -358,6 +358,32 @@ extension Process {
     #expect(try count() == 1)
   }
 
+  /// With the hub stopped, reads never go through it, and a command that must write says
+  /// the hub is not running at once (its unix socket refuses), instead of timing out.
+  @Test func readsWorkWithTheHubDownAndAWriteSaysItAtOnce() throws {
+    let directory = try temporaryDirectory()
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let hub = try HubProcess(directory: directory)
+    _ = try hub.waitUntilReady()
+    let reminders = try FeatureCLI("hearth-reminders", hub: hub)
+    try reminders("add", "Milk", "--tag", "shop")
+    _ = hub.terminate()
+
+    let show = try reminders("show")
+    #expect(show.status == 0, "\(show.errors)")
+    #expect(show.output.contains("Milk"))
+    #expect(try reminders("search", "milk").output.contains("Milk"))
+    #expect(try reminders("stats", "--json").status == 0)
+    let started = ContinuousClock.now
+    let add = try reminders("add", "Eggs")
+    let waited = ContinuousClock.now - started
+    #expect(add.status == 3)
+    #expect(add.errors.contains("the hub is not running"), "\(add.errors)")
+    // The default wait for a restarting hub is one second; a 5-second timeout, let alone
+    // three, would show here.
+    #expect(waited < .seconds(4), "\(waited)")
+  }
+
   @Test func theRunDutyCompletesAnnouncesAndOutlivesAHubRestart() throws {
     let directory = try temporaryDirectory()
     defer { try? FileManager.default.removeItem(at: directory) }
@@ -369,7 +395,7 @@ extension Process {
     try reminders("complete", "2")
 
     // Another process sees the announcement on the bus.
-    let observer = try HubDatabase(
+    let observer = try HubDatabase.registered(
       PluginRegistration(name: "observer", version: "1", tables: [], migrations: []),
       paths: HubPaths(databasePath: hub.databasePath, runtimeDirectory: hub.runtimeDirectory))
     let announced = LockedBox(false)
@@ -441,7 +467,7 @@ extension Process {
     let hub = live.process
     let reminders = try FeatureCLI("hearth-reminders", hub: hub)
     try reminders("add", "Mine")
-    let intruder = try HubDatabase(
+    let intruder = try HubDatabase.registered(
       PluginRegistration(name: "intruder", version: "1", tables: ["notes"], migrations: []),
       paths: HubPaths(databasePath: hub.databasePath, runtimeDirectory: hub.runtimeDirectory))
     for sql in [

@@ -215,3 +215,37 @@ import Testing
     }
   }
 }
+
+@Suite struct ReturningTests {
+  /// `fetchOne` of an INSERT … RETURNING does the statement's whole work, even where SQLite
+  /// would undo a half-run one (a trigger that writes a full-text table), and reports a later
+  /// row's failure.
+  @Test func fetchOneOfAWriteRunsItToTheEnd() throws {
+    let database = try DatabaseQueue()
+    try database.write { db in
+      try db.execute(
+        sql: """
+          CREATE TABLE notes (id INTEGER PRIMARY KEY, title TEXT NOT NULL UNIQUE);
+          CREATE VIRTUAL TABLE noteTexts USING fts5(title);
+          CREATE TRIGGER notes_text AFTER INSERT ON notes BEGIN
+            INSERT INTO noteTexts (rowid, title) VALUES (new.id, new.title);
+          END;
+          """)
+    }
+    let first = try database.write { db in
+      try Int.fetchOne(db, sql: "INSERT INTO notes (title) VALUES ('a'), ('b') RETURNING id")
+    }
+    #expect(first == 1)
+    #expect(
+      try database.read { try String.fetchAll($0, sql: "SELECT title FROM notes") } == ["a", "b"])
+    #expect(
+      try database.read { try Int.fetchOne($0, sql: "SELECT count(*) FROM noteTexts") } == 2)
+    // The second row breaks a rule: the whole statement fails, and nothing of it stays.
+    #expect(throws: DatabaseError.self) {
+      try database.write { db in
+        try Row.fetchOne(db, sql: "INSERT INTO notes (title) VALUES ('c'), ('a') RETURNING id")
+      }
+    }
+    #expect(try database.read { try Int.fetchOne($0, sql: "SELECT count(*) FROM notes") } == 2)
+  }
+}

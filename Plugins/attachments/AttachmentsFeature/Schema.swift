@@ -12,15 +12,15 @@ import HearthPlugin
 // re-hashes the files, and `run` collects the files no row names any more.
 
 @Table
-struct Attachment: Codable, Hashable, Identifiable {
-  let id: Int
-  var ownerTable: String
-  var ownerID: Int
-  var createdAt: Date
-  let kind: Kind
+package struct Attachment: Codable, Hashable, Identifiable {
+  package let id: Int
+  package var ownerTable: String
+  package var ownerID: Int
+  package var createdAt: Date
+  package let kind: Kind
 
   @CasePathable @Selection @dynamicMemberLookup
-  enum Kind: Hashable, Codable {
+  package enum Kind: Hashable, Codable {
     case link(URL)
     case note(String)
     /// The SHA-256 of the image's bytes, in hex: the name of its file.
@@ -28,8 +28,11 @@ struct Attachment: Codable, Hashable, Identifiable {
   }
 }
 
-/// The tables this feature owns.
-let ownedTables = ["attachments"]
+/// What the feature tells the hub: its table (named by its type) and migrations.
+package func attachmentsRegistration() throws -> PluginRegistration {
+  try PluginRegistration(
+    name: "attachments", version: "1.0", tables: [Attachment.self], migrator: migrator)
+}
 
 package var migrator: DatabaseMigrator {
   var migrator = DatabaseMigrator()
@@ -56,7 +59,7 @@ package var migrator: DatabaseMigrator {
 }
 
 /// Where image files live: `attachments/` beside the hub's database.
-struct ImageStore {
+package struct ImageStore {
   let directory: URL
 
   init(databasePath: String) {

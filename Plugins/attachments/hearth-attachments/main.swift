@@ -1,4 +1,14 @@
-// hearth-attachments: the attachments feature's command line (see AttachmentsFeature/Tool.swift).
+// hearth-attachments: the attachments feature's command line (see
+// AttachmentsFeature/Commands.swift).
 import AttachmentsFeature
+import Foundation
+import HearthData
+import HearthPlugin
 
-attachmentsTool().main()
+let tool = attachmentsTool()
+do {
+  try prepareDependencies { $0.defaultDatabase = try HubDatabase(attachmentsRegistration()) }
+} catch {
+  exit(tool.report(error).rawValue)
+}
+tool.main()

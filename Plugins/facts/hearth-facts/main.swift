@@ -1,4 +1,13 @@
-// hearth-facts: the facts feature's command line (see FactsFeature/Tool.swift).
+// hearth-facts: the facts feature's command line (see FactsFeature/Commands.swift).
 import FactsFeature
+import Foundation
+import HearthData
+import HearthPlugin
 
-factsTool().main()
+let tool = factsTool()
+do {
+  try prepareDependencies { $0.defaultDatabase = try HubDatabase(factsRegistration()) }
+} catch {
+  exit(tool.report(error).rawValue)
+}
+tool.main()

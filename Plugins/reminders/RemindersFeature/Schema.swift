@@ -155,10 +155,17 @@ extension NamedCases {
   }
 }
 
-/// The tables this feature owns.
-let ownedTables = [
-  "remindersLists", "reminders", "tags", "remindersTags", "reminderTexts", "reminderAlerts",
-]
+/// What the feature tells the hub: its tables (named by their types; the full-text table's
+/// shadow tables follow it) and migrations.
+package func remindersRegistration() throws -> PluginRegistration {
+  try PluginRegistration(
+    name: "reminders", version: "1.0",
+    tables: [
+      RemindersList.self, Reminder.self, Tag.self, ReminderTag.self, ReminderText.self,
+      ReminderAlert.self,
+    ],
+    migrator: migrator)
+}
 
 package var migrator: DatabaseMigrator {
   var migrator = DatabaseMigrator()

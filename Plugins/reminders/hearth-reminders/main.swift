@@ -1,4 +1,13 @@
 // hearth-reminders: the reminders feature's command line (see RemindersFeature/Tool.swift).
+import Foundation
+import HearthData
+import HearthPlugin
 import RemindersFeature
 
-remindersTool().main()
+let tool = remindersTool()
+do {
+  try prepareDependencies { $0.defaultDatabase = try HubDatabase(remindersRegistration()) }
+} catch {
+  exit(tool.report(error).rawValue)
+}
+tool.main()

@@ -1,4 +1,5 @@
 import Foundation
+import HearthData
 import HearthPlugin
 
 /// The meeting timer: one speaker at a time, each with an equal share of the meeting,
@@ -24,24 +25,25 @@ struct MeetingTimer {
     let terminal = try RawTerminal()
     defer { terminal.restore() }
 
+    @Dependency(\.date) var now
     var speaker = 0
-    var turnStart = Date()
-    let meetingStart = Date()
+    var turnStart = now()
+    let meetingStart = now()
     var transcript: [String] = []
     /// The bytes of the line being typed (UTF-8, decoded when kept).
     var typing: [UInt8]?
     var finished = false
     while !finished {
-      let turnElapsed = Int(Date().timeIntervalSince(turnStart))
+      let turnElapsed = Int(now().timeIntervalSince(turnStart))
       if turnElapsed >= secondsPerSpeaker {
         if speaker + 1 >= speakers.count { break }
         speaker += 1
-        turnStart = Date()
+        turnStart = now()
         continue
       }
       draw(
         speaker: speaker, turnLeft: secondsPerSpeaker - turnElapsed,
-        elapsed: Int(Date().timeIntervalSince(meetingStart)), transcript: transcript,
+        elapsed: Int(now().timeIntervalSince(meetingStart)), transcript: transcript,
         typing: typing.map { String(decoding: $0, as: UTF8.self) })
       guard let byte = terminal.read(timeout: 0.2) else { continue }
       if var line = typing {
@@ -68,7 +70,7 @@ struct MeetingTimer {
           finished = true
         } else {
           speaker += 1
-          turnStart = Date()
+          turnStart = now()
         }
       case UInt8(ascii: "t"): typing = []
       case UInt8(ascii: "q"): finished = true
@@ -78,7 +80,7 @@ struct MeetingTimer {
     }
     return .saved(
       transcript: transcript.joined(separator: "\n"),
-      elapsed: Int(Date().timeIntervalSince(meetingStart)))
+      elapsed: Int(now().timeIntervalSince(meetingStart)))
   }
 
   private func draw(

@@ -6,35 +6,33 @@ import HearthPlugin
 // meetings held, each with its date and transcript.
 
 @Table("syncUps")
-struct SyncUp: Codable, Hashable, Identifiable {
-  let id: Int
+package struct SyncUp: Codable, Hashable, Identifiable {
+  package let id: Int
   /// The meeting's length, in seconds.
-  var seconds = 300
-  var theme: Theme = .bubblegum
-  var title = ""
+  package var seconds = 300
+  package var theme: Theme = .bubblegum
+  package var title = ""
 
-  enum Theme: String, CaseIterable, Codable, QueryBindable {
+  package enum Theme: String, CaseIterable, Codable, QueryBindable {
     case bubblegum, buttercup, indigo, lavender, magenta, navy, orange, oxblood, periwinkle,
       poppy, purple, seafoam, sky, tan, teal, yellow
   }
 }
 
 @Table
-struct Attendee: Codable, Hashable, Identifiable {
-  let id: Int
-  var name = ""
-  var syncUpID: SyncUp.ID
+package struct Attendee: Codable, Hashable, Identifiable {
+  package let id: Int
+  package var name = ""
+  package var syncUpID: SyncUp.ID
 }
 
 @Table
-struct Meeting: Codable, Hashable, Identifiable {
-  let id: Int
-  var date: Date
-  var syncUpID: SyncUp.ID
-  var transcript = ""
+package struct Meeting: Codable, Hashable, Identifiable {
+  package let id: Int
+  package var date: Date
+  package var syncUpID: SyncUp.ID
+  package var transcript = ""
 }
-
-let ownedTables = ["syncUps", "attendees", "meetings"]
 
 package var migrator: DatabaseMigrator {
   var migrator = DatabaseMigrator()
@@ -67,27 +65,29 @@ package var migrator: DatabaseMigrator {
   return migrator
 }
 
-/// The hub connection of this process, registering the feature on first use.
-func database() throws -> HubDatabase {
-  try .shared(
-    PluginRegistration(name: "syncups", version: "1.0", tables: ownedTables, migrator: migrator))
+/// What the feature tells the hub: its tables (named by their types) and migrations.
+package func syncUpsRegistration() throws -> PluginRegistration {
+  try PluginRegistration(
+    name: "syncups", version: "1.0", tables: [SyncUp.self, Attendee.self, Meeting.self],
+    migrator: migrator)
 }
 
 /// A sync-up with its attendees and how many meetings it has had.
-struct SyncUpSummary: Codable, Hashable {
-  var syncUp: SyncUp
-  var attendees: [String]
-  var meetingCount: Int
+package struct SyncUpSummary: Codable, Hashable {
+  package var syncUp: SyncUp
+  package var attendees: [String]
+  package var meetingCount: Int
 
-  var line: String {
+  package var line: String {
     String(format: "%4d  ", syncUp.id)
       + "\(syncUp.title)  \(syncUp.seconds / 60) min  \(syncUp.theme.rawValue)  "
       + "\(attendees.joined(separator: ", "))  · \(meetingCount) meeting(s)"
   }
 }
 
-enum Queries {
-  static func summaries(_ db: Database, only id: SyncUp.ID? = nil) throws -> [SyncUpSummary] {
+package enum Queries {
+  package static func summaries(_ db: Database, only id: SyncUp.ID? = nil) throws -> [SyncUpSummary]
+  {
     var query = SyncUp.where { _ in true }
     if let id { query = query.where { $0.id.eq(id) } }
     let rows = try query.order(by: \.title)

@@ -1,4 +1,13 @@
-// hearth-syncups: the sync-ups feature's command line (see SyncUpsFeature/Tool.swift).
+// hearth-syncups: the sync-ups feature's command line (see SyncUpsFeature/Commands.swift).
+import Foundation
+import HearthData
+import HearthPlugin
 import SyncUpsFeature
 
-syncUpsTool().main()
+let tool = syncUpsTool()
+do {
+  try prepareDependencies { $0.defaultDatabase = try HubDatabase(syncUpsRegistration()) }
+} catch {
+  exit(tool.report(error).rawValue)
+}
+tool.main()

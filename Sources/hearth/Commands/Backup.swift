@@ -2,7 +2,7 @@ import Foundation
 import HearthCommandLine
 import HearthSQLite
 
-@MainActor let backupCommand = Command(
+let backupCommand = Command(
   "backup", arguments: "PATH",
   summary: "copies the database online (consistent, while writers go on), then checks the copy"
 ) { input in
@@ -30,7 +30,7 @@ import HearthSQLite
     "backed up to \(target) (integrity ok)", json: ["backup": target, "integrity": "ok"])
 }
 
-@MainActor let checkCommand = Command(
+let checkCommand = Command(
   "check", summary: "runs SQLite's integrity check; exit 1 when it fails"
 ) { input in
   let verdict: [String]

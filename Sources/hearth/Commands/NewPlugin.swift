@@ -1,7 +1,7 @@
 import Foundation
 import HearthCommandLine
 
-@MainActor let newPluginCommand = Command(
+let newPluginCommand = Command(
   "new-plugin", arguments: "NAME [--in DIR] [--hearth PATH]",
   summary:
     "writes a working plugin package, hearth-NAME, that builds against this Hearth checkout "

@@ -2,7 +2,7 @@ import Foundation
 import HearthCommandLine
 import HearthWire
 
-@MainActor let pluginsCommand = Command(
+let pluginsCommand = Command(
   "plugins", summary: "the registered plugins, the tables they own, their cursors"
 ) { input in
   let plugins = try openDatabase(hubPaths(input)).read(HubTables.registeredPlugins)

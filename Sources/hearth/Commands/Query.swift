@@ -2,7 +2,7 @@ import Foundation
 import HearthCommandLine
 import HearthSQLite
 
-@MainActor let queryCommand = Command(
+let queryCommand = Command(
   "query", arguments: "SQL", summary: "runs a read-only query; rows as tab-separated text or JSON"
 ) { input in
   let sql = try input.positional(0, name: "SQL (hearth query 'SELECT …')")

@@ -3,7 +3,7 @@ import HearthCommandLine
 import HearthSQLite
 import HearthWire
 
-@MainActor let statusCommand = Command(
+let statusCommand = Command(
   "status", summary: "is the hub up? its sequence number, plugins, database size and WAL"
 ) { input in
   let paths = hubPaths(input)

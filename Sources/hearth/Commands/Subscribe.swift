@@ -3,7 +3,7 @@ import HearthCommandLine
 import HearthWire
 import HearthZMQ
 
-@MainActor let subscribeCommand = Command(
+let subscribeCommand = Command(
   "subscribe", arguments: "[TABLE…] [--since SEQ]",
   summary:
     "commits as JSON lines: from the feed after SEQ, then live, in order, none twice "

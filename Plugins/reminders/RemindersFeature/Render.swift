@@ -1,0 +1,66 @@
+import Foundation
+import HearthData
+import HearthPlugin
+
+// MARK: - Showing things
+
+let dayFormatter: DateFormatter = {
+  let formatter = DateFormatter()
+  formatter.locale = Locale(identifier: "en_US_POSIX")
+  formatter.dateFormat = "EEE d MMM yyyy HH:mm"
+  return formatter
+}()
+
+func line(_ row: ReminderRow) -> String {
+  @Dependency(\.date.now) var now
+  let reminder = row.reminder
+  let box =
+    switch reminder.status {
+    case .incomplete: "[ ]"
+    case .completing: "[~]"
+    case .completed: "[x]"
+    }
+  var parts = [String(format: "%4d", reminder.id), box, reminder.title]
+  if let priority = reminder.priority {
+    parts.append(String(repeating: "!", count: priority.rawValue))
+  }
+  if reminder.isFlagged { parts.append("⚑") }
+  if let due = reminder.dueDate {
+    let late = reminder.status == .incomplete && due < now ? " (past due)" : ""
+    parts.append("due \(dayFormatter.string(from: due))\(late)")
+  }
+  parts += row.tags.map { "#" + $0 }
+  parts.append("· " + row.listTitle)
+  return parts.joined(separator: "  ")
+}
+
+func render(_ rows: [ReminderRow]) -> String {
+  rows.isEmpty ? "No reminders." : rows.map { line($0) }.joined(separator: "\n")
+}
+
+func render(_ stats: Stats) -> String {
+  """
+  all        \(stats.allCount)
+  today      \(stats.todayCount)
+  scheduled  \(stats.scheduledCount)
+  flagged    \(stats.flaggedCount)
+  past due   \(stats.pastDueCount)
+  completed  \(stats.completedCount)
+  """
+}
+
+func render(_ lists: [ListSummary]) -> String {
+  guard !lists.isEmpty else { return "No lists yet: `hearth-reminders list-add Groceries`." }
+  return lists.map {
+    String(format: "%4d  ", $0.list.id)
+      + "\($0.list.title)  \($0.list.color.hex)  \($0.openCount) open"
+  }
+  .joined(separator: "\n")
+}
+
+func line(_ hit: SearchHit) -> String {
+  var text = String(format: "%4d  ", hit.reminderID) + hit.title
+  if !hit.tags.isEmpty { text += "  #" + hit.tags.split(separator: " ").joined(separator: " #") }
+  if hit.snippet.contains("[") { text += "\n      " + hit.snippet }
+  return text
+}
