@@ -167,7 +167,8 @@ let package = Package(
       name: "hearth-syncups", dependencies: ["SyncUpsFeature", "HearthPlugin", "HearthData"],
       path: "Plugins/syncups/hearth-syncups", swiftSettings: strict),
     .testTarget(
-      name: "HearthSQLiteTests", dependencies: ["HearthSQLite", "CSQLite"],
+      name: "HearthSQLiteTests",
+      dependencies: ["HearthSQLite", "CSQLite", "HearthDataTestSupport"],
       swiftSettings: strict),
     .testTarget(name: "HearthQueryTests", dependencies: ["HearthQuery"], swiftSettings: strict),
     .testTarget(name: "HearthZMQTests", dependencies: ["HearthZMQ"], swiftSettings: strict),
@@ -179,7 +180,8 @@ let package = Package(
     .testTarget(
       name: "HearthHubTests",
       dependencies: [
-        "HearthHub", "HearthPlugin", "HearthWire", "HearthZMQ", "AttachmentsFeature",
+        "HearthHub", "HearthPlugin", "HearthWire", "HearthZMQ", "HearthDataTestSupport",
+        "AttachmentsFeature",
         "FactsFeature",
         "HearthTestbed",
       ],

@@ -103,7 +103,10 @@ struct HubSession {
       reply(
         client,
         WelcomeReply(
-          id: request.id, hub: hub.instanceID, seq: hub.lastSequence, wal: hub.walStatus))
+          id: request.id, hub: hub.instanceID, seq: hub.lastSequence, wal: hub.walStatus,
+          limits: HubLimits(
+            maxMessageSize: configuration.maximumMessageSize,
+            maxStatements: configuration.maximumStatementsPerMessage)))
     case .success(.register(let request)):
       if executor.open == nil {
         register(client: client, request: request)

@@ -19,6 +19,9 @@ final class HubConnection: @unchecked Sendable {
   /// The next request then first checks that something listens on a unix socket (which
   /// refuses at once when nothing does), instead of waiting out the timeout.
   private var mayBeDown = true
+  /// The hub's limits, from a `hello` (the first time the hub answers; again after a
+  /// restart, which may change them).
+  private var limits: HubLimits?
 
   init(context: BusContext, transport: HubTransport, timeout: Duration) throws {
     self.context = context
@@ -54,6 +57,13 @@ final class HubConnection: @unchecked Sendable {
     let body = try WireCoding.encode(message)
     return try queue.sync {
       try checkSomethingListens()
+      if let limits, body.count > limits.maxMessageSize {
+        // The hub would refuse it — or, past the transport's cut-off, drop it unanswered.
+        throw ErrorReply(
+          id: id, code: .tooLarge,
+          message: "the request is \(body.count) bytes; the hub takes at most "
+            + "\(limits.maxMessageSize) (max-message-size)")
+      }
       try socket.send([body])
       let deadline = ContinuousClock.now + timeout
       while true {
@@ -90,5 +100,21 @@ extension HubConnection {
       throw DatabaseError.hubNotRunning(endpoint: endpoint)
     }
     mayBeDown = false
+    limits = try? askLimits()
+  }
+
+  /// The hub's limits, from its `welcome` (nil from an older hub, or no answer in time).
+  fileprivate func askLimits() throws -> HubLimits? {
+    let id = UUID().uuidString.lowercased()
+    try socket.send([try WireCoding.encode(HelloRequest(id: id))])
+    let deadline = ContinuousClock.now + timeout
+    while case let left = deadline - ContinuousClock.now, left > .zero,
+      let frames = try socket.receive(timeout: left), let frame = frames.last
+    {
+      guard let welcome = try? WireCoding.decode(WelcomeReply.self, from: frame), welcome.id == id
+      else { continue }
+      return welcome.limits
+    }
+    return nil
   }
 }

@@ -42,12 +42,35 @@ public struct WelcomeReply: Codable, Hashable, Sendable {
   public var seq: Int64
   /// The write-ahead log and its last checkpoint (for `hearth status`).
   public var wal: WALStatus?
+  /// What the hub takes: a client checks its frames against them before sending.
+  public var limits: HubLimits?
 
-  public init(id: String, hub: String, seq: Int64, wal: WALStatus? = nil) {
+  public init(
+    id: String, hub: String, seq: Int64, wal: WALStatus? = nil, limits: HubLimits? = nil
+  ) {
     self.id = id
     self.hub = hub
     self.seq = seq
     self.wal = wal
+    self.limits = limits
+  }
+}
+
+/// The hub's limits on a request, in `welcome`.
+public struct HubLimits: Codable, Hashable, Sendable {
+  /// The largest frame the hub reads (`max-message-size`); larger ones get `tooLarge` up to
+  /// `transportMaxMessageSize`, past which the transport drops them with no reply.
+  public var maxMessageSize: Int
+  /// The largest frame the transport lets through (libzmq's `ZMQ_MAXMSGSIZE`, 4 ×
+  /// `maxMessageSize`): a larger one is dropped with its connection, so no reply can come.
+  public var transportMaxMessageSize: Int
+  /// The most statements in one `transaction` message.
+  public var maxStatements: Int
+
+  public init(maxMessageSize: Int, maxStatements: Int) {
+    self.maxMessageSize = maxMessageSize
+    self.transportMaxMessageSize = maxMessageSize * 4
+    self.maxStatements = maxStatements
   }
 }
 

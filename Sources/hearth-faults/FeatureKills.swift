@@ -12,10 +12,18 @@ func featureKills(_ options: Options) throws -> String {
   let hub = try HubProcess(directory: directory, transactionTimeout: timeout)
   _ = try hub.waitUntilReady()
   defer { _ = hub.terminate() }
-  var established: [String] = []
+  let established = [
+    try killedMidTransaction(hub, timeout: timeout),
+    try stoppedMidTransaction(hub, timeout: timeout),
+    try interruptedRegistrations(hub),
+  ]
+  try openReadOnly(hub.databasePath).read { try checkIntegrity($0) }
+  return established.joined(separator: "; ") + "; integrity ok"
+}
 
-  // SIGKILL mid-transaction: the hub rolls the transaction back after its timeout and the
-  // writer queued behind it goes on.
+/// SIGKILL mid-transaction: the hub rolls the transaction back after its timeout and the
+/// writer queued behind it goes on.
+private func killedMidTransaction(_ hub: HubProcess, timeout: Double) throws -> String {
   let killed = try LoadgenProcess(
     hub: hub, arguments: ["--plugin", "killed", "--hold", "60", "--count", "0"])
   try killed.waitForLine("holding")
@@ -31,13 +39,15 @@ func featureKills(_ options: Options) throws -> String {
     throw TestbedError("the others waited \(resumedAfter) behind a dead client's transaction")
   }
   try expectRows(hub, ["killed-held": 0])
-  established.append(
-    "killed mid-transaction: rolled back, the next writer done "
-      + "\(Int(resumedAfter / .milliseconds(1))) ms "
-      + "after the kill (timeout \(Int(timeout * 1000)) ms)")
+  return
+    ("killed mid-transaction: rolled back, the next writer done "
+    + "\(Int(resumedAfter / .milliseconds(1))) ms "
+    + "after the kill (timeout \(Int(timeout * 1000)) ms)")
+}
 
-  // SIGSTOP mid-transaction, for longer than the timeout: the others go on; once resumed the
-  // stopped writer learns its transaction timed out, runs it again, and it lands once.
+/// SIGSTOP mid-transaction, for longer than the timeout: the others go on; once resumed the
+/// stopped writer learns its transaction timed out, runs it again, and it lands once.
+private func stoppedMidTransaction(_ hub: HubProcess, timeout: Double) throws -> String {
   let stopped = try LoadgenProcess(
     hub: hub, arguments: ["--plugin", "stopped", "--hold", "0.3", "--count", "5"])
   try stopped.waitForLine("holding")
@@ -53,11 +63,12 @@ func featureKills(_ options: Options) throws -> String {
     throw TestbedError("the resumed writer failed: \(stopped.lines.suffix(3))")
   }
   try expectRows(hub, ["stopped-held": 1, "stopped-4": 1, "meanwhile-19": 1])
-  established.append(
-    "stopped mid-transaction: others went on; resumed, it ran again and landed once")
+  return ("stopped mid-transaction: others went on; resumed, it ran again and landed once")
+}
 
-  // SIGKILL while the hub applies the registration (a migration that counts for a while):
-  // the registration is one transaction; started again, the plugin finds it whole.
+/// SIGKILL and SIGSTOP while the hub applies the registration (a migration that counts for a
+/// while): the registration is one transaction; started again, the plugin finds it whole.
+private func interruptedRegistrations(_ hub: HubProcess) throws -> String {
   for (name, signal) in [("regkill", SIGKILL), ("regstop", SIGSTOP)] {
     let arguments = ["--plugin", name, "--slow-migration", "10000000", "--count", "10"]
     let first = try LoadgenProcess(hub: hub, arguments: arguments)
@@ -90,10 +101,7 @@ func featureKills(_ options: Options) throws -> String {
     }
     guard migrations == 2 else { throw TestbedError("\(name): \(migrations) migrations") }
   }
-  established.append(
-    "killed and stopped mid-registration: each migration applied exactly once")
-  try openReadOnly(hub.databasePath).read { try checkIntegrity($0) }
-  return established.joined(separator: "; ") + "; integrity ok"
+  return "killed and stopped mid-registration: each migration applied exactly once"
 }
 
 /// Checks how many rows of the loadgen tables have each key (`<plugin>-…`).

@@ -21,7 +21,6 @@ func soak(_ options: Options) throws -> String {
     directory: directory, config: options.soakWALLimit.map { "wal-limit-mb = \($0)\n" })
   _ = try hub.waitUntilReady()
   defer { _ = hub.terminate() }
-  let pid = hub.process.processIdentifier
   let status = try HubStatusClient(endpoint: "ipc://\(hub.runtimeDirectory)/hub.sock")
   let limit = try status.wal().limit
 
@@ -36,38 +35,11 @@ func soak(_ options: Options) throws -> String {
   let observer = try LoadgenProcess(
     hub: hub, arguments: ["--plugin", "observer", "--probe", String(seconds)])
 
-  // Every 100 ms: hearthd's resident memory and the WAL file's size.
-  var memory: [(at: Double, kilobytes: Int)] = []
-  var largestFile = 0
-  let start = ContinuousClock.now
-  func elapsed() -> Double { (ContinuousClock.now - start).timeInterval }
-  while writers.contains(where: { $0.process.isRunning }) || observer.process.isRunning {
-    guard elapsed() < Double(seconds) + 60 else {
-      throw TestbedError("the soak's processes still run a minute after its end")
-    }
-    if let kilobytes = try? residentKilobytes(pid) { memory.append((elapsed(), kilobytes)) }
-    largestFile = max(largestFile, fileSize(hub.databasePath + "-wal"))
-    Thread.sleep(forTimeInterval: 0.1)
-  }
-  for (index, process) in (writers + [observer]).enumerated() {
-    let code = try process.waitForExit()
-    guard code == 0 else {
-      throw TestbedError("process \(index) exited \(code): \(process.lines.suffix(3))")
-    }
-  }
+  let (memory, largestFile) = try sample(
+    hub, until: writers + [observer], seconds: seconds)
   let wal = try status.wal()
 
-  // Nothing lost: each writer's rows are all there.
-  let written = writers.map { writer in
-    writer.lines.compactMap { $0.hasPrefix("wrote ") ? Int($0.dropFirst(6)) : nil }.first ?? -1
-  }
-  let stored = try openReadOnly(hub.databasePath).read { db in
-    try (0..<4).map { try Int.fetchOne(db, sql: "SELECT count(*) FROM soak\($0)_rows") ?? 0 }
-  }
-  guard stored == written else {
-    throw TestbedError("the writers acknowledged \(written) rows; the database has \(stored)")
-  }
-  let transactions = written.reduce(0, +)
+  let transactions = try rowsPresent(hub, writers)
 
   // The figures, then the checks on them.
   let allowed = limit + wal.largestCommitBytes
@@ -113,6 +85,49 @@ func soak(_ options: Options) throws -> String {
     throw TestbedError(failures.joined(separator: "; ") + " (" + figures + ")")
   }
   return figures
+}
+
+/// Every 100 ms while `processes` run: hearthd's resident memory and the WAL file's size;
+/// then each must have exited 0.
+private func sample(_ hub: HubProcess, until processes: [LoadgenProcess], seconds: Int) throws
+  -> (memory: [(at: Double, kilobytes: Int)], largestFile: Int)
+{
+  let pid = hub.process.processIdentifier
+  var memory: [(at: Double, kilobytes: Int)] = []
+  var largestFile = 0
+  let start = ContinuousClock.now
+  func elapsed() -> Double { (ContinuousClock.now - start).timeInterval }
+  while processes.contains(where: { $0.process.isRunning }) {
+    guard elapsed() < Double(seconds) + 60 else {
+      throw TestbedError("the soak's processes still run a minute after its end")
+    }
+    if let kilobytes = try? residentKilobytes(pid) { memory.append((elapsed(), kilobytes)) }
+    largestFile = max(largestFile, fileSize(hub.databasePath + "-wal"))
+    Thread.sleep(forTimeInterval: 0.1)
+  }
+  for (index, process) in processes.enumerated() {
+    let code = try process.waitForExit()
+    guard code == 0 else {
+      throw TestbedError("process \(index) exited \(code): \(process.lines.suffix(3))")
+    }
+  }
+  return (memory, largestFile)
+}
+
+/// Nothing lost: each writer's acknowledged rows are all in the database; returns how many.
+private func rowsPresent(_ hub: HubProcess, _ writers: [LoadgenProcess]) throws -> Int {
+  let written = writers.map { writer in
+    writer.lines.compactMap { $0.hasPrefix("wrote ") ? Int($0.dropFirst(6)) : nil }.first ?? -1
+  }
+  let stored = try openReadOnly(hub.databasePath).read { db in
+    try writers.indices.map {
+      try Int.fetchOne(db, sql: "SELECT count(*) FROM soak\($0)_rows") ?? 0
+    }
+  }
+  guard stored == written else {
+    throw TestbedError("the writers acknowledged \(written) rows; the database has \(stored)")
+  }
+  return written.reduce(0, +)
 }
 
 /// Asks a hub for its `welcome` over a DEALER socket, as `hearth status` does.

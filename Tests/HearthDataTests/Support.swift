@@ -56,22 +56,6 @@ func testPool() throws -> DatabasePool {
   return pool
 }
 
-/// Waits until `condition` holds, checking every few milliseconds, or fails after `timeout`.
-func eventually(
-  timeout: Duration = .seconds(10), sourceLocation: SourceLocation = #_sourceLocation,
-  isolation: isolated (any Actor)? = #isolation, _ condition: () -> Bool
-) async throws {
-  let clock = ContinuousClock()
-  let deadline = clock.now + timeout
-  while !condition() {
-    if clock.now > deadline {
-      Issue.record("condition not met within \(timeout)", sourceLocation: sourceLocation)
-      return
-    }
-    try await Task.sleep(for: .milliseconds(2))
-  }
-}
-
 /// Counts calls, from any thread.
 final class Counter: Sendable {
   private let count = Atomic<Int>(0)

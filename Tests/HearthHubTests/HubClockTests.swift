@@ -1,4 +1,5 @@
 import Foundation
+import HearthData
 import HearthDependencies
 import HearthHub
 import HearthPlugin
@@ -64,5 +65,43 @@ import Testing
     let second = try #require(try heartbeat(within: .seconds(5)))
     #expect(second.seq == running.hub.lastSequence)
     #expect(second.seq == first.seq + 1)
+  }
+}
+
+@Suite struct HubLimitsTests {
+  /// A statement larger than the transport lets through (4 × max-message-size) would be
+  /// dropped by libzmq with no reply; the client knows the hub's limits from `welcome` and
+  /// refuses it at once, as `tooLarge`, without a round trip.
+  @Test func aFrameOfAnySizeOverTheLimitIsTooLargeAtOnce() throws {
+    let running = try RunningHub { $0.maximumMessageSize = 65_536 }
+    defer { running.stopAndRemove() }
+    let client = try RawClient(running.paths)
+    let welcome = try client.send(#"{"v":1,"type":"hello","id":"h"}"#)
+    let limits = try #require(welcome["limits"] as? [String: Int])
+    #expect(
+      limits == [
+        "maxMessageSize": 65_536, "transportMaxMessageSize": 262_144, "maxStatements": 10_000,
+      ])
+
+    let notes = try HubDatabase.registered(notesPlugin, paths: running.paths)
+    for size in [70_000, 300_000, 5_000_000] {
+      let started = ContinuousClock.now
+      let refusal = #expect(throws: DatabaseError.self) {
+        try notes.write { db in
+          try db.execute(
+            sql: "INSERT INTO notes (text) VALUES (?)",
+            arguments: [String(repeating: "x", count: size)])
+        }
+      }
+      #expect(refusal?.hubCode == .tooLarge, "\(size) bytes: \(String(describing: refusal))")
+      #expect(refusal?.resultCode == .SQLITE_TOOBIG)
+      #expect(ContinuousClock.now - started < .seconds(2), "\(size) bytes waited")
+    }
+    #expect(try notes.read { try Note.fetchCount($0) } == 0)
+    // A frame just over the limit, sent raw, gets the hub's own tooLarge.
+    let raw = try client.send(
+      #"{"v":1,"type":"hello","id":"big","plugin":""# + String(repeating: "y", count: 70_000)
+        + #""}"#)
+    #expect(raw["code"] as? String == "tooLarge")
   }
 }

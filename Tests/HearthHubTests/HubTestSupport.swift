@@ -1,4 +1,5 @@
 import Foundation
+import HearthDataTestSupport
 import HearthDependencies
 import HearthHub
 import HearthPlugin
@@ -90,21 +91,6 @@ final class RawClient {
       return nil
     }
     return try JSONSerialization.jsonObject(with: frame) as? [String: Any]
-  }
-}
-
-/// Waits for `condition`, checking every few milliseconds.
-func eventually(
-  timeout: Duration = .seconds(10), sourceLocation: SourceLocation = #_sourceLocation,
-  _ condition: () throws -> Bool
-) rethrows {
-  let deadline = ContinuousClock.now + timeout
-  while try !condition() {
-    if ContinuousClock.now > deadline {
-      Issue.record("condition not met within \(timeout)", sourceLocation: sourceLocation)
-      return
-    }
-    Thread.sleep(forTimeInterval: 0.005)
   }
 }
 

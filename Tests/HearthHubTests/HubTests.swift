@@ -1,5 +1,6 @@
 import Foundation
 import HearthData
+import HearthDataTestSupport
 import HearthHub
 import HearthPlugin
 import HearthTestbed

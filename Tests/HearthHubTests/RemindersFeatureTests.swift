@@ -1,5 +1,6 @@
 import Foundation
 import HearthData
+import HearthDataTestSupport
 import HearthPlugin
 import HearthTestbed
 import HearthWire

@@ -1,4 +1,5 @@
 import Foundation
+import HearthDataTestSupport
 import HearthSQLite
 import Testing
 

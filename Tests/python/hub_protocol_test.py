@@ -49,6 +49,17 @@ check(welcome["type"] == "welcome" and isinstance(welcome["seq"], int), welcome)
 wal = welcome["wal"]
 check(wal["limit"] == 32 << 20 and 0 <= wal["bytes"] <= wal["peakBytes"], wal)
 check(wal["restarts"] >= 0 and wal["incompleteRestarts"] >= 0, wal)
+# welcome.limits: what the hub takes (a frame past transportMaxMessageSize is dropped by the
+# transport unanswered, so a client checks its frames against these first).
+limits = welcome["limits"]
+check(limits == {"maxMessageSize": 4 << 20, "transportMaxMessageSize": 16 << 20,
+                 "maxStatements": 10000}, limits)
+# A frame over the limit is not read: its error has no id.
+requests.send(json.dumps({"v": 1, "type": "hello", "id": "big",
+                          "plugin": "x" * (limits["maxMessageSize"] + 1)}).encode())
+check(requests.poll(5000), "an answer to a frame over the limit")
+over = json.loads(requests.recv())
+check(over["type"] == "error" and over["code"] == "tooLarge" and "id" not in over, over)
 
 # The bus: wait for a heartbeat, so the subscription is in place (the slow joiner).
 deadline = time.time() + 5
