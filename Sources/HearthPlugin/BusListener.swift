@@ -64,8 +64,10 @@ final class BusListener: Sendable {
       // Nobody observes: nothing is decoded or read from the feed, heartbeats keep the
       // sequence number (and so the cursor) current; an observer added later starts from a
       // fresh fetch of its own.
-      let isObserved = state.withLock { !$0.observers.isEmpty }
-      guard let deliveries = try? follower.poll(timeout: .milliseconds(100), isObserved: isObserved)
+      // (Asked when a message has come: an observer added during the wait sees it.)
+      guard
+        let deliveries = try? follower.poll(
+          timeout: .milliseconds(100), isObserved: { state.withLock { !$0.observers.isEmpty } })
       else { continue }
       for delivery in deliveries {
         switch delivery {

@@ -72,10 +72,12 @@ public final class FeedFollower {
   }
 
   /// Waits up to `timeout` for the bus and returns what is due, in order (often nothing).
-  /// With `isObserved` false nothing is read or decoded: heartbeats only move `position`, so
-  /// a process that only writes spends nothing on the bus.
-  public func poll(timeout: Duration, isObserved: Bool = true) throws -> [Delivery] {
+  /// While `isObserved()` (asked when a message has come) is false nothing is read or
+  /// decoded: heartbeats only move `position`, so a process that only writes spends nothing
+  /// on the bus.
+  public func poll(timeout: Duration, isObserved: () -> Bool = { true }) throws -> [Delivery] {
     guard let frames = try socket.receive(timeout: timeout), frames.count == 2 else { return [] }
+    let isObserved = isObserved()
     switch String(decoding: frames[0], as: UTF8.self) {
     case "commit" where isObserved:
       guard let event = try? WireCoding.decode(CommitEvent.self, from: frames[1]),

@@ -191,32 +191,6 @@ import Testing
   }
 }
 
-@Suite struct PythonProtocolTests {
-  @Test func aPythonClientWithPyzmqOnlyFollowsTheSpec() throws {
-    let python = "/usr/bin/python3"
-    let directory = try temporaryDirectory()
-    defer { try? FileManager.default.removeItem(at: directory) }
-    let hub = try HubProcess(directory: directory)
-    _ = try hub.waitUntilReady()
-    defer { _ = hub.terminate() }
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: python)
-    process.arguments = [
-      Executables.packageRoot.appendingPathComponent("Tests/python/hub_protocol_test.py").path,
-      hub.runtimeDirectory,
-    ]
-    let output = Pipe()
-    process.standardOutput = output
-    process.standardError = output
-    try process.run()
-    // Read to the end first: a long report would fill the pipe and block the script.
-    let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-    process.waitUntilExit()
-    #expect(process.terminationStatus == 0, "\(text.prefix(4000))")
-    #expect(text.contains("ok"))
-  }
-}
-
 @Suite(.serialized) struct SubscriberTests {
   /// Writes `count` commits through a loadgen process.
   func write(_ count: Int, as plugin: String, to hub: HubProcess) throws {

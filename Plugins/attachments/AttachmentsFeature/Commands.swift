@@ -166,15 +166,11 @@ let watchAttachments = Command(
   @Dependency(\.defaultDatabase) var database
   let store = imageStore()
   let table = input.positionals.first
+  _ = try database.read { try AttachmentActions.list(table: table, id: nil, $0) }  // fails now
   watch(database, tables: [Attachment.tableName], title: "hearth-attachments") {
-    try database.read { db in
-      var query = Attachment.where { _ in true }
-      if let table { query = query.where { $0.ownerTable.eq(table) } }
-      let lines = try query.order(by: \.id).fetchAll(db).map {
-        AttachmentOutput($0, store: store).line
-      }
-      return lines.isEmpty ? "No attachments." : lines.joined(separator: "\n")
-    }
+    let lines = try database.read { try AttachmentActions.list(table: table, id: nil, $0) }
+      .map { AttachmentOutput($0, store: store).line }
+    return lines.isEmpty ? "No attachments." : lines.joined(separator: "\n")
   }
 }
 

@@ -1,0 +1,69 @@
+import Foundation
+import HearthData
+import HearthDataTestSupport
+import HearthHub
+import HearthPlugin
+import HearthTestbed
+import HearthWire
+import Synchronization
+import Testing
+
+@Suite struct GroupCommitTests {
+  @Test func transactionsThatArriveTogetherShareACommitButNotTheirFailures() throws {
+    let running = try RunningHub()
+    defer {
+      running.stop()
+      running.removeFiles()
+    }
+    _ = try HubDatabase.registered(
+      PluginRegistration(
+        name: "g", version: "1", tables: ["g_rows"],
+        migrations: [
+          .init(id: "1", sql: "CREATE TABLE g_rows (id INTEGER PRIMARY KEY, v TEXT UNIQUE)")
+        ]),
+      paths: running.paths)
+    let start = running.hub.lastSequence
+    let slow = try RawClient(running.paths)
+    let clients = try (0..<4).map { _ in try RawClient(running.paths) }
+    // While the hub works on a slow transaction, four one-message transactions arrive: the
+    // hub takes them in one burst.
+    try slow.socket.send([
+      Data(
+        #"{"v":1,"type":"transaction","id":"slow","plugin":"g","part":0,"end":"commit","statements":[{"sql":"WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 2000000) SELECT count(*) FROM c","rows":true}]}"#
+          .utf8)
+    ])
+    Thread.sleep(forTimeInterval: 0.05)
+    for (index, value) in ["b", "dup", "dup", "e"].enumerated() {
+      try clients[index].socket.send([
+        Data(
+          #"{"v":1,"type":"transaction","id":"g\#(index)","plugin":"g","part":0,"end":"commit","statements":[{"sql":"INSERT INTO g_rows (v) VALUES (?)","args":[{"text":"\#(value)"}]}]}"#
+            .utf8)
+      ])
+    }
+    func reply(_ client: RawClient) throws -> [String: Any] {
+      let frames = try #require(try client.socket.receive(timeout: .seconds(10)))
+      return try JSONSerialization.jsonObject(with: frames.last!) as! [String: Any]
+    }
+    #expect(try reply(slow)["type"] as? String == "committed")
+    let replies = try clients.map(reply)
+    // The two "dup" inserts arrive in either order (ROUTER queues each connection fairly):
+    // one commits, the other fails alone.
+    #expect(
+      replies[0]["type"] as? String == "committed" && replies[3]["type"] as? String == "committed")
+    let duplicates = [replies[1], replies[2]]
+    #expect(duplicates.filter { $0["type"] as? String == "committed" }.count == 1)
+    #expect(duplicates.filter { $0["code"] as? String == "sqlite" }.count == 1)
+    #expect(running.hub.groupCommitCount >= 1)
+    let seqs = replies.compactMap { $0["seq"] as? Int }
+    #expect(Set(seqs).count == 3)
+    #expect(seqs.sorted() == [Int(start) + 1, Int(start) + 2, Int(start) + 3])
+    let database = try DatabaseQueue(path: running.paths.databasePath)
+    try database.read { db in
+      #expect(try String.fetchAll(db, sql: "SELECT v FROM g_rows ORDER BY v") == ["b", "dup", "e"])
+      let requests = try String.fetchAll(
+        db, sql: "SELECT request FROM hearth_commits WHERE seq > ? ORDER BY seq", arguments: [start]
+      )
+      #expect(requests.count == 3 && requests.contains("g0") && requests.contains("g3"))
+    }
+  }
+}
