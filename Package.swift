@@ -121,7 +121,9 @@ let package = Package(
     .target(name: "HearthTestbed", swiftSettings: strict),
     .executableTarget(
       name: "hearth-faults",
-      dependencies: ["HearthTestbed", "HearthSQLite", "HearthWire", "HearthZMQ"],
+      dependencies: [
+        "HearthTestbed", "HearthSQLite", "HearthWire", "HearthZMQ", "HearthCommandLine",
+      ],
       swiftSettings: strict),
     .executableTarget(
       name: "hearth",
@@ -135,7 +137,7 @@ let package = Package(
       name: "hearth-bench",
       dependencies: [
         "HearthSQLite", "HearthQuery", "HearthData", "HearthHub", "HearthPlugin", "HearthWire",
-        "HearthZMQ", "CSQLite", "RemindersFeature", "HearthTestbed",
+        "HearthZMQ", "CSQLite", "RemindersFeature", "HearthTestbed", "HearthCommandLine",
       ],
       swiftSettings: strict),
     .executableTarget(name: "hearth-demo", dependencies: ["HearthData"], swiftSettings: strict),

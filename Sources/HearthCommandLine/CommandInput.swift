@@ -51,6 +51,25 @@ public struct CommandInput: Sendable {
     self.json = json
   }
 
+  /// Throws a usage error naming the first flag given that is not one of `allowed` (a
+  /// misspelt option must not pass silently).
+  public func checkFlags(_ allowed: Set<String>) throws {
+    if let unknown = flags.sorted().first(where: { !allowed.contains($0) }) {
+      throw CommandError.usage("unknown option --\(unknown)")
+    }
+  }
+
+  /// `--name N` as a whole number within `range`, or nil when not given.
+  public func integer(_ name: String, in range: ClosedRange<Int>) throws -> Int? {
+    guard let text = option(name) else { return nil }
+    guard let value = Int(text), range.contains(value) else {
+      throw CommandError.usage(
+        "--\(name) takes a whole number from \(range.lowerBound) to \(range.upperBound), not '\(text)'"
+      )
+    }
+    return value
+  }
+
   /// Whether `--name` was given.
   public func flag(_ name: String) -> Bool { flags.contains(name) }
 

@@ -81,9 +81,6 @@ struct TransactionExecutor {
       }
     } catch {
       try? database.inWriterDatabase { db in try db.rollback() }
-      // Nobody's work stays; what had not failed on its own is to be run again.
-      let message =
-        (error as? GroupAbandoned)?.error.message ?? "the commit failed (\(error)); nothing stayed"
       return group.indices.map { index in
         if index < outcomes.count, case .committed(let done) = outcomes[index],
           done.reply.duplicate == true
@@ -91,9 +88,7 @@ struct TransactionExecutor {
           return outcomes[index]
         }
         if index < outcomes.count, case .failed = outcomes[index] { return outcomes[index] }
-        return .failed(
-          ErrorReply(
-            id: group[index].id, code: .busy, message: "\(message); run the transaction again"))
+        return .failed(Self.refusal(of: group[index].id, after: error))
       }
     }
     return outcomes
@@ -135,6 +130,27 @@ struct TransactionExecutor {
 
   struct GroupAbandoned: Error {
     var error: ErrorReply
+  }
+
+  /// What a member of a group commit that failed as a whole is told. Nobody's work stays.
+  /// The member whose statement made SQLite abandon the transaction gets its error; when the
+  /// COMMIT itself failed (a full disk…), everyone gets SQLite's error, as a lone transaction
+  /// would; the others of an abandoned group did nothing wrong: `busy`, run it again.
+  static func refusal(of id: String, after error: any Error) -> ErrorReply {
+    switch error {
+    case let abandoned as GroupAbandoned where abandoned.error.id == id:
+      return abandoned.error
+    case let abandoned as GroupAbandoned:
+      return ErrorReply(
+        id: id, code: .busy,
+        message: "another transaction of the same commit failed (\(abandoned.error.message)) "
+          + "and nothing stayed; run the transaction again")
+    case let error as DatabaseError:
+      return ErrorReply(id: id, databaseError: error, statement: nil)
+    default:
+      return ErrorReply(
+        id: id, code: .internal, message: "the commit failed (\(error)); nothing stayed")
+    }
   }
 
   /// Runs `statements` under `policy`; the first failure is the result, with its index.

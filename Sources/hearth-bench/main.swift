@@ -6,6 +6,7 @@
 // A table for people on stderr, then one JSON line per figure on stdout:
 //   {"bench": …, "ours": …, "baseline": …, "ratio": …, "unit": …}
 import Foundation
+import HearthCommandLine
 
 let benchmarks = [
   decodeRowsBenchmark, decodeTableBenchmark, joinGroupBenchmark, fetchAllLatencyBenchmark,
@@ -31,43 +32,40 @@ let usage = """
   --database-mb  the startup benchmark's database (1024)
   """
 
-/// The positive number after a size option, or a usage error.
-func number(after option: String, _ value: String?) -> Int {
-  guard let value, let number = Int(value), number > 0 else {
-    printError("hearth-bench: \(option) needs a positive number; see --help")
-    exit(2)
-  }
-  return number
-}
-
-var options = Options()
-var selected: [String] = []
-var arguments = CommandLine.arguments.dropFirst()
-while !arguments.isEmpty {
-  let argument = arguments.removeFirst()
-  switch argument {
-  case "--quick": options.quick = true
-  case "--rows": options.rows = number(after: argument, arguments.popFirst())
-  case "--writes": options.writes = number(after: argument, arguments.popFirst())
-  case "--rounds": options.rounds = number(after: argument, arguments.popFirst())
-  case "--database-mb": options.databaseMegabytes = number(after: argument, arguments.popFirst())
-  case "--writers":
-    let counts = (arguments.popFirst() ?? "").split(separator: ",").compactMap { Int($0) }
-    guard !counts.isEmpty, counts.allSatisfy({ $0 > 0 }) else {
-      printError("hearth-bench: --writers needs counts like 1,4,16; see --help")
-      exit(2)
-    }
-    options.writers = counts
-  case "--help", "-h":
+/// The options and benchmarks of the command line; exits 2 when they are wrong.
+@MainActor func parse(_ arguments: [String]) -> (Options, [String]) {
+  if arguments.contains("--help") || arguments.contains("-h") {
     print(usage + "\nbenchmarks:")
     for benchmark in benchmarks { print("  \(benchmark.name)  \(benchmark.summary)") }
     exit(0)
-  case let name where name.hasPrefix("-"):
-    printError("hearth-bench: unknown option \(name); see --help")
+  }
+  do {
+    let input = try CommandInput(
+      arguments, valued: ["rows", "writes", "rounds", "database-mb", "writers"])
+    try input.checkFlags(["quick"])
+    var options = Options()
+    options.quick = input.flag("quick")
+    let positive = 1...Int.max
+    options.rows = try input.integer("rows", in: positive) ?? options.rows
+    options.writes = try input.integer("writes", in: positive) ?? options.writes
+    options.rounds = try input.integer("rounds", in: positive) ?? options.rounds
+    options.databaseMegabytes =
+      try input.integer("database-mb", in: positive) ?? options.databaseMegabytes
+    if let text = input.option("writers") {
+      let counts = text.split(separator: ",").compactMap { Int($0) }
+      guard !counts.isEmpty, counts.allSatisfy({ $0 > 0 }) else {
+        throw CommandError.usage("--writers needs counts like 1,4,16")
+      }
+      options.writers = counts
+    }
+    return (options, input.positionals)
+  } catch {
+    printError("hearth-bench: \(error); see --help")
     exit(2)
-  default: selected.append(argument)
   }
 }
+
+let (options, selected) = parse(Array(CommandLine.arguments.dropFirst()))
 let unknown = selected.filter { name in !benchmarks.contains { $0.name == name } }
 guard unknown.isEmpty else {
   printError("hearth-bench: no benchmark named \(unknown.joined(separator: ", ")); see --help")

@@ -7,6 +7,7 @@
 //
 // `scripts/faults` runs it (release build) with the fuzzer; `--quick` is CI's short form.
 import Foundation
+import HearthCommandLine
 import HearthTestbed
 
 struct Options {
@@ -60,39 +61,33 @@ func printError(_ text: String) {
   FileHandle.standardError.write(Data((text + "\n").utf8))
 }
 
-var options = Options()
-var selected: [String] = []
-var arguments = Array(CommandLine.arguments.dropFirst())
-while !arguments.isEmpty {
-  let argument = arguments.removeFirst()
-  switch argument {
-  case "--quick": options.quick = true
-  case "--kills", "--soak-seconds", "--soak-wal-limit-mb", "--soak-rate":
-    guard let value = arguments.first.flatMap({ Int($0) }),
-      value > 0 || (argument == "--soak-rate" && value == 0)
-    else {
-      printError("hearth-faults: \(argument) needs a positive number")
-      exit(2)
-    }
-    arguments.removeFirst()
-    switch argument {
-    case "--kills": options.kills = value
-    case "--soak-seconds": options.soakSeconds = value
-    case "--soak-rate": options.soakRate = value
-    default: options.soakWALLimit = value
-    }
-  case "--help", "-h":
+/// The options and scenarios of the command line; exits 2 when they are wrong.
+@MainActor func parse(_ arguments: [String]) -> (Options, [String]) {
+  if arguments.contains("--help") || arguments.contains("-h") {
     print(
       "usage: hearth-faults [SCENARIO…] [--quick] [--kills N] [--soak-seconds N]\n"
         + "                     [--soak-wal-limit-mb N] [--soak-rate N]\n\nscenarios:")
     for scenario in scenarios { print("  \(scenario.name)  \(scenario.summary)") }
     exit(0)
-  case let name where name.hasPrefix("-"):
-    printError("hearth-faults: unknown option \(name); see --help")
+  }
+  do {
+    let input = try CommandInput(
+      arguments, valued: ["kills", "soak-seconds", "soak-wal-limit-mb", "soak-rate"])
+    try input.checkFlags(["quick"])
+    var options = Options()
+    options.quick = input.flag("quick")
+    options.kills = try input.integer("kills", in: 1...10_000)
+    options.soakSeconds = try input.integer("soak-seconds", in: 1...86_400)
+    options.soakWALLimit = try input.integer("soak-wal-limit-mb", in: 1...Int.max)
+    options.soakRate = try input.integer("soak-rate", in: 0...1_000_000)
+    return (options, input.positionals)
+  } catch {
+    printError("hearth-faults: \(error); see --help")
     exit(2)
-  default: selected.append(argument)
   }
 }
+
+let (options, selected) = parse(Array(CommandLine.arguments.dropFirst()))
 let unknown = selected.filter { name in !scenarios.contains { $0.name == name } }
 guard unknown.isEmpty else {
   printError("hearth-faults: no scenario named \(unknown.joined(separator: ", ")); see --help")

@@ -50,6 +50,7 @@ func readConfiguration(from arguments: [String]) -> HubConfiguration {
   do {
     let input = try CommandInput(
       arguments, valued: Set(HubConfiguration.settingKeys + ["config"]))
+    try input.checkFlags([])
     guard input.positionals.isEmpty else {
       throw CommandError.usage("unexpected argument \(input.positionals[0]); see --help")
     }

@@ -33,6 +33,18 @@ import Testing
   }
 }
 
+@Suite struct CommandInputCheckTests {
+  @Test func aMisspeltFlagAndANumberOutOfRangeAreRefused() throws {
+    let input = try CommandInput(["--quick", "--kills", "5", "--qiuck"], valued: ["kills"])
+    let misspelt = #expect(throws: CommandError.self) { try input.checkFlags(["quick"]) }
+    #expect(misspelt?.message == "unknown option --qiuck")
+    #expect(try input.integer("kills", in: 1...10) == 5)
+    #expect(try input.integer("absent", in: 1...10) == nil)
+    let range = #expect(throws: CommandError.self) { try input.integer("kills", in: 6...10) }
+    #expect(range?.message == "--kills takes a whole number from 6 to 10, not '5'")
+  }
+}
+
 @Suite struct ToolTests {
   let tool = Tool(
     name: "demo", summary: "a tool to test the toolkit with, whose summary is rather long",
