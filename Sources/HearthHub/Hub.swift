@@ -127,9 +127,7 @@ public final class Hub: Sendable {
     let router = try BusSocket(context, .router)
     // libzmq drops messages far beyond the limit before they reach memory; those within get
     // a typed `tooLarge` reply.
-    try router.setMaximumMessageSize(
-      HubLimits(maxMessageSize: configuration.maximumMessageSize, maxStatements: 0)
-        .transportMaxMessageSize)
+    try router.setMaximumMessageSize(HubLimits(configuration.limits).transportMaxMessageSize)
     try router.setHeartbeat(interval: .seconds(1), timeout: .seconds(5))
     let publisher = try BusSocket(context, .pub)
     try publisher.setSendHighWaterMark(configuration.busHighWaterMark)

@@ -63,6 +63,13 @@ public struct HubConfiguration: Sendable {
     self.paths = paths
   }
 
+  /// What a request may be (`WireRequest.parse` checks it; `welcome.limits` announces it).
+  public var limits: WireRequest.Limits {
+    WireRequest.Limits(
+      maximumMessageSize: maximumMessageSize,
+      maximumStatementsPerMessage: maximumStatementsPerMessage)
+  }
+
   /// Requests (ROUTER).
   public var requestEndpoint: String { paths.requestEndpoint }
   /// Change events and heartbeats (PUB).

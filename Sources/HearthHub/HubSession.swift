@@ -37,20 +37,15 @@ struct HubSession {
 
   var configuration: HubConfiguration { hub.configuration }
 
-  var limits: WireRequest.Limits {
-    WireRequest.Limits(
-      maximumMessageSize: configuration.maximumMessageSize,
-      maximumStatementsPerMessage: configuration.maximumStatementsPerMessage)
-  }
-
   // MARK: - The loop
 
-  /// One turn: what arrived within `timeout`, then the silent transaction, the queue, a
-  /// batch of pruning and the heartbeat when they are due.
+  /// One turn: the silent transaction once the wait is over (a message that comes after
+  /// its transaction's timeout finds it expired), what arrived within `timeout`, the queue,
+  /// a batch of pruning and the heartbeat when they are due.
   mutating func serveOnce(waitingAtMost timeout: Duration) throws {
-    if let first = try router.receive(timeout: timeout) {
-      // A message that comes after its transaction's timeout finds it expired.
-      executor.expire(after: configuration.transactionTimeout, now: hub.clock.elapsed)
+    let received = try router.receive(timeout: timeout)
+    executor.expire(after: configuration.transactionTimeout, now: hub.clock.elapsed)
+    if let first = received {
       // Everything that has arrived meanwhile: one-message transactions among it share one
       // COMMIT (group commit), each in its own savepoint.
       var burst = [first]
@@ -60,7 +55,8 @@ struct HubSession {
       var group: [(client: Data, request: TransactionRequest)] = []
       for frames in burst {
         // Each frame is parsed once, here.
-        let parsed = frames.count == 2 ? WireRequest.parse(frames[1], limits: limits) : nil
+        let parsed =
+          frames.count == 2 ? WireRequest.parse(frames[1], limits: configuration.limits) : nil
         if executor.open == nil, queue.isEmpty, case .success(.transaction(let request))? = parsed,
           request.isOneMessage, !group.contains(where: { $0.request.id == request.id })
         {
@@ -74,7 +70,6 @@ struct HubSession {
       commit(group)
     }
     let now = hub.clock.elapsed
-    executor.expire(after: configuration.transactionTimeout, now: now)
     drainQueue()
     if executor.open == nil, pruning != nil || now - lastPrune >= configuration.pruneInterval {
       pruneOnce(now)
@@ -104,9 +99,7 @@ struct HubSession {
         client,
         WelcomeReply(
           id: request.id, hub: hub.instanceID, seq: hub.lastSequence, wal: hub.walStatus,
-          limits: HubLimits(
-            maxMessageSize: configuration.maximumMessageSize,
-            maxStatements: configuration.maximumStatementsPerMessage)))
+          limits: HubLimits(configuration.limits)))
     case .success(.register(let request)):
       if executor.open == nil {
         register(client: client, request: request)

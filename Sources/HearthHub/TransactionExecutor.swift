@@ -81,14 +81,13 @@ struct TransactionExecutor {
       }
     } catch {
       try? database.inWriterDatabase { db in try db.rollback() }
+      // A duplicate's answer and a member's own failure stand; nothing else committed.
       return group.indices.map { index in
-        if index < outcomes.count, case .committed(let done) = outcomes[index],
-          done.reply.duplicate == true
-        {
-          return outcomes[index]
+        switch index < outcomes.count ? outcomes[index] : nil {
+        case .committed(let done)? where done.reply.duplicate == true: outcomes[index]
+        case .failed?: outcomes[index]
+        default: .failed(Self.refusal(of: group[index].id, after: error))
         }
-        if index < outcomes.count, case .failed = outcomes[index] { return outcomes[index] }
-        return .failed(Self.refusal(of: group[index].id, after: error))
       }
     }
     return outcomes

@@ -141,7 +141,7 @@ public final class LineCollector: @unchecked Sendable {
   public func pipe() -> Pipe {
     let pipe = Pipe()
     let descriptor = pipe.fileHandleForReading.fileDescriptor
-    let thread = Thread { [self, pipe] in
+    let thread = Thread { [self] in
       var chunk = [UInt8](repeating: 0, count: 65_536)
       while true {
         let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
@@ -149,6 +149,7 @@ public final class LineCollector: @unchecked Sendable {
         guard count > 0 else { break }
         append(chunk[..<count])
       }
+      // The pipe (and so the descriptor read) lives until the end of the output.
       withExtendedLifetime(pipe) {}
     }
     thread.name = "hearth.testbed.lines"

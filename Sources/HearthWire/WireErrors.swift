@@ -52,19 +52,21 @@ extension DatabaseError {
 
   /// No reply from the hub at `endpoint` within `timeout`.
   public static func hubUnavailable(endpoint: String, timeout: Duration) -> DatabaseError {
-    DatabaseError(
-      resultCode: ErrorReply.Code.unavailable.resultCode,
-      message: "no reply from the hub at \(endpoint) within \(timeout); is hearthd running? "
-        + "(systemctl --user status hearthd)",
-      remoteCode: ErrorReply.Code.unavailable.rawValue)
+    unavailable(
+      "no reply from the hub at \(endpoint) within \(timeout); is hearthd running? "
+        + "(systemctl --user status hearthd)")
   }
 
   /// Nothing listens at `endpoint`, the hub's unix socket: it is not running.
   public static func hubNotRunning(endpoint: String) -> DatabaseError {
+    unavailable(
+      "the hub is not running: nothing listens at \(endpoint) "
+        + "(start it: systemctl --user start hearthd, or run hearthd)")
+  }
+
+  private static func unavailable(_ message: String) -> DatabaseError {
     DatabaseError(
-      resultCode: ErrorReply.Code.unavailable.resultCode,
-      message: "the hub is not running: nothing listens at \(endpoint) "
-        + "(start it: systemctl --user start hearthd, or run hearthd)",
+      resultCode: ErrorReply.Code.unavailable.resultCode, message: message,
       remoteCode: ErrorReply.Code.unavailable.rawValue)
   }
 

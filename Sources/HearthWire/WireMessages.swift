@@ -67,10 +67,11 @@ public struct HubLimits: Codable, Hashable, Sendable {
   /// The most statements in one `transaction` message.
   public var maxStatements: Int
 
-  public init(maxMessageSize: Int, maxStatements: Int) {
-    self.maxMessageSize = maxMessageSize
-    self.transportMaxMessageSize = maxMessageSize * 4
-    self.maxStatements = maxStatements
+  /// The limits a hub checks requests against, as it announces them.
+  public init(_ limits: WireRequest.Limits) {
+    maxMessageSize = limits.maximumMessageSize
+    transportMaxMessageSize = limits.maximumMessageSize * 4
+    maxStatements = limits.maximumStatementsPerMessage
   }
 }
 

@@ -11,8 +11,13 @@ let dayFormatter: DateFormatter = {
   return formatter
 }()
 
-func line(_ row: ReminderRow) -> String {
+/// Now, for whether a reminder is past due (read once per rendering, not per line).
+func currentDate() -> Date {
   @Dependency(\.date.now) var now
+  return now
+}
+
+func line(_ row: ReminderRow, now: Date = currentDate()) -> String {
   let reminder = row.reminder
   let box =
     switch reminder.status {
@@ -35,7 +40,8 @@ func line(_ row: ReminderRow) -> String {
 }
 
 func render(_ rows: [ReminderRow]) -> String {
-  rows.isEmpty ? "No reminders." : rows.map { line($0) }.joined(separator: "\n")
+  let now = currentDate()
+  return rows.isEmpty ? "No reminders." : rows.map { line($0, now: now) }.joined(separator: "\n")
 }
 
 func render(_ stats: Stats) -> String {

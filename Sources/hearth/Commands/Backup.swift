@@ -8,8 +8,9 @@ let backupCommand = Command(
 ) { input in
   let target = try input.positional(0, name: "PATH (hearth backup PATH)")
   let showProgress = isatty(STDERR_FILENO) == 1
+  let database = try openDatabase(hubPaths(input))
   do {
-    try openDatabase(hubPaths(input)).backup(toPath: target, pagesPerStep: 256) { progress in
+    try database.backup(toPath: target, pagesPerStep: 256) { progress in
       guard showProgress else { return }
       let percent =
         progress.totalPageCount == 0
@@ -17,8 +18,6 @@ let backupCommand = Command(
       FileHandle.standardError.write(Data("\rbackup \(percent)%".utf8))
     }
     if showProgress { FileHandle.standardError.write(Data("\n".utf8)) }
-  } catch let error as CommandError {
-    throw error
   } catch {
     throw CommandError("backup failed: \(error)")
   }
@@ -33,11 +32,10 @@ let backupCommand = Command(
 let checkCommand = Command(
   "check", summary: "runs SQLite's integrity check; exit 1 when it fails"
 ) { input in
+  let database = try openDatabase(hubPaths(input))
   let verdict: [String]
   do {
-    verdict = try openDatabase(hubPaths(input)).read { try $0.integrityCheck() }
-  } catch let error as CommandError {
-    throw error
+    verdict = try database.read { try $0.integrityCheck() }
   } catch {
     throw CommandError("check failed: \(error)")
   }

@@ -18,13 +18,12 @@ let subscribeCommand = Command(
     }
     start = .after(seq)
   }
+  let database = try openDatabase(paths)
   let follower: FeedFollower
   do {
     follower = try FeedFollower(
-      context: BusContext(), endpoint: paths.busEndpoint, reader: openDatabase(paths),
-      from: start, receiveHighWaterMark: 100_000)
-  } catch let error as CommandError {
-    throw error
+      context: BusContext(), endpoint: paths.busEndpoint, reader: database, from: start,
+      receiveHighWaterMark: 100_000)
   } catch {
     throw CommandError("cannot follow the bus at \(paths.busEndpoint): \(error)")
   }
