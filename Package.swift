@@ -173,6 +173,9 @@ let package = Package(
       dependencies: ["HearthSQLite", "CSQLite", "HearthDataTestSupport"],
       swiftSettings: strict),
     .testTarget(name: "HearthQueryTests", dependencies: ["HearthQuery"], swiftSettings: strict),
+    .testTarget(
+      name: "HearthConformanceTests", dependencies: ["HearthQuery", "HearthDataTestSupport"],
+      swiftSettings: strict),
     .testTarget(name: "HearthZMQTests", dependencies: ["HearthZMQ"], swiftSettings: strict),
     .testTarget(
       name: "HearthCommandLineTests",

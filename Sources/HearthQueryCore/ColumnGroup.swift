@@ -59,12 +59,12 @@ public struct ColumnGroup<Root: Table, Group: _ColumnGroup>: _ColumnFragments, S
   }
 
   static func qualified(_ name: String) -> String {
-    SQLNaming.quote(Root.tableName) + "." + SQLNaming.quote(name)
+    Root.qualifier + "." + SQLNaming.quote(name)
   }
 }
 
 /// `\Root.group` followed by `\Group.field`, as one key path.
-private func _GroupPath<Root, Group, Value>(
+func _GroupPath<Root, Group, Value>(
   _ group: any KeyPath<Root, Group> & Sendable, _ member: KeyPath<Group, Value>
 ) -> any KeyPath<Root, Value> & Sendable {
   let path = (group as KeyPath<Root, Group>).appending(path: member)

@@ -27,7 +27,7 @@ extension Select {
   where Joins == (repeat each J) {
     let on = constraint((From.columns, repeat (each J).columns, F.columns)).queryFragment
     return Select<(From, repeat each J, F), From, (repeat each J, F)>(
-      clauses: clauses.adding(F.self, other.predicates, kind: "JOIN", on: on),
+      clauses: clauses.adding(F.self, other.scopedPredicates, kind: "JOIN", on: on),
       decode: { decoder in
         (
           try From(decoder: &decoder), repeat try (each J)(decoder: &decoder),
@@ -53,7 +53,7 @@ extension Select {
   where Joins == (repeat each J) {
     let on = constraint((From.columns, repeat (each J).columns, F?.columns)).queryFragment
     return Select<(From, repeat each J, F?), From, (repeat each J, F?)>(
-      clauses: clauses.adding(F.self, other.predicates, kind: "LEFT JOIN", on: on),
+      clauses: clauses.adding(F.self, other.scopedPredicates, kind: "LEFT JOIN", on: on),
       decode: { decoder in
         (
           try From(decoder: &decoder), repeat try (each J)(decoder: &decoder),
@@ -72,7 +72,7 @@ extension Select {
   where Joins == (repeat each J) {
     let on = constraint((From?.columns, repeat (each J)?.columns, F.columns)).queryFragment
     return Select<(From?, repeat (each J)?, F), From?, (repeat (each J)?, F)>(
-      clauses: clauses.adding(F.self, other.predicates, kind: "RIGHT JOIN", on: on),
+      clauses: clauses.adding(F.self, other.scopedPredicates, kind: "RIGHT JOIN", on: on),
       decode: { decoder in
         (
           try From?(decoder: &decoder), repeat try (each J)?(decoder: &decoder),
@@ -91,13 +91,44 @@ extension Select {
   where Joins == (repeat each J) {
     let on = constraint((From?.columns, repeat (each J)?.columns, F?.columns)).queryFragment
     return Select<(From?, repeat (each J)?, F?), From?, (repeat (each J)?, F?)>(
-      clauses: clauses.adding(F.self, other.predicates, kind: "FULL JOIN", on: on),
+      clauses: clauses.adding(F.self, other.scopedPredicates, kind: "FULL JOIN", on: on),
       decode: { decoder in
         (
           try From?(decoder: &decoder), repeat try (each J)?(decoder: &decoder),
           try F?(decoder: &decoder)
         )
       })
+  }
+}
+
+extension _ColumnSelecting {
+  /// `JOIN` a select of columns to a select of columns: the rows of both where the
+  /// constraint holds, with the columns of each, in order, and the joined select's conditions
+  /// in the `ON` clause.
+  ///
+  /// ```swift
+  /// RemindersList.select(\.title)
+  ///   .join(Reminder.select(\.title)) { $0.id == $1.remindersListID }   // (String, String)
+  /// ```
+  public func join<each S, each J: Table, each T, F: Table>(
+    _ other: Select<(repeat each T), F, ()>,
+    on constraint: ((From.TableColumns, repeat (each J).TableColumns, F.TableColumns))
+      -> some QueryExpression<Bool>
+  ) -> Select<(repeat each S, repeat each T), From, (repeat each J, F)>
+  where Columns == (repeat each S), Joins == (repeat each J) {
+    let select = _select
+    let on = constraint((From.columns, repeat (each J).columns, F.columns)).queryFragment
+    var clauses = select.clauses.adding(F.self, other.clauses.wheres, kind: "JOIN", on: on)
+    clauses.columns = select.clauses.columns + other.clauses.columns
+    clauses.orders += other.clauses.orders
+    let decodeFirst = select.decode
+    let decodeOther = other.decode
+    return Select<(repeat each S, repeat each T), From, (repeat each J, F)>(clauses: clauses) {
+      decoder in
+      let first = try decodeFirst(&decoder)
+      let more = try decodeOther(&decoder)
+      return (repeat each first, repeat each more)
+    }
   }
 }
 
@@ -110,7 +141,7 @@ extension SelectClauses {
     var clauses = self
     clauses.columns = []
     let on = ([constraint] + conditions).joinedWithAnd()
-    clauses.joins.append(QueryFragment(raw: " \(kind) ") + F.quotedTableName + " ON " + on)
+    clauses.joins.append(QueryFragment(raw: " \(kind) ") + F.tableReference + " ON " + on)
     clauses.joinedTableColumns.append(F.columns.queryFragment)
     return clauses
   }
@@ -188,6 +219,7 @@ extension Optional: Table where Wrapped: Table {
   public typealias TableColumns = _OptionalColumns<Wrapped>
   public static var columns: _OptionalColumns<Wrapped> { _OptionalColumns() }
   public static var tableName: String { Wrapped.tableName }
+  public static var tableAlias: String? { Wrapped.tableAlias }
 }
 
 /// The columns of a table on the optional side of an outer join: each reads as optional.

@@ -13,23 +13,28 @@ func function<Value>(_ name: String, _ arguments: QueryFragment...) -> SQLQueryE
 }
 
 /// Whether values of this type can be NULL (`IS` compares them, not `=`).
-func isOptional<Value>(_ type: Value.Type) -> Bool { type is any _OptionalProtocol.Type }
 
 // MARK: - Comparison
 
+/// Whether an expression is a bound NULL (`nil` written as a value).
+private func isNull(_ expression: some QueryExpression) -> Bool {
+  expression.queryFragment.segments == [.binding(.null)]
+}
+
 extension QueryExpression {
-  /// `=` (`IS` when the value is optional, so that NULL equals NULL).
+  /// `=`, as the reference renders it: two NULLs are not equal (`eq`/`is` say which you
+  /// mean). Against `nil` itself it is `IS`: `$0.dueDate == nil` is `"dueDate" IS NULL`.
   public static func == (lhs: Self, rhs: some QueryExpression<QueryValue>)
     -> SQLQueryExpression<Bool>
   {
-    binary(lhs, isOptional(QueryValue.self) ? "IS" : "=", rhs)
+    binary(lhs, isNull(rhs) ? "IS" : "=", rhs)
   }
 
-  /// `<>` (`IS NOT` when the value is optional).
+  /// `<>`; against `nil` itself, `IS NOT`.
   public static func != (lhs: Self, rhs: some QueryExpression<QueryValue>)
     -> SQLQueryExpression<Bool>
   {
-    binary(lhs, isOptional(QueryValue.self) ? "IS NOT" : "<>", rhs)
+    binary(lhs, isNull(rhs) ? "IS NOT" : "<>", rhs)
   }
 
   public static func < (lhs: Self, rhs: some QueryExpression<QueryValue>)

@@ -34,7 +34,7 @@ public struct Select<Columns, From: Table, Joins>: Statement, Sendable {
     } else {
       sql += clauses.columns.joined()
     }
-    sql += " FROM " + From.quotedTableName
+    sql += " FROM " + From.tableReference
     for join in clauses.joins { sql += join }
     if !clauses.wheres.isEmpty { sql += " WHERE " + clauses.wheres.joinedWithAnd() }
     if !clauses.groups.isEmpty { sql += " GROUP BY " + clauses.groups.joined() }
@@ -60,9 +60,38 @@ public struct Select<Columns, From: Table, Joins>: Statement, Sendable {
     with { $0.wheres.append(predicate(From.columns, repeat (each J).columns).queryFragment) }
   }
 
+  /// Adds a condition that may be NULL (a NULL condition matches no row).
+  public func `where`<each J: Table>(
+    _ predicate: (From.TableColumns, repeat (each J).TableColumns) -> some QueryExpression<Bool?>
+  ) -> Self where Joins == (repeat each J) {
+    with { $0.wheres.append(predicate(From.columns, repeat (each J).columns).queryFragment) }
+  }
+
+  /// Adds the conditions a builder closure gives: none, one, or the ones of an `if`.
+  @_disfavoredOverload
+  public func `where`<each J: Table>(
+    @PredicateBuilder _ predicates: (From.TableColumns, repeat (each J).TableColumns)
+      -> [QueryFragment]
+  ) -> Self where Joins == (repeat each J) {
+    with { $0.wheres += predicates(From.columns, repeat (each J).columns) }
+  }
+
   /// Adds a boolean column or computed expression as a condition.
   public func `where`(_ keyPath: KeyPath<From.TableColumns, some QueryExpression<Bool>>) -> Self {
     with { $0.wheres.append(From.columns[keyPath: keyPath].queryFragment) }
+  }
+
+  /// Adds a clause's conditions: `Reminder.select(\.title).and(Reminder.where(\.isFlagged))`.
+  public func and(_ other: Where<From>) -> Self {
+    with { $0.wheres += other.predicates }
+  }
+
+  /// `OFFSET n`: skips the first `n` rows (with no limit, `LIMIT -1 OFFSET n`).
+  public func offset(_ offset: Int) -> Self {
+    with {
+      $0.limit = $0.limit ?? QueryFragment(binding: (-1).queryBinding)
+      $0.offset = QueryFragment(binding: offset.queryBinding)
+    }
   }
 
   /// Orders by the given columns, ascending.
@@ -114,6 +143,15 @@ public struct Select<Columns, From: Table, Joins>: Statement, Sendable {
     with { $0.havings.append(predicate(From.columns, repeat (each J).columns).queryFragment) }
   }
 
+  /// `HAVING` the conditions a builder closure gives: none, one, or the ones of an `if`.
+  @_disfavoredOverload
+  public func having<each J: Table>(
+    @PredicateBuilder _ predicates: (From.TableColumns, repeat (each J).TableColumns)
+      -> [QueryFragment]
+  ) -> Self where Joins == (repeat each J) {
+    with { $0.havings += predicates(From.columns, repeat (each J).columns) }
+  }
+
   /// The number of rows this query selects: `SELECT count(*)` with the same conditions.
   public func count() -> Select<Int, From, Joins> {
     Select<Int, From, Joins>(
@@ -132,11 +170,11 @@ public struct Select<Columns, From: Table, Joins>: Statement, Sendable {
   }
 }
 
-// The two `select` overloads are meant: see the second one.
+// The `select` overloads are meant: a select of whole rows chooses its columns, a select
+// of columns adds to them, and each comes in a tuple and a single-expression form.
 // swift-format-ignore: AmbiguousTrailingClosureOverload
 extension Select {
-  /// Selects expressions instead of whole rows: one column, or a tuple. (A second `select`
-  /// replaces the first.)
+  /// Selects expressions instead of whole rows: one column, or a tuple.
   ///
   /// ```swift
   /// Reminder.where(\.isFlagged).select { ($0.id, $0.title) }
@@ -146,7 +184,10 @@ extension Select {
   public func select<each J: Table, each C: QueryExpression>(
     _ selection: (From.TableColumns, repeat (each J).TableColumns) -> (repeat each C)
   ) -> Select<(repeat (each C).QueryValue.QueryOutput), From, Joins>
-  where Joins == (repeat each J), repeat (each C).QueryValue: QueryRepresentable {
+  where
+    Joins == (repeat each J), Columns == (From, repeat each J),
+    repeat (each C).QueryValue: QueryRepresentable
+  {
     let selected = selectedColumns(repeat each selection(From.columns, repeat (each J).columns))
     var clauses = self.clauses
     clauses.columns = selected.fragments
@@ -159,12 +200,131 @@ extension Select {
   public func select<each J: Table, C: QueryExpression>(
     _ selection: (From.TableColumns, repeat (each J).TableColumns) -> C
   ) -> Select<C.QueryValue.QueryOutput, From, Joins>
-  where Joins == (repeat each J), C.QueryValue: QueryRepresentable {
+  where Joins == (repeat each J), Columns == (From, repeat each J), C.QueryValue: QueryRepresentable
+  {
     let selected = selectedColumns(selection(From.columns, repeat (each J).columns))
     var clauses = self.clauses
     clauses.columns = selected.fragments
     return Select<C.QueryValue.QueryOutput, From, Joins>(clauses: clauses, decode: selected.decode)
   }
+
+  /// This select with more columns after its own, decoded after them.
+  func adding<each S, each T>(
+    _ fragments: [QueryFragment],
+    decode decodeMore: @escaping @Sendable (inout QueryDecoder) throws -> (repeat each T)
+  ) -> Select<(repeat each S, repeat each T), From, Joins> where Columns == (repeat each S) {
+    var clauses = self.clauses
+    clauses.columns += fragments
+    let decodeFirst = decode
+    return Select<(repeat each S, repeat each T), From, Joins>(clauses: clauses) { decoder in
+      let first = try decodeFirst(&decoder)
+      let more = try decodeMore(&decoder)
+      return (repeat each first, repeat each more)
+    }
+  }
+
+  /// The selected columns, handed to `transform` as expressions, made into new ones: how a
+  /// select built up column by column becomes a `@Selection`.
+  ///
+  /// ```swift
+  /// Reminder.select(\.id).select(\.title).map { _, title in ReminderTitle.Columns(title: title) }
+  /// ```
+  @_disfavoredOverload
+  public func map<each S: QueryRepresentable, each C: QueryExpression>(
+    _ transform: (repeat SQLQueryExpression<each S>) -> (repeat each C)
+  ) -> Select<(repeat (each C).QueryValue.QueryOutput), From, Joins>
+  where Columns == (repeat each S), repeat (each C).QueryValue: QueryRepresentable {
+    var columns = clauses.columns.makeIterator()
+    func next<Value>(_: Value.Type) -> SQLQueryExpression<Value> {
+      SQLQueryExpression(columns.next() ?? "NULL")
+    }
+    let selected = selectedColumns(repeat each transform(repeat next((each S).self)))
+    return replacingColumns(selected.fragments, decode: selected.decode)
+  }
+
+  /// The selected columns made into one new expression, such as a `@Selection`'s `Columns`.
+  public func map<each S: QueryRepresentable, C: QueryExpression>(
+    _ transform: (repeat SQLQueryExpression<each S>) -> C
+  ) -> Select<C.QueryValue.QueryOutput, From, Joins>
+  where Columns == (repeat each S), C.QueryValue: QueryRepresentable {
+    var columns = clauses.columns.makeIterator()
+    func next<Value>(_: Value.Type) -> SQLQueryExpression<Value> {
+      SQLQueryExpression(columns.next() ?? "NULL")
+    }
+    let selected = selectedColumns(transform(repeat next((each S).self)))
+    return replacingColumns(selected.fragments, decode: selected.decode)
+  }
+
+  func replacingColumns<T>(
+    _ fragments: [QueryFragment], decode: @escaping @Sendable (inout QueryDecoder) throws -> T
+  ) -> Select<T, From, Joins> {
+    var clauses = self.clauses
+    clauses.columns = fragments
+    return Select<T, From, Joins>(clauses: clauses, decode: decode)
+  }
+}
+
+extension Select where From: PrimaryKeyedTable {
+  /// The row with this primary key, among the rows this selects.
+  public func find(_ id: some QueryExpression<From.TableColumns.PrimaryKey>) -> Self {
+    with {
+      $0.wheres.append(
+        "(" + From.columns.primaryKey.queryFragment + " = " + id.queryFragment + ")")
+    }
+  }
+
+  /// The rows with these primary keys, among the rows this selects.
+  public func find(_ ids: some Sequence<From.TableColumns.PrimaryKey>) -> Self {
+    with { $0.wheres.append(From.columns.primaryKey.in(ids).queryFragment) }
+  }
+}
+
+/// A select, seen from a protocol extension: the overloads that add columns to a select of
+/// columns live there, so that where both they and the ones that choose the columns of a
+/// select of whole rows apply (a select of whole rows is a tuple of tables too), the
+/// concrete type's ones win.
+public protocol _ColumnSelecting<Columns, From, Joins> {
+  associatedtype Columns
+  associatedtype From: Table
+  associatedtype Joins
+  var _select: Select<Columns, From, Joins> { get }
+}
+
+extension Select: _ColumnSelecting {
+  public var _select: Self { self }
+}
+
+// swift-format-ignore: AmbiguousTrailingClosureOverload
+extension _ColumnSelecting {
+  /// Adds expressions to the columns already selected, as the reference does: selection is
+  /// incremental.
+  ///
+  /// ```swift
+  /// let q1 = Reminder.select(\.id)      // Int
+  /// let q2 = q1.select(\.title)         // (Int, String)
+  /// ```
+  @_disfavoredOverload
+  public func select<each S, each J: Table, each C: QueryExpression>(
+    _ selection: (From.TableColumns, repeat (each J).TableColumns) -> (repeat each C)
+  ) -> Select<(repeat each S, repeat (each C).QueryValue.QueryOutput), From, Joins>
+  where
+    Columns == (repeat each S), Joins == (repeat each J),
+    repeat (each C).QueryValue: QueryRepresentable
+  {
+    let selected = selectedColumns(repeat each selection(From.columns, repeat (each J).columns))
+    return _select.adding(selected.fragments, decode: selected.decode)
+  }
+
+  /// Adds one expression to the columns already selected.
+  @_disfavoredOverload
+  public func select<each S, each J: Table, C: QueryExpression>(
+    _ selection: (From.TableColumns, repeat (each J).TableColumns) -> C
+  ) -> Select<(repeat each S, C.QueryValue.QueryOutput), From, Joins>
+  where Columns == (repeat each S), Joins == (repeat each J), C.QueryValue: QueryRepresentable {
+    let selected = selectedColumns(selection(From.columns, repeat (each J).columns))
+    return _select.adding(selected.fragments, decode: selected.decode)
+  }
+
 }
 
 /// The parts of a `SELECT`, kept apart until it renders.

@@ -23,6 +23,14 @@ public protocol Table: QueryRepresentable where QueryOutput == Self {
 
   /// The table's name in the database.
   static var tableName: String { get }
+
+  /// Every row, or the table's default scope: a table that declares `static let all =
+  /// Self.where { !$0.isDeleted }` has its conditions applied to every query of it that does
+  /// not start from `unscoped`.
+  static var all: Where<Self> { get }
+
+  /// The name the table goes by in its queries, when it is a `TableAlias`; nil for a table.
+  static var tableAlias: String? { get }
 }
 
 extension Table {
@@ -33,8 +41,19 @@ extension Table {
 
   public static var _columnWidth: Int { TableColumns.allColumns.count }
 
+  public static var tableAlias: String? { nil }
+
   /// The table's quoted name.
   static var quotedTableName: QueryFragment { QueryFragment(raw: SQLNaming.quote(tableName)) }
+
+  /// What qualifies the table's columns: its alias, or its name.
+  static var qualifier: String { SQLNaming.quote(tableAlias ?? tableName) }
+
+  /// The table in a `FROM` or `JOIN`: `"users"`, or `"users" AS "referrers"`.
+  static var tableReference: QueryFragment {
+    guard let tableAlias else { return quotedTableName }
+    return QueryFragment(raw: SQLNaming.quote(tableName) + " AS " + SQLNaming.quote(tableAlias))
+  }
 
   /// The values of this row, in column order.
   var _columnBindings: [QueryBinding] {
@@ -97,7 +116,7 @@ public struct TableColumn<Root: Table, Value: QueryBindable>: TableColumnExpress
   }
 
   public var queryFragment: QueryFragment {
-    QueryFragment(raw: SQLNaming.quote(Root.tableName) + "." + SQLNaming.quote(name))
+    QueryFragment(raw: Root.qualifier + "." + SQLNaming.quote(name))
   }
 
   public var _keyPath: AnyKeyPath { keyPath }

@@ -14,17 +14,32 @@ import HearthSQLite
 public struct Where<From: Table>: Statement, Sendable {
   public typealias QueryValue = From
 
+  /// This clause's own conditions.
   @usableFromInline var predicates: [QueryFragment]
+  /// Whether the table's default scope (the conditions of its `static let all`) is left out.
+  @usableFromInline var isUnscoped: Bool
 
-  @inlinable public init() { predicates = [] }
+  @inlinable public init() { self.init(predicates: [], isUnscoped: false) }
 
-  init(predicates: [QueryFragment]) { self.predicates = predicates }
+  @usableFromInline init(predicates: [QueryFragment], isUnscoped: Bool = false) {
+    self.predicates = predicates
+    self.isUnscoped = isUnscoped
+  }
+
+  /// The conditions that apply: the table's default scope, then this clause's own (a
+  /// condition of the scope that this clause repeats, as `Note.all.where { … }` does, counts
+  /// once).
+  @usableFromInline var scopedPredicates: [QueryFragment] {
+    if isUnscoped { return predicates }
+    let scope = From.all.predicates.filter { !predicates.contains($0) }
+    return scope + predicates
+  }
 
   /// The rows this matches, as a `Select` of whole rows.
   @inlinable
   public var all: Select<From, From, ()> {
     var clauses = SelectClauses()
-    clauses.setWheres(predicates)
+    clauses.setWheres(scopedPredicates)
     return Select(clauses: clauses) { try From(decoder: &$0) }
   }
 
@@ -34,15 +49,55 @@ public struct Where<From: Table>: Statement, Sendable {
     try From(decoder: &decoder)
   }
 
+  func adding(_ conditions: [QueryFragment]) -> Self {
+    Where(predicates: predicates + conditions, isUnscoped: isUnscoped)
+  }
+
   /// Adds a condition (conditions combine with `AND`).
   public func `where`(_ predicate: (From.TableColumns) -> some QueryExpression<Bool>) -> Self {
-    Where(predicates: predicates + [predicate(From.columns).queryFragment])
+    adding([predicate(From.columns).queryFragment])
+  }
+
+  /// Adds a condition that may be NULL (a NULL condition matches no row).
+  public func `where`(_ predicate: (From.TableColumns) -> some QueryExpression<Bool?>) -> Self {
+    adding([predicate(From.columns).queryFragment])
+  }
+
+  /// Adds the conditions a builder closure gives: none, one, or the ones of an `if`.
+  ///
+  /// ```swift
+  /// Reminder.where { if showFlaggedOnly { $0.isFlagged } }
+  /// ```
+  @_disfavoredOverload
+  public func `where`(@PredicateBuilder _ predicates: (From.TableColumns) -> [QueryFragment])
+    -> Self
+  {
+    adding(predicates(From.columns))
   }
 
   /// Adds a boolean column or computed expression as a condition.
   public func `where`(_ keyPath: KeyPath<From.TableColumns, some QueryExpression<Bool>>) -> Self {
-    Where(predicates: predicates + [From.columns[keyPath: keyPath].queryFragment])
+    adding([From.columns[keyPath: keyPath].queryFragment])
   }
+
+  /// Both clauses' conditions: `(a) AND (b)`.
+  public func and(_ other: Self) -> Self {
+    Where(predicates: [combined(predicates, other.predicates, "AND")], isUnscoped: isUnscoped)
+  }
+
+  /// Either clause's conditions: `(a) OR (b)`; the default scope still applies to both.
+  public func or(_ other: Self) -> Self {
+    Where(predicates: [combined(predicates, other.predicates, "OR")], isUnscoped: isUnscoped)
+  }
+
+  /// The rows this does not match: `NOT (a AND b)`.
+  public func not() -> Self {
+    let condition = predicates.isEmpty ? "1" : predicates.joinedWithAnd()
+    return Where(predicates: ["NOT (" + condition + ")"], isUnscoped: isUnscoped)
+  }
+
+  /// `LIMIT … OFFSET n` with no limit.
+  public func offset(_ offset: Int) -> Select<From, From, ()> { all.offset(offset) }
 
   /// Selects expressions from the matching rows.
   public func select<each C: QueryExpression>(
@@ -85,7 +140,7 @@ public struct Where<From: Table>: Statement, Sendable {
   public func fetchCount(_ db: Database) throws -> Int { try all.fetchCount(db) }
 
   /// Deletes the matching rows.
-  public func delete() -> Delete<From, Void> { Delete(wheres: predicates) }
+  public func delete() -> Delete<From, Void> { Delete(wheres: scopedPredicates) }
 
   /// Updates the matching rows: `.update { $0.isCompleted = true; $0.count += 1 }`.
   public func update(
@@ -95,15 +150,52 @@ public struct Where<From: Table>: Statement, Sendable {
     updates(&assignments)
     return Update(
       conflictResolution: conflictResolution, assignments: assignments.assignments,
-      wheres: predicates)
+      wheres: scopedPredicates)
   }
+}
+
+/// `a AND b`, `(a) OR (b)`: two lists of conditions as one (no conditions: true).
+private func combined(_ lhs: [QueryFragment], _ rhs: [QueryFragment], _ op: String)
+  -> QueryFragment
+{
+  let left = lhs.isEmpty ? "1" : lhs.joinedWithAnd()
+  let right = rhs.isEmpty ? "1" : rhs.joinedWithAnd()
+  return "(" + left + ") " + QueryFragment(raw: op) + " (" + right + ")"
 }
 
 extension Table {
   /// Every row: `SELECT … FROM "table"`, a `Where` without conditions (so that a join takes
-  /// `Team.all` and `Team.where { … }` as the same type).
+  /// `Team.all` and `Team.where { … }` as the same type). A table that declares its own
+  /// `static let all = Self.where { … }` gives itself a default scope: its conditions apply
+  /// to every query of the table (selects, `find`, joins, counts, updates, deletes) that does
+  /// not start from `unscoped`.
   @inlinable
-  public static var all: Where<Self> { Where() }
+  public static var all: Where<Self> { Where(predicates: [], isUnscoped: true) }
+
+  /// Every row, without the table's default scope.
+  ///
+  /// ```swift
+  /// Note.unscoped.select(\.body)   // deleted notes too
+  /// ```
+  public static var unscoped: Where<Self> { Where(predicates: [], isUnscoped: true) }
+
+  /// Rows matching a condition that may be NULL.
+  public static func `where`(_ predicate: (TableColumns) -> some QueryExpression<Bool?>)
+    -> Where<Self>
+  {
+    Where<Self>().where(predicate)
+  }
+
+  /// Rows matching the conditions a builder closure gives (none, one, an `if`).
+  @_disfavoredOverload
+  public static func `where`(@PredicateBuilder _ predicates: (TableColumns) -> [QueryFragment])
+    -> Where<Self>
+  {
+    Where<Self>().where(predicates)
+  }
+
+  /// `LIMIT -1 OFFSET n`: every row after the first `n`.
+  public static func offset(_ offset: Int) -> Select<Self, Self, ()> { all.offset(offset) }
 
   /// Rows matching a condition.
   public static func `where`(_ predicate: (TableColumns) -> some QueryExpression<Bool>)
@@ -131,7 +223,7 @@ extension Table {
     let predicate =
       column?.queryFragment
       ?? QueryFragment(raw: SQLNaming.quote("no stored column for \(keyPath)"))
-    return Where<Self>(predicates: [predicate])
+    return Where<Self>().adding([predicate])
   }
 
   /// Selects expressions from every row.
@@ -198,14 +290,12 @@ extension Table {
 extension PrimaryKeyedTable {
   /// The row with this primary key.
   public static func find(_ id: some QueryExpression<TableColumns.PrimaryKey>) -> Where<Self> {
-    Where<Self>(predicates: [
-      "(" + columns.primaryKey.queryFragment + " = " + id.queryFragment + ")"
-    ])
+    Where<Self>().find(id)
   }
 
   /// The rows with these primary keys.
   public static func find(_ ids: some Sequence<TableColumns.PrimaryKey>) -> Where<Self> {
-    Where<Self>(predicates: [columns.primaryKey.in(ids).queryFragment])
+    Where<Self>().find(ids)
   }
 
   /// Updates every column of the row with `row`'s primary key to `row`'s values.
@@ -214,18 +304,63 @@ extension PrimaryKeyedTable {
     let assignments = TableColumns.allColumns.filter { $0.name != key.name }.map {
       ($0.name, QueryFragment(binding: $0._binding(for: row)))
     }
+    let matching = Where<Self>().adding([
+      "(" + key.queryFragment + " = " + QueryFragment(binding: key._binding(for: row)) + ")"
+    ])
     return Update(
-      conflictResolution: nil, assignments: assignments,
-      wheres: [
-        "(" + key.queryFragment + " = " + QueryFragment(binding: key._binding(for: row)) + ")"
-      ])
+      conflictResolution: nil, assignments: assignments, wheres: matching.scopedPredicates)
   }
 
   /// Deletes the row with `row`'s primary key.
   public static func delete(_ row: Self) -> Delete<Self, Void> {
     let key = columns.primaryKey
-    return Delete(wheres: [
+    return Where<Self>().adding([
       "(" + key.queryFragment + " = " + QueryFragment(binding: key._binding(for: row)) + ")"
-    ])
+    ]).delete()
+  }
+}
+
+extension Where where From: PrimaryKeyedTable {
+  /// The row with this primary key, among the rows this matches.
+  public func find(_ id: some QueryExpression<From.TableColumns.PrimaryKey>) -> Self {
+    adding(["(" + From.columns.primaryKey.queryFragment + " = " + id.queryFragment + ")"])
+  }
+
+  /// The rows with these primary keys, among the rows this matches.
+  public func find(_ ids: some Sequence<From.TableColumns.PrimaryKey>) -> Self {
+    adding([From.columns.primaryKey.in(ids).queryFragment])
+  }
+}
+
+/// Builds the conditions of a `where` or `having` closure: an expression, nothing, or the
+/// conditions of an `if`/`else`.
+@resultBuilder
+public enum PredicateBuilder {
+  public static func buildExpression(_ condition: some QueryExpression<Bool>) -> [QueryFragment] {
+    [condition.queryFragment]
+  }
+
+  public static func buildExpression(_ condition: some QueryExpression<Bool?>) -> [QueryFragment] {
+    [condition.queryFragment]
+  }
+
+  public static func buildBlock(_ components: [QueryFragment]...) -> [QueryFragment] {
+    components.flatMap { $0 }
+  }
+
+  public static func buildEither(first component: [QueryFragment]) -> [QueryFragment] {
+    component
+  }
+
+  public static func buildEither(second component: [QueryFragment]) -> [QueryFragment] {
+    component
+  }
+
+  public static func buildOptional(_ component: [QueryFragment]?) -> [QueryFragment] {
+    component ?? []
+  }
+
+  public static func buildArray(_ components: [[QueryFragment]]) -> [QueryFragment] {
+    components.flatMap { $0 }
   }
 }

@@ -76,6 +76,10 @@ struct Player: Hashable, Identifiable {
     expectSQL(Player.columns.nickname == none, #"("players"."nickname" IS ?)"#)
     #expect(try ids { $0.nickname == none } == [2, 4])
     #expect(try ids { $0.nickname != none } == [1, 3])
+    // Two optionals compare as the reference compares them: `=`, so NULL matches nothing.
+    let art: String? = "Art"
+    expectSQL(Player.columns.nickname == art, #"("players"."nickname" = ?)"#)
+    #expect(try ids { $0.nickname == Player.columns.nickname } == [1, 3])
   }
 
   @Test func logic() throws {
@@ -181,7 +185,7 @@ struct Player: Hashable, Identifiable {
       (p.score.gte(1), #"("players"."score" >= ?)"#),
       (p.score.lte(1), #"("players"."score" <= ?)"#),
       (p.nickname.isNot(nil), #"("players"."nickname" IS NOT ?)"#),
-      (p.nickname != Optional("x"), #"("players"."nickname" IS NOT ?)"#),
+      (p.nickname != Optional("x"), #"("players"."nickname" <> ?)"#),
       (p.score > 1 || p.score < 0, #"(("players"."score" > ?) OR ("players"."score" < ?))"#),
       (!(p.score > 1), #"NOT (("players"."score" > ?))"#),
       (p.name.hasPrefix("a"), #"("players"."name" LIKE ? ESCAPE ?)"#),

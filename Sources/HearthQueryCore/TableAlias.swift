@@ -1,0 +1,100 @@
+import HearthNaming
+
+/// A name a table goes by in one query, so that a query can hold the same table twice (a
+/// self join, a subquery on its outer query's table).
+///
+/// ```swift
+/// enum Referrer: AliasName {}
+/// User.leftJoin(User.as(Referrer.self).all) { $0.referrerID == $1.id }
+///   .select { ($0.name, $1.name) }
+/// // SELECT "users"."name", "referrers"."name" FROM "users"
+/// // LEFT JOIN "users" AS "referrers" ON ("users"."referrerID" = "referrers"."id")
+/// ```
+public protocol AliasName: Sendable {
+  /// The alias in SQL: by default the type's name in lower camel case, plural, as a table's.
+  static var aliasName: String { get }
+}
+
+extension AliasName {
+  public static var aliasName: String {
+    SQLNaming.tableName(forTypeName: String(describing: Self.self))
+  }
+}
+
+extension Table {
+  /// This table under another name: `User.as(Referrer.self)` is a table whose columns
+  /// render as `"referrers"."name"` and whose `FROM` or `JOIN` is `"users" AS "referrers"`.
+  public static func `as`<Name: AliasName>(_ name: Name.Type) -> TableAlias<Self, Name>.Type {
+    TableAlias.self
+  }
+}
+
+/// A row of `Base` read under the alias `Name`. Its properties are `Base`'s (`row.name`),
+/// and `base` is the row itself.
+@dynamicMemberLookup
+public struct TableAlias<Base: Table, Name: AliasName>: Table {
+  public var base: Base
+
+  public init(_ base: Base) { self.base = base }
+
+  public subscript<Value>(dynamicMember keyPath: KeyPath<Base, Value>) -> Value {
+    base[keyPath: keyPath]
+  }
+
+  public static var columns: TableColumns { TableColumns() }
+  public static var tableName: String { Base.tableName }
+  public static var tableAlias: String? { Name.aliasName }
+  public static var _columnWidth: Int { Base._columnWidth }
+
+  public init(decoder: inout QueryDecoder) throws {
+    base = try Base(decoder: &decoder)
+  }
+
+  /// The columns of `Base`, qualified by the alias.
+  @dynamicMemberLookup
+  public struct TableColumns: TableDefinition {
+    public typealias QueryValue = TableAlias
+
+    public static var allColumns: [any TableColumnExpression<TableAlias>] {
+      Base.TableColumns.allColumns.map { _AliasedColumn(base: $0) }
+    }
+
+    public subscript<Value>(
+      dynamicMember keyPath: KeyPath<Base.TableColumns, TableColumn<Base, Value>>
+    ) -> TableColumn<TableAlias, Value> {
+      let column = Base.columns[keyPath: keyPath]
+      return TableColumn(column.name, keyPath: _GroupPath(\TableAlias.base, column.keyPath))
+    }
+  }
+}
+
+extension TableAlias: Sendable where Base: Sendable {}
+extension TableAlias: Equatable where Base: Equatable {}
+extension TableAlias: Hashable where Base: Hashable {}
+
+extension TableAlias: PrimaryKeyedTable where Base: PrimaryKeyedTable {
+  public typealias Draft = Base.Draft
+}
+
+extension TableAlias.TableColumns: PrimaryKeyedTableDefinition
+where Base.TableColumns: PrimaryKeyedTableDefinition {
+  public typealias PrimaryKey = Base.TableColumns.PrimaryKey
+
+  public var primaryKey: TableColumn<TableAlias, PrimaryKey> {
+    let key = Base.columns.primaryKey
+    return TableColumn(key.name, keyPath: _GroupPath(\TableAlias.base, key.keyPath))
+  }
+}
+
+/// A column of `Base` under the alias, for code that walks all columns.
+struct _AliasedColumn<Base: Table, Name: AliasName>: TableColumnExpression {
+  typealias Root = TableAlias<Base, Name>
+  let base: any TableColumnExpression<Base>
+
+  var name: String { base.name }
+  var queryFragment: QueryFragment {
+    base.queryFragment.requalified(Base.tableName, as: Name.aliasName)
+  }
+  var _keyPath: AnyKeyPath { base._keyPath }
+  func _binding(for row: Root) -> QueryBinding { base._binding(for: row.base) }
+}
