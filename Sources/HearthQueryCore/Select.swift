@@ -12,6 +12,8 @@ import HearthSQLite
 /// `Joins` is the tuple of joined tables (`()` for none). The closures of `where`, `order`,
 /// `group`, `having` and `select` take the columns of every table in order: `$0` for `From`,
 /// `$1`, `$2`… for the joined ones.
+// `where` and `having` take an expression, a nullable one, or a builder, as the reference's.
+// swift-format-ignore: AmbiguousTrailingClosureOverload
 public struct Select<Columns, From: Table, Joins>: Statement, Sendable {
   public typealias QueryValue = Columns
 

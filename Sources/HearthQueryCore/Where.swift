@@ -11,6 +11,8 @@ import HearthSQLite
 /// try Reminder.incomplete.order(by: \.title).fetchAll(db)
 /// try Reminder.incomplete.delete().execute(db)
 /// ```
+// `where` takes an expression, a nullable one, or a builder, as the reference's.
+// swift-format-ignore: AmbiguousTrailingClosureOverload
 public struct Where<From: Table>: Statement, Sendable {
   public typealias QueryValue = From
 
@@ -163,6 +165,7 @@ private func combined(_ lhs: [QueryFragment], _ rhs: [QueryFragment], _ op: Stri
   return "(" + left + ") " + QueryFragment(raw: op) + " (" + right + ")"
 }
 
+// swift-format-ignore: AmbiguousTrailingClosureOverload
 extension Table {
   /// Every row: `SELECT … FROM "table"`, a `Where` without conditions (so that a join takes
   /// `Team.all` and `Team.where { … }` as the same type). A table that declares its own
