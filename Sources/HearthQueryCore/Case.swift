@@ -10,6 +10,12 @@
 public struct Case<Base>: Sendable {
   let base: QueryFragment?
 
+  /// A `CASE` on a column of an `update` closure, whose type is an existential there.
+  @_disfavoredOverload
+  public init(_ base: any QueryExpression<Base>) {
+    self.base = base.queryFragment
+  }
+
   /// `CASE base WHEN … THEN …`: the first `when` value equal to `base` chooses the result.
   public init(_ base: some QueryExpression<Base>) {
     self.base = base.queryFragment
@@ -49,6 +55,13 @@ public struct Cases<Base, Result>: QueryExpression, Sendable {
 
   /// The result when no branch matches.
   public func `else`(_ result: some QueryExpression<Result>) -> SQLQueryExpression<Result> {
+    SQLQueryExpression(render(else: result.queryFragment))
+  }
+
+  /// The result when no branch matches, from a column of an `update` closure (whose type is
+  /// an existential there).
+  @_disfavoredOverload
+  public func `else`(_ result: any QueryExpression<Result>) -> SQLQueryExpression<Result> {
     SQLQueryExpression(render(else: result.queryFragment))
   }
 

@@ -123,6 +123,13 @@ extension QueryFragment: ExpressibleByStringInterpolation {
       fragment.append(expression.queryFragment)
     }
 
+    /// An expression whose type is not known statically: a column in an `update` closure
+    /// (`#sql("min(\($0.priority) + 1, 3)")`).
+    @_disfavoredOverload
+    public mutating func appendInterpolation(_ expression: any QueryExpression) {
+      fragment.append(expression.queryFragment)
+    }
+
     /// Another fragment, as is.
     public mutating func appendInterpolation(_ other: QueryFragment) { fragment.append(other) }
 

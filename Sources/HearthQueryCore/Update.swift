@@ -22,7 +22,9 @@ public struct Update<From: Table, Returning>: Statement, Sendable {
     var sql: QueryFragment = "UPDATE"
     if let conflictResolution { sql.append(raw: " OR " + conflictResolution.rawValue) }
     sql += " " + From.quotedTableName + " SET "
-    sql += assignments.map { QueryFragment(raw: SQLNaming.quote($0.0) + " = ") + $0.1 }.joined()
+    var updates = Updates<From>()
+    updates.assignments = assignments
+    sql += updates.rendered
     if !wheres.isEmpty { sql += " WHERE " + wheres.joinedWithAnd() }
     if !returningColumns.isEmpty { sql += " RETURNING " + returningColumns.joined() }
     return sql
@@ -60,7 +62,9 @@ extension Update where Returning == Void {
 }
 
 /// The assignments of an `update { … }` closure: `$0.title = "Milk"`, `$0.count += 1`,
-/// `$0.status = #bind(.completed)`, `$0.position = Item.select { … }` (a subquery).
+/// `$0.status = #bind(.completed)`, `$0.position = Item.select { … }` (a subquery). A column
+/// reads as it stands before the update; assigned twice, it keeps both assignments and
+/// SQLite applies the last, as the reference renders it.
 @dynamicMemberLookup
 public struct Updates<From: Table> {
   var assignments: [(String, QueryFragment)] = []
@@ -76,17 +80,28 @@ public struct Updates<From: Table> {
   ) -> Column._Assignment {
     get {
       let column = From.columns[keyPath: keyPath]
-      let fragments = zip(column._columnNames, column._columnFragments).map { name, current in
-        assignments.last(where: { $0.0 == name })?.1 ?? current
-      }
-      return column._assignment(fragments)
+      return column._assignment(column._columnFragments)
     }
     set {
       let column = From.columns[keyPath: keyPath]
-      let names = column._columnNames
-      assignments.removeAll { names.contains($0.0) }
-      assignments += zip(names, column._fragments(of: newValue)).map { ($0, $1) }
+      assignments += zip(column._columnNames, column._fragments(of: newValue)).map { ($0, $1) }
     }
+  }
+
+  /// A boolean column, for `toggle()`: `$0.isFlagged.toggle()`.
+  @_disfavoredOverload
+  public subscript(dynamicMember keyPath: KeyPath<From.TableColumns, TableColumn<From, Bool>>)
+    -> SQLQueryExpression<Bool>
+  {
+    get { SQLQueryExpression(From.columns[keyPath: keyPath].queryFragment) }
+    set { assignments.append((From.columns[keyPath: keyPath].name, newValue.queryFragment)) }
+  }
+}
+
+extension SQLQueryExpression<Bool> {
+  /// `NOT (x)`: in an update, `$0.isFlagged.toggle()` sets the column to its opposite.
+  public mutating func toggle() {
+    self = SQLQueryExpression("NOT (" + queryFragment + ")")
   }
 }
 
