@@ -3,10 +3,40 @@
 
 extension QueryExpression {
   /// `max(x)`: the largest value, or NULL over no rows.
-  public func max() -> SQLQueryExpression<QueryValue?> { function("max", queryFragment) }
+  @_disfavoredOverload
+  public func max(filter condition: (any QueryExpression<Bool>)? = nil)
+    -> SQLQueryExpression<QueryValue?>
+  {
+    aggregate("max", filter: condition)
+  }
 
   /// `min(x)`: the smallest value, or NULL over no rows.
-  public func min() -> SQLQueryExpression<QueryValue?> { function("min", queryFragment) }
+  @_disfavoredOverload
+  public func min(filter condition: (any QueryExpression<Bool>)? = nil)
+    -> SQLQueryExpression<QueryValue?>
+  {
+    aggregate("min", filter: condition)
+  }
+
+  /// `name([DISTINCT] x) [FILTER (WHERE condition)]`.
+  func aggregate<Value>(
+    _ name: String, distinct isDistinct: Bool = false,
+    filter condition: (any QueryExpression<Bool>)?
+  ) -> SQLQueryExpression<Value> {
+    var sql = QueryFragment(raw: name + (isDistinct ? "(DISTINCT " : "(")) + queryFragment + ")"
+    if let condition { sql += filterClause(condition) }
+    return SQLQueryExpression(sql)
+  }
+
+  /// `group_concat(DISTINCT x)`: the distinct non-NULL values joined by commas (SQLite takes
+  /// no separator with DISTINCT).
+  public func groupConcat(
+    distinct isDistinct: Bool, filter condition: (any QueryExpression<Bool>)? = nil
+  )
+    -> SQLQueryExpression<String?>
+  {
+    aggregate("group_concat", distinct: isDistinct, filter: condition)
+  }
 
   /// `group_concat(x, separator)`: the non-NULL values joined, or NULL over no rows.
   ///
@@ -41,15 +71,67 @@ extension QueryExpression {
   }
 }
 
+extension QueryExpression where QueryValue: _OptionalProtocol {
+  /// `max(x)` of an optional value: NULL over no rows or only NULLs.
+  public func max(filter condition: (any QueryExpression<Bool>)? = nil)
+    -> SQLQueryExpression<QueryValue>
+  {
+    aggregate("max", filter: condition)
+  }
+
+  /// `min(x)` of an optional value.
+  public func min(filter condition: (any QueryExpression<Bool>)? = nil)
+    -> SQLQueryExpression<QueryValue>
+  {
+    aggregate("min", filter: condition)
+  }
+}
+
 extension QueryExpression where QueryValue: Numeric {
   /// `avg(x)`: the mean, or NULL over no rows.
-  public func avg() -> SQLQueryExpression<Double?> { function("avg", queryFragment) }
+  public func avg(
+    distinct isDistinct: Bool = false, filter condition: (any QueryExpression<Bool>)? = nil
+  ) -> SQLQueryExpression<Double?> {
+    aggregate("avg", distinct: isDistinct, filter: condition)
+  }
 
   /// `sum(x)`: the sum, or NULL over no rows.
-  public func sum() -> SQLQueryExpression<QueryValue?> { function("sum", queryFragment) }
+  public func sum(
+    distinct isDistinct: Bool = false, filter condition: (any QueryExpression<Bool>)? = nil
+  ) -> SQLQueryExpression<QueryValue?> {
+    aggregate("sum", distinct: isDistinct, filter: condition)
+  }
 
   /// `total(x)`: the sum as a double, 0 over no rows.
-  public func total() -> SQLQueryExpression<Double> { function("total", queryFragment) }
+  public func total(
+    distinct isDistinct: Bool = false, filter condition: (any QueryExpression<Bool>)? = nil
+  ) -> SQLQueryExpression<Double> {
+    aggregate("total", distinct: isDistinct, filter: condition)
+  }
+}
+
+// The same over an optional number (a nullable column): NULLs are left out.
+extension QueryExpression where QueryValue: _OptionalProtocol, QueryValue.Wrapped: Numeric {
+  /// `avg(x)`: the mean of the non-NULL values, or NULL.
+  public func avg(
+    distinct isDistinct: Bool = false, filter condition: (any QueryExpression<Bool>)? = nil
+  ) -> SQLQueryExpression<Double?> {
+    aggregate("avg", distinct: isDistinct, filter: condition)
+  }
+
+  /// `sum(x)`: the sum of the non-NULL values, or NULL.
+  public func sum(
+    distinct isDistinct: Bool = false, filter condition: (any QueryExpression<Bool>)? = nil
+  ) -> SQLQueryExpression<QueryValue> {
+    aggregate("sum", distinct: isDistinct, filter: condition)
+  }
+
+  /// `total(x)`: the sum of the non-NULL values as a double, 0 over none.
+  public func total(
+    distinct isDistinct: Bool = false, filter condition: (any QueryExpression<Bool>)? = nil
+  ) -> SQLQueryExpression<Double> {
+    aggregate("total", distinct: isDistinct, filter: condition)
+  }
 }
 
 extension QueryExpression {

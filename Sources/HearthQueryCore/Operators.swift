@@ -12,8 +12,6 @@ func function<Value>(_ name: String, _ arguments: QueryFragment...) -> SQLQueryE
   SQLQueryExpression(QueryFragment(raw: name + "(") + arguments.joined() + ")")
 }
 
-/// Whether values of this type can be NULL (`IS` compares them, not `=`).
-
 // MARK: - Comparison
 
 /// Whether an expression is a bound NULL (`nil` written as a value).

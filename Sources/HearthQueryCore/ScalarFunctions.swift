@@ -40,3 +40,89 @@ extension QueryExpression {
     SQLQueryExpression("json_array_length(" + queryFragment + ")")
   }
 }
+
+extension QueryExpression where QueryValue == String {
+  /// `octet_length(x)`: the length in bytes of the text's UTF-8.
+  public func octetLength() -> SQLQueryExpression<Int> {
+    // `octet_length` is SQLite 3.43's; Debian 12 has 3.40. The bytes of the text are the same.
+    SQLQueryExpression("length(CAST(" + queryFragment + " AS BLOB))")
+  }
+
+  /// `ltrim(x, characters)`.
+  public func ltrim(_ characters: String) -> SQLQueryExpression<String> {
+    function("ltrim", queryFragment, characters.queryFragment)
+  }
+
+  /// `rtrim(x, characters)`.
+  public func rtrim(_ characters: String) -> SQLQueryExpression<String> {
+    function("rtrim", queryFragment, characters.queryFragment)
+  }
+}
+
+extension QueryExpression {
+  /// `quote(x)`: the value as an SQL literal (`'it''s'`, `NULL`, `X'00ff'`).
+  public func quote() -> SQLQueryExpression<String> { function("quote", queryFragment) }
+
+  /// `hex(x)`: the value's bytes in uppercase hexadecimal.
+  public func hex() -> SQLQueryExpression<String> { function("hex", queryFragment) }
+}
+
+extension QueryExpression where QueryValue: BinaryFloatingPoint {
+  /// `round(x, digits)`.
+  public func round(_ digits: Int = 0) -> SQLQueryExpression<QueryValue> {
+    function("round", queryFragment, digits.queryFragment)
+  }
+}
+
+// MARK: - Bits
+
+extension QueryExpression where QueryValue: BinaryInteger {
+  public static func & (lhs: Self, rhs: some QueryExpression<QueryValue>)
+    -> SQLQueryExpression<QueryValue>
+  {
+    SQLQueryExpression("(" + lhs.queryFragment + " & " + rhs.queryFragment + ")")
+  }
+
+  public static func | (lhs: Self, rhs: some QueryExpression<QueryValue>)
+    -> SQLQueryExpression<QueryValue>
+  {
+    SQLQueryExpression("(" + lhs.queryFragment + " | " + rhs.queryFragment + ")")
+  }
+
+  public static func << (lhs: Self, rhs: some QueryExpression<QueryValue>)
+    -> SQLQueryExpression<QueryValue>
+  {
+    SQLQueryExpression("(" + lhs.queryFragment + " << " + rhs.queryFragment + ")")
+  }
+
+  public static func >> (lhs: Self, rhs: some QueryExpression<QueryValue>)
+    -> SQLQueryExpression<QueryValue>
+  {
+    SQLQueryExpression("(" + lhs.queryFragment + " >> " + rhs.queryFragment + ")")
+  }
+
+  public static prefix func ~ (expression: Self) -> SQLQueryExpression<QueryValue> {
+    SQLQueryExpression("~(" + expression.queryFragment + ")")
+  }
+}
+
+// MARK: - Membership, read from the collection's side
+
+extension Sequence where Element: QueryBindable {
+  /// `x IN (…)`: `[2, 4].contains($0.id)`.
+  public func contains(_ element: some QueryExpression<Element>) -> SQLQueryExpression<Bool> {
+    element.in(self)
+  }
+}
+
+extension ClosedRange where Bound: QueryBindable {
+  /// `x BETWEEN lower AND upper`: `(10...20).contains($0.title.length())`.
+  public func contains(_ element: some QueryExpression<Bound>) -> SQLQueryExpression<Bool> {
+    element.between(lowerBound, and: upperBound)
+  }
+}
+
+extension Table {
+  /// `EXISTS (SELECT … FROM table)`: whether the table (in its default scope) has a row.
+  public static func exists() -> SQLQueryExpression<Bool> { all.exists() }
+}

@@ -102,10 +102,18 @@ public struct Where<From: Table>: Statement, Sendable {
   public func offset(_ offset: Int) -> Select<From, From, ()> { all.offset(offset) }
 
   /// Selects expressions from the matching rows.
+  @_disfavoredOverload
   public func select<each C: QueryExpression>(
     _ selection: (From.TableColumns) -> (repeat each C)
   ) -> Select<(repeat (each C).QueryValue.QueryOutput), From, ()>
   where repeat (each C).QueryValue: QueryRepresentable {
+    all.select(selection)
+  }
+
+  /// Selects one expression from the matching rows.
+  public func select<C: QueryExpression>(_ selection: (From.TableColumns) -> C)
+    -> Select<C.QueryValue.QueryOutput, From, ()>
+  where C.QueryValue: QueryRepresentable {
     all.select(selection)
   }
 
@@ -230,10 +238,19 @@ extension Table {
   }
 
   /// Selects expressions from every row.
+  @_disfavoredOverload
   public static func select<each C: QueryExpression>(
     _ selection: (TableColumns) -> (repeat each C)
   ) -> Select<(repeat (each C).QueryValue.QueryOutput), Self, ()>
   where repeat (each C).QueryValue: QueryRepresentable {
+    all.select(selection)
+  }
+
+  /// Selects one expression from every row. (The tuple form covers this too, but a single
+  /// value matched to a pack leaves the type checker unable to follow a subquery inside it.)
+  public static func select<C: QueryExpression>(_ selection: (TableColumns) -> C)
+    -> Select<C.QueryValue.QueryOutput, Self, ()>
+  where C.QueryValue: QueryRepresentable {
     all.select(selection)
   }
 
