@@ -15,12 +15,13 @@
 /// }
 /// ```
 @attached(
-  member, names: named(TableColumns), named(columns), named(tableName), named(Draft), named(Columns)
+  member, names: named(TableColumns), named(columns), named(tableName), named(schemaName),
+  named(Draft), named(Columns)
 )
 @attached(
   extension, conformances: Table, PrimaryKeyedTable, names: named(init(decoder:)),
   named(_columnWidth))
-public macro Table(_ name: String = "") =
+public macro Table(_ name: String = "", schema schemaName: String = "") =
   #externalMacro(module: "HearthQueryMacros", type: "TableMacro")
 
 /// Makes a struct a result type that queries select into: `Columns(…)` takes one expression

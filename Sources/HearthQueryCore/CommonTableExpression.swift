@@ -54,6 +54,7 @@ public enum CommonTableExpressionBuilder {
 ///
 /// ```swift
 /// Values(Count.Columns(value: 1))   // SELECT ?
+/// Values(1, "Hello", true)           // SELECT ?, ?, ?
 /// ```
 public struct Values<QueryValue>: Statement, Sendable {
   let values: [QueryFragment]
@@ -62,6 +63,19 @@ public struct Values<QueryValue>: Statement, Sendable {
   public init(_ value: some QueryExpression<QueryValue>) where QueryValue: QueryRepresentable {
     values = [value.queryFragment]
     decode = { try QueryValue(decoder: &$0) }
+  }
+
+  /// Several values: `Values(1, "Hello", true)` is `SELECT ?, ?, ?`, a row `(Int, String,
+  /// Bool)`.
+  @_disfavoredOverload
+  public init<each C: QueryExpression>(_ values: repeat each C)
+  where
+    QueryValue == (repeat (each C).QueryValue.QueryOutput),
+    repeat (each C).QueryValue: QueryRepresentable
+  {
+    let selected = selectedColumns(repeat each values)
+    self.values = selected.fragments
+    decode = selected.decode
   }
 
   public var query: QueryFragment { "SELECT " + values.joined() }

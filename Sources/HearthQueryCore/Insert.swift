@@ -34,6 +34,13 @@ public struct Insert<Into: Table, Returning>: Statement, Sendable {
     switch source {
     case .defaultValues:
       sql += " DEFAULT VALUES"
+    case .values(_, let rows) where rows.isEmpty:
+      // Nothing to insert (an empty builder): no statement at all, as the reference renders
+      // it, so running it changes nothing.
+      return QueryFragment()
+    case .values(let columns, let rows) where columns.isEmpty && rows.count == 1:
+      // A row with no column given (a draft of defaults only).
+      sql += " DEFAULT VALUES"
     case .values(let columns, let rows):
       sql += " " + columnList(columns) + " VALUES "
       sql += rows.map { "(" + $0.joined() + ")" }.joined()

@@ -220,6 +220,7 @@ extension Optional: Table where Wrapped: Table {
   public static var columns: _OptionalColumns<Wrapped> { _OptionalColumns() }
   public static var tableName: String { Wrapped.tableName }
   public static var tableAlias: String? { Wrapped.tableAlias }
+  public static var schemaName: String? { Wrapped.schemaName }
 }
 
 /// The columns of a table on the optional side of an outer join: each reads as optional.

@@ -188,6 +188,32 @@ extension QueryExpression where QueryValue: _OptionalProtocol {
     binary(lhs, "<>", rhs)
   }
 
+  /// `<`, `>`, `<=`, `>=` against a value of the wrapped type: `$1.priority.avg() > 1.5`
+  /// (a NULL compares as nothing).
+  public static func < (lhs: Self, rhs: some QueryExpression<QueryValue.Wrapped>)
+    -> SQLQueryExpression<Bool>
+  {
+    binary(lhs, "<", rhs)
+  }
+
+  public static func > (lhs: Self, rhs: some QueryExpression<QueryValue.Wrapped>)
+    -> SQLQueryExpression<Bool>
+  {
+    binary(lhs, ">", rhs)
+  }
+
+  public static func <= (lhs: Self, rhs: some QueryExpression<QueryValue.Wrapped>)
+    -> SQLQueryExpression<Bool>
+  {
+    binary(lhs, "<=", rhs)
+  }
+
+  public static func >= (lhs: Self, rhs: some QueryExpression<QueryValue.Wrapped>)
+    -> SQLQueryExpression<Bool>
+  {
+    binary(lhs, ">=", rhs)
+  }
+
   public func eq(_ other: some QueryExpression<QueryValue.Wrapped>) -> SQLQueryExpression<Bool> {
     binary(self, "=", other)
   }

@@ -33,15 +33,32 @@ func columnNames<Root, each V>(_ columns: repeat TableColumn<Root, each V>) -> [
 /// ```
 public struct SQLQueryExpression<QueryValue>: QueryExpression, Sendable {
   public let queryFragment: QueryFragment
+  /// How a row of this SQL decodes when `QueryValue` is a tuple (which the type alone cannot
+  /// say at run time); nil for every other type.
+  let decodeTuple: (@Sendable (inout QueryDecoder) throws -> QueryValue)?
 
   public init(_ queryFragment: QueryFragment, as type: QueryValue.Type = QueryValue.self) {
     self.queryFragment = queryFragment
+    decodeTuple = nil
+  }
+
+  /// SQL whose rows are several values, read in order: `#sql("SELECT \(Reminder.columns),
+  /// \(RemindersList.columns) FROM …", as: (Reminder, RemindersList).self)` (the macro
+  /// passes a tuple type here).
+  public init<V1: QueryDecodable, V2: QueryDecodable, each V: QueryDecodable>(
+    _ queryFragment: QueryFragment, tupleOf type: (V1, V2, repeat each V).Type
+  ) where QueryValue == (V1, V2, repeat each V) {
+    self.queryFragment = queryFragment
+    decodeTuple = { decoder in
+      (try V1(decoder: &decoder), try V2(decoder: &decoder), repeat try (each V)(decoder: &decoder))
+    }
   }
 
   /// Another expression, retyped. (Labeled: a string literal must never be taken for a
   /// `String` value here.)
   public init(expression: some QueryExpression, as type: QueryValue.Type = QueryValue.self) {
     queryFragment = expression.queryFragment
+    decodeTuple = nil
   }
 }
 

@@ -140,7 +140,7 @@ extension QueryFragment: ExpressibleByStringInterpolation {
 
     /// A table's quoted name: `\(Reminder.self)` → `"reminders"`.
     public mutating func appendInterpolation<T: Table>(_ table: T.Type) {
-      fragment.append(raw: SQLNaming.quote(T.tableName))
+      fragment.append(T.quotedTableName)
     }
 
     /// An identifier, quoted: `\(quote: name)` → `"name"`.

@@ -9,8 +9,10 @@ import HearthSQLite
 /// }
 /// ```
 ///
-/// A statement is also an expression, so it can be a subquery: `(SELECT …)`.
-public protocol Statement<QueryValue>: QueryExpression {
+/// A statement is also an expression, so it can be a subquery: `(SELECT …)`. Statements are
+/// values (SQL and how to read its rows), so they cross to other tasks: `@FetchAll` observes
+/// them from the database's queue.
+public protocol Statement<QueryValue>: QueryExpression, Sendable {
   /// The statement's SQL, without surrounding parentheses.
   var query: QueryFragment { get }
 
@@ -25,6 +27,7 @@ extension Statement {
   /// Runs the statement; rows, if any, are discarded.
   public func execute(_ db: Database) throws {
     let query = self.query
+    guard !query.isEmpty else { return }
     try db.execute(sql: query.sql, arguments: StatementArguments(query.bindings))
   }
 
@@ -33,7 +36,7 @@ extension Statement {
   public func fetchAll(_ db: Database) throws -> [QueryValue] {
     let query = self.query
     let rows = try Row.fetchCursor(
-      db, sql: query.sql, arguments: StatementArguments(query.bindings))
+      db, sql: runnableSQL(query.sql), arguments: StatementArguments(query.bindings))
     var values: [QueryValue] = []
     if rows.isLive {
       // One live row serves every step: no new `Row` per row.
@@ -66,9 +69,16 @@ extension Statement {
   public func fetchCursor(_ db: Database) throws -> QueryCursor<QueryValue> {
     let query = self.query
     return try QueryCursor(
-      rows: Row.fetchCursor(db, sql: query.sql, arguments: StatementArguments(query.bindings)),
+      rows: Row.fetchCursor(
+        db, sql: runnableSQL(query.sql), arguments: StatementArguments(query.bindings)),
       decode: _decodeRow)
   }
+}
+
+/// The SQL to run: a statement that renders to nothing (an insert of no rows) runs as a
+/// select of no rows.
+@usableFromInline func runnableSQL(_ sql: String) -> String {
+  sql.isEmpty ? "SELECT NULL WHERE 0" : sql
 }
 
 /// Decodes the rows of a statement one at a time. Valid inside the closure that made it.
@@ -104,6 +114,7 @@ extension SQLQueryExpression: Statement {
 
   /// `#sql` rows decode through the declared type, checked at run time.
   public func _decodeRow(_ decoder: inout QueryDecoder) throws -> QueryValue {
+    if let decodeTuple { return try decodeTuple(&decoder) }
     if QueryValue.self == Void.self { return () as! QueryValue }
     guard let type = QueryValue.self as? any QueryDecodable.Type else {
       throw QueryDecodingError(

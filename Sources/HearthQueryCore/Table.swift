@@ -31,6 +31,10 @@ public protocol Table: QueryRepresentable where QueryOutput == Self {
 
   /// The name the table goes by in its queries, when it is a `TableAlias`; nil for a table.
   static var tableAlias: String? { get }
+
+  /// The attached database the table lives in (`@Table(schema: "archive")`), or nil for
+  /// the main one.
+  static var schemaName: String? { get }
 }
 
 extension Table {
@@ -43,8 +47,13 @@ extension Table {
 
   public static var tableAlias: String? { nil }
 
-  /// The table's quoted name.
-  static var quotedTableName: QueryFragment { QueryFragment(raw: SQLNaming.quote(tableName)) }
+  public static var schemaName: String? { nil }
+
+  /// The table's quoted name, after its schema's: `"reminders"`, `"archive"."reminders"`.
+  static var quotedTableName: QueryFragment {
+    QueryFragment(
+      raw: (schemaName.map { SQLNaming.quote($0) + "." } ?? "") + SQLNaming.quote(tableName))
+  }
 
   /// What qualifies the table's columns: its alias, or its name.
   static var qualifier: String { SQLNaming.quote(tableAlias ?? tableName) }
@@ -52,7 +61,7 @@ extension Table {
   /// The table in a `FROM` or `JOIN`: `"users"`, or `"users" AS "referrers"`.
   static var tableReference: QueryFragment {
     guard let tableAlias else { return quotedTableName }
-    return QueryFragment(raw: SQLNaming.quote(tableName) + " AS " + SQLNaming.quote(tableAlias))
+    return quotedTableName + QueryFragment(raw: " AS " + SQLNaming.quote(tableAlias))
   }
 
   /// The values of this row, in column order.

@@ -44,6 +44,7 @@ public struct TableAlias<Base: Table, Name: AliasName>: Table {
   public static var columns: TableColumns { TableColumns() }
   public static var tableName: String { Base.tableName }
   public static var tableAlias: String? { Name.aliasName }
+  public static var schemaName: String? { Base.schemaName }
   public static var _columnWidth: Int { Base._columnWidth }
 
   public init(decoder: inout QueryDecoder) throws {

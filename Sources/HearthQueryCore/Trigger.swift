@@ -1,3 +1,4 @@
+import Foundation
 import HearthNaming
 
 // Temporary triggers and views. SQLite allows no bound parameters in a trigger's or a view's
@@ -109,6 +110,90 @@ public struct TriggerOperation<On: Table>: Sendable {
       event: "DELETE", statements: statements(old), condition: condition?(old).queryFragment)
   }
 }
+
+// Touching: a trigger that stamps the row it fired for, the reference's `touch` helpers.
+//
+// ```swift
+// Reminder.createTemporaryTrigger(after: .update(touch: \.updatedAt))
+// Reminder.createTemporaryTrigger(after: .insert(touch: { $0.isFlagged = false }))
+// ```
+extension TriggerOperation {
+  /// After an insert, updates the inserted row: `.insert(touch: { $0.status = … })`.
+  @_disfavoredOverload
+  public static func insert(
+    touch updates: (inout Updates<On>) -> Void,
+    when condition: ((_ new: AliasedColumns<On>) -> any QueryExpression<Bool>)? = nil
+  ) -> Self {
+    insert(forEachRow: { new in touching(new, updates) }, when: condition)
+  }
+
+  /// After an insert, sets a date column of the inserted row to now (or to `date`).
+  @_disfavoredOverload
+  public static func insert<D: _DateColumnValue>(
+    touch dateColumn: KeyPath<On.TableColumns, TableColumn<On, D>>,
+    date: (any QueryExpression<D>)? = nil,
+    when condition: ((_ new: AliasedColumns<On>) -> any QueryExpression<Bool>)? = nil
+  ) -> Self {
+    insert(touch: { $0[dynamicMember: dateColumn] = date ?? now(D.self) }, when: condition)
+  }
+
+  /// After an update, updates the row again: `.update(touch: { $0.version += 1 })`.
+  @_disfavoredOverload
+  public static func update(
+    touch updates: (inout Updates<On>) -> Void, when condition: UpdateCondition? = nil
+  ) -> Self {
+    update(forEachRow: { _, new in touching(new, updates) }, when: condition)
+  }
+
+  /// After an update, sets a date column of the updated row to now (or to `date`): the
+  /// reference's `updatedAt` stamp.
+  @_disfavoredOverload
+  public static func update<D: _DateColumnValue>(
+    touch dateColumn: KeyPath<On.TableColumns, TableColumn<On, D>>,
+    date: (any QueryExpression<D>)? = nil, when condition: UpdateCondition? = nil
+  ) -> Self {
+    update(touch: { $0[dynamicMember: dateColumn] = date ?? now(D.self) }, when: condition)
+  }
+
+  /// After an update of the chosen columns, updates the row again.
+  @_disfavoredOverload
+  public static func update<each V>(
+    of columns: (On.TableColumns) -> (repeat TableColumn<On, each V>),
+    touch updates: (inout Updates<On>) -> Void, when condition: UpdateCondition? = nil
+  ) -> Self {
+    update(of: columns, forEachRow: { _, new in touching(new, updates) }, when: condition)
+  }
+
+  /// After an update of the chosen columns, sets a date column of the row to now.
+  @_disfavoredOverload
+  public static func update<each V, D: _DateColumnValue>(
+    of columns: (On.TableColumns) -> (repeat TableColumn<On, each V>),
+    touch dateColumn: KeyPath<On.TableColumns, TableColumn<On, D>>,
+    date: (any QueryExpression<D>)? = nil, when condition: UpdateCondition? = nil
+  ) -> Self {
+    update(
+      of: columns, touch: { $0[dynamicMember: dateColumn] = date ?? now(D.self) },
+      when: condition)
+  }
+
+  /// `UPDATE "table" SET … WHERE "table"."rowid" = "new"."rowid"`.
+  private static func touching(_ new: AliasedColumns<On>, _ updates: (inout Updates<On>) -> Void)
+    -> Update<On, Void>
+  {
+    On.where { $0.rowid.eq(new.rowid) }.update(set: updates)
+  }
+
+  /// The time now, in the text a `Date` column stores (`yyyy-MM-dd HH:mm:ss.SSS`, UTC).
+  /// (SQLite's `datetime('subsec')` gives the same from 3.42; Debian 12 has 3.40.)
+  private static func now<D>(_: D.Type) -> any QueryExpression<D> {
+    SQLQueryExpression<D>("strftime('%Y-%m-%d %H:%M:%f', 'now')")
+  }
+}
+
+/// The types of a column a trigger can stamp with the time: `Date` and `Date?`.
+public protocol _DateColumnValue: QueryBindable {}
+extension Date: _DateColumnValue {}
+extension Optional: _DateColumnValue where Wrapped == Date {}
 
 /// The statements of a trigger's body, one per line.
 @resultBuilder

@@ -22,6 +22,15 @@ public enum SQLMacro: ExpressionMacro {
     try validate(literal)
     var arguments = node.arguments
     arguments[arguments.startIndex].expression = ExprSyntax(literal.trimmed)
+    // `as: (A, B).self`: rows of several values, which only the tuple form can read.
+    if let type = arguments.dropFirst().first, type.label?.text == "as",
+      let member = type.expression.as(MemberAccessExprSyntax.self),
+      member.declName.baseName.text == "self",
+      let tuple = member.base?.as(TupleExprSyntax.self), tuple.elements.count > 1
+    {
+      let index = arguments.index(after: arguments.startIndex)
+      arguments[index].label = .identifier("tupleOf")
+    }
     return "HearthQuery.SQLQueryExpression(\(raw: arguments.trimmedDescription))"
   }
 

@@ -15,6 +15,8 @@ public enum TableMacro: MemberMacro, ExtensionMacro {
   struct Model {
     var typeName: String
     var tableName: String
+    /// `@Table(schema: "…")`: the attached database the table lives in.
+    var schemaName: String?
     var properties: [TableProperty]
     var access: String
     /// Whether `init(decoder:)` can call the memberwise initializer.
@@ -54,7 +56,8 @@ public enum TableMacro: MemberMacro, ExtensionMacro {
     }
     guard diagnostics.isEmpty else { throw DiagnosticsError(diagnostics: diagnostics) }
     return Model(
-      typeName: typeName, tableName: tableName, properties: properties,
+      typeName: typeName, tableName: tableName, schemaName: try schemaName(node),
+      properties: properties,
       access: structDecl.accessPrefix,
       hasMemberwiseInitializer: hasMemberwiseInitializer(structDecl))
   }
@@ -74,6 +77,9 @@ public enum TableMacro: MemberMacro, ExtensionMacro {
         primaryKey: model.primaryKey),
       "\(access)static let columns = TableColumns()",
       "\(access)static var tableName: String { \(stringLiteral(model.tableName)) }",
+      model.schemaName.map {
+        "\(access)static var schemaName: String? { \(stringLiteral($0)) }"
+      } ?? "",
       SelectionMacro.columnsDeclaration(
         typeName: model.typeName, access: access, properties: model.properties
       ).description,
@@ -82,6 +88,7 @@ public enum TableMacro: MemberMacro, ExtensionMacro {
       members.append(
         draftDeclaration(
           access: access, typeName: model.typeName, tableName: model.tableName,
+          schemaName: model.schemaName,
           properties: model.properties, primaryKey: primaryKey))
     }
     return members.map { DeclSyntax(stringLiteral: $0) }
@@ -106,7 +113,9 @@ public enum TableMacro: MemberMacro, ExtensionMacro {
   }
 
   private static func explicitTableName(_ node: AttributeSyntax) throws -> String? {
-    guard let argument = node.arguments?.as(LabeledExprListSyntax.self)?.first else {
+    guard let argument = node.arguments?.as(LabeledExprListSyntax.self)?.first,
+      argument.label == nil
+    else {
       return nil
     }
     guard let literal = argument.expression.as(StringLiteralExprSyntax.self),
@@ -117,6 +126,23 @@ public enum TableMacro: MemberMacro, ExtensionMacro {
       ])
     }
     return name
+  }
+
+  /// `schema: "…"`, if given: a non-empty string literal.
+  private static func schemaName(_ node: AttributeSyntax) throws -> String? {
+    guard
+      let argument = node.arguments?.as(LabeledExprListSyntax.self)?.first(where: {
+        $0.label?.text == "schema"
+      })
+    else { return nil }
+    guard let literal = argument.expression.as(StringLiteralExprSyntax.self),
+      let name = literal.representedLiteralValue
+    else {
+      throw DiagnosticsError(diagnostics: [
+        .error(argument, "schemaName", "the schema name must be a string literal")
+      ])
+    }
+    return name.isEmpty ? nil : name
   }
 
   static func tableColumnsDeclaration(
@@ -231,7 +257,8 @@ public enum TableMacro: MemberMacro, ExtensionMacro {
   /// `Draft`: the same columns with an optional primary key, an initializer with the
   /// struct's defaults, and an initializer from a full row.
   private static func draftDeclaration(
-    access: String, typeName: String, tableName: String, properties: [TableProperty],
+    access: String, typeName: String, tableName: String, schemaName: String?,
+    properties: [TableProperty],
     primaryKey: TableProperty
   ) -> String {
     let draftType = "\(typeName).Draft"
@@ -278,6 +305,7 @@ public enum TableMacro: MemberMacro, ExtensionMacro {
       \(tableColumnsDeclaration(access: access, typeName: draftType, properties: draftProperties, primaryKey: nil))
       \(access)static let columns = TableColumns()
       \(access)static var tableName: String { \(stringLiteral(tableName)) }
+      \(schemaName.map { "\(access)static var schemaName: String? { \(stringLiteral($0)) }" } ?? "")
       \(decodingMembers(access: access, properties: draftProperties))
       }
       """

@@ -22,6 +22,18 @@ import Testing
         == "let y = HearthQuery.BindQueryExpression(.completed)")
   }
 
+  @Test func aTupleTypeReadsRowsOfSeveralValues() {
+    let (code, diagnostics) = expand(
+      #"let x = #sql("SELECT \(A.columns), \(B.columns) FROM a, b", as: (A, B).self)"#)
+    #expect(diagnostics == [])
+    #expect(
+      code
+        == #"let x = HearthQuery.SQLQueryExpression("SELECT \(A.columns), \(B.columns) FROM a, b", tupleOf: (A, B).self)"#
+    )
+    // One type in parentheses is not a tuple.
+    #expect(expand(#"let y = #sql("SELECT 1", as: (Int).self)"#).code.contains("as: (Int).self"))
+  }
+
   /// Positions are those the test harness reports for a detached macro node: line 1,
   /// column 7 is the start of the literal's text inside `#sql(`.
   @Test func refusesPlaceholdersAndUnbalancedText() {

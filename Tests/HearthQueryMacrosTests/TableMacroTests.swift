@@ -150,6 +150,27 @@ func normalized(_ code: String) -> String {
     }
     let (explicit, _) = expand(#"@Table("remindersTags") struct ReminderTag { var tagID: Int }"#)
     #expect(explicit.contains(#""remindersTags""#))
+    #expect(!explicit.contains("schemaName"))
+  }
+
+  @Test func aSchemaNamesTheAttachedDatabaseForTheTableAndItsDraft() {
+    // The expansion without its whitespace, for lookups that ignore line breaks.
+    func compact(_ source: String) -> (code: String, diagnostics: [String]) {
+      let (code, diagnostics) = expand(source)
+      return (code.filter { !$0.isWhitespace }, diagnostics)
+    }
+    let (code, diagnostics) = compact(
+      #"@Table("notes", schema: "archive") struct Note { let id: Int; var body = "" }"#)
+    #expect(diagnostics == [])
+    #expect(code.contains(#"staticvartableName:String{"notes"}"#))
+    // Once for the table, once for its draft.
+    #expect(code.components(separatedBy: #"staticvarschemaName:String?{"archive"}"#).count == 3)
+    let (unnamed, _) = compact(#"@Table(schema: "archive") struct Note { let id: Int }"#)
+    #expect(unnamed.contains(#"staticvartableName:String{"notes"}"#))
+    #expect(unnamed.contains(#"staticvarschemaName:String?{"archive"}"#))
+    let (bad, errors) = expand(#"@Table(schema: name) struct Note { let id: Int }"#)
+    #expect(!bad.contains("schemaName"))
+    #expect(errors.contains { $0.hasSuffix("the schema name must be a string literal") })
   }
 
   @Test func explicitPrimaryKeyAndNoKey() {
