@@ -48,6 +48,11 @@ let package = Package(
     .library(name: "HearthSQLite", targets: ["HearthSQLite"]),
     .library(name: "HearthQuery", targets: ["HearthQuery"]),
     .library(name: "HearthData", targets: ["HearthData"]),
+    // The reference's module names, for code written from its documentation.
+    .library(name: "SQLiteData", targets: ["SQLiteData"]),
+    .library(name: "StructuredQueries", targets: ["StructuredQueries"]),
+    .library(name: "CasePaths", targets: ["CasePaths"]),
+    .library(name: "SharingGRDB", targets: ["SharingGRDB"]),
     .library(name: "HearthDataTestSupport", targets: ["HearthDataTestSupport"]),
     .library(name: "HearthZMQ", targets: ["HearthZMQ"]),
     .library(name: "HearthWire", targets: ["HearthWire"]),
@@ -91,6 +96,10 @@ let package = Package(
       swiftSettings: strict),
     .target(
       name: "HearthDataTestSupport", dependencies: ["HearthData"], swiftSettings: strict),
+    .target(name: "SQLiteData", dependencies: ["HearthData"], swiftSettings: strict),
+    .target(name: "StructuredQueries", dependencies: ["HearthQuery"], swiftSettings: strict),
+    .target(name: "CasePaths", dependencies: ["HearthQuery"], swiftSettings: strict),
+    .target(name: "SharingGRDB", dependencies: ["HearthData"], swiftSettings: strict),
     // libzmq and nothing else: the transport knows no database.
     .target(name: "HearthZMQ", dependencies: ["CZMQ"], swiftSettings: strict),
     // The whole protocol (Protocols/README.md): messages, the change record, errors both ways,
@@ -173,6 +182,12 @@ let package = Package(
       dependencies: ["HearthSQLite", "CSQLite", "HearthDataTestSupport"],
       swiftSettings: strict),
     .testTarget(name: "HearthQueryTests", dependencies: ["HearthQuery"], swiftSettings: strict),
+    .testTarget(
+      name: "CompatibilityTests",
+      dependencies: [
+        "SharingGRDB", "CasePaths", "SQLiteData", "StructuredQueries", "HearthDataTestSupport",
+      ],
+      swiftSettings: strict),
     .testTarget(
       name: "HearthConformanceTests", dependencies: ["HearthQuery", "HearthDataTestSupport"],
       swiftSettings: strict),
