@@ -50,9 +50,12 @@ public macro Table(_ name: String = "", schema schemaName: String = "") =
 /// Attachment.where { $0.kind.image.isNot(nil) }
 /// Attachment.find(id).update { $0.kind = .note("Hello!") }  // NULLs link and image
 /// ```
-@attached(member, names: named(Columns))
 @attached(
-  extension, conformances: QueryRepresentable, _ColumnGroup,
+  member,
+  names: named(Columns), named(AllCasePaths), named(allCasePaths), named(TableColumns),
+  named(columns), named(tableName))
+@attached(
+  extension, conformances: QueryRepresentable, _ColumnGroup, CasePathable, Table,
   names: named(init(decoder:)), named(_columnWidth), named(_columnNames), named(_columnIndex),
   named(_bindings))
 public macro Selection() = #externalMacro(module: "HearthQueryMacros", type: "SelectionMacro")

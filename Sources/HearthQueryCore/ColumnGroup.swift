@@ -138,6 +138,50 @@ public func _tableColumn<Root: Table, Group: _ColumnGroup>(
   ColumnGroup(keyPath: keyPath)
 }
 
+/// A stored property of a `@Selection` whose type is a table (`let list: RemindersList`):
+/// the table's columns, in place.
+@_disfavoredOverload
+public func _tableColumn<Root: Table, Nested: Table>(
+  _ name: String, _ keyPath: any KeyPath<Root, Nested> & Sendable, as type: Nested.Type
+) -> NestedTableColumns<Root, Nested> {
+  NestedTableColumns(keyPath: keyPath)
+}
+
+/// The columns of a table stored in a `@Selection` used as a table (a common table
+/// expression's rows): named as the nested table names them, qualified by the selection.
+@dynamicMemberLookup
+public struct NestedTableColumns<Root: Table, Nested: Table>: QueryExpression, Sendable {
+  public typealias QueryValue = Nested
+  let keyPath: any KeyPath<Root, Nested> & Sendable
+
+  /// One column of the nested table: `$0.list.title`.
+  public subscript<Value>(
+    dynamicMember member: KeyPath<Nested.TableColumns, TableColumn<Nested, Value>>
+  ) -> TableColumn<Root, Value> {
+    let column = Nested.columns[keyPath: member]
+    return TableColumn(column.name, keyPath: _GroupPath(keyPath, column.keyPath))
+  }
+
+  var columns: [any TableColumnExpression<Root>] {
+    Nested.TableColumns.allColumns.map { _NestedColumn(table: keyPath, column: $0) }
+  }
+
+  public var queryFragment: QueryFragment { columns.map(\.queryFragment).joined() }
+}
+
+/// One column of a nested table, for code that walks all of a table's columns.
+struct _NestedColumn<Root: Table, Nested: Table>: TableColumnExpression {
+  let table: any KeyPath<Root, Nested> & Sendable
+  let column: any TableColumnExpression<Nested>
+
+  var name: String { column.name }
+  var queryFragment: QueryFragment {
+    QueryFragment(raw: Root.qualifier + "." + SQLNaming.quote(column.name))
+  }
+  var _keyPath: AnyKeyPath { (table as AnyKeyPath).appending(path: column._keyPath) ?? table }
+  func _binding(for row: Root) -> QueryBinding { column._binding(for: row[keyPath: table]) }
+}
+
 /// The columns a property of a table stands for: itself, or its group's.
 public func _flatColumns<Root: Table, Value>(_ column: TableColumn<Root, Value>)
   -> [any TableColumnExpression<Root>]
@@ -149,6 +193,12 @@ public func _flatColumns<Root: Table, Group>(_ group: ColumnGroup<Root, Group>)
   -> [any TableColumnExpression<Root>]
 {
   group.columns
+}
+
+public func _flatColumns<Root: Table, Nested>(_ table: NestedTableColumns<Root, Nested>)
+  -> [any TableColumnExpression<Root>]
+{
+  table.columns
 }
 
 /// The bound values of one property of a `@Selection`, for `_bindings`.
@@ -164,6 +214,7 @@ public func _groupBindings<Value: _ColumnGroup>(_ value: Value, as type: Value.T
   Value._bindings(value)
 }
 
+@_disfavoredOverload
 public func _groupBindings<Value: Table>(_ value: Value, as type: Value.Type) -> [QueryBinding] {
   value._columnBindings
 }

@@ -1,3 +1,4 @@
+import HearthNaming
 import SwiftDiagnostics
 import SwiftSyntax
 import SwiftSyntaxBuilder
@@ -46,12 +47,29 @@ public enum SelectionMacro: MemberMacro, ExtensionMacro {
     // `@Table` writes everything.
     if let enumDecl = declaration.as(EnumDeclSyntax.self) {
       guard let cases = try? cases(enumDecl) else { return [] }
-      return [enumColumnsDeclaration(enumDecl, cases: cases)]
+      var members = [enumColumnsDeclaration(enumDecl, cases: cases)]
+      // The reference writes `@Selection enum Kind` with its CasePaths trait on; without
+      // `@CasePathable` beside it, the case paths a group's columns need are written here.
+      if !declaration.hasAttribute("CasePathable") {
+        members += try CasePathableMacro.expansion(
+          of: node, providingMembersOf: declaration, conformingTo: protocols, in: context)
+      }
+      return members
     }
     guard !declaration.hasTableAttribute,
       let (typeName, access, properties, _) = try? properties(declaration)
     else { return [] }
-    return [columnsDeclaration(typeName: typeName, access: access, properties: properties)]
+    // A selection is a table too, as the reference's is: a common table expression's rows
+    // (`With { … } query: { HighPriorityList.select(\.id) }`), named like a table's.
+    let tableName = SQLNaming.tableName(forTypeName: typeName)
+    return [
+      columnsDeclaration(typeName: typeName, access: access, properties: properties),
+      DeclSyntax(
+        stringLiteral: TableMacro.tableColumnsDeclaration(
+          access: access, typeName: typeName, properties: properties, primaryKey: nil)),
+      "\(raw: access)static let columns = TableColumns()",
+      "\(raw: access)static var tableName: String { \(raw: TableMacro.stringLiteral(tableName)) }",
+    ]
   }
 
   /// `Columns`: an expression of the whole type, one argument per stored property. `@Table`
@@ -109,7 +127,13 @@ public enum SelectionMacro: MemberMacro, ExtensionMacro {
       ]
     }
     if let enumDecl = declaration.as(EnumDeclSyntax.self) {
-      return [try enumExtension(enumDecl, type: type.trimmedDescription)]
+      var extensions = [try enumExtension(enumDecl, type: type.trimmedDescription)]
+      if !declaration.hasAttribute("CasePathable") {
+        extensions += try CasePathableMacro.expansion(
+          of: node, attachedTo: declaration, providingExtensionsOf: type,
+          conformingTo: protocols, in: context)
+      }
+      return extensions
     }
     let (_, access, properties, memberwise) = try properties(declaration)
     let typeName = type.trimmedDescription
@@ -121,7 +145,7 @@ public enum SelectionMacro: MemberMacro, ExtensionMacro {
       "HearthQuery._groupBindings(value.\(TableMacro.backticked($0.name)), as: Columns._$\($0.name).self)"
     }
     let source = """
-      extension \(typeName): HearthQuery.QueryRepresentable, HearthQuery._ColumnGroup {
+      extension \(typeName): HearthQuery.QueryRepresentable, HearthQuery._ColumnGroup, HearthQuery.Table {
       \(TableMacro.decodingMembers(access: access, properties: properties, types: "Columns", memberwise: memberwise))
       \(access)static var _columnNames: [String] { [\(names.joined(separator: ", "))] }
       \(access)static func _columnIndex(_ keyPath: PartialKeyPath<Self>) -> Int? {
@@ -240,9 +264,13 @@ extension SelectionMacro {
 
 extension DeclGroupSyntax {
   /// Whether `@Table` is attached too.
-  var hasTableAttribute: Bool {
+  var hasTableAttribute: Bool { hasAttribute("Table") }
+
+  /// Whether the declaration carries `@name` (or `@Module.name`).
+  func hasAttribute(_ name: String) -> Bool {
     attributes.contains {
-      $0.as(AttributeSyntax.self)?.attributeName.trimmedDescription == "Table"
+      let attribute = $0.as(AttributeSyntax.self)?.attributeName.trimmedDescription
+      return attribute == name || attribute?.hasSuffix("." + name) == true
     }
   }
 }

@@ -175,6 +175,29 @@ import Testing
       rows: "1\n4\n5")
   }
 
+  @Test func aSelectionHoldingATableIsATableToo() throws {
+    let query = With {
+      RemindersList.group(by: \.id).leftJoin(Reminder.all) { $0.id.eq($1.remindersListID) }
+        .select { ListWithCount.Columns(list: $0, reminderCount: $1.count()) }
+    } query: {
+      ListWithCount.where { $0.reminderCount > 2 }
+    }
+    let titles = With {
+      RemindersList.group(by: \.id).leftJoin(Reminder.all) { $0.id.eq($1.remindersListID) }
+        .select { ListWithCount.Columns(list: $0, reminderCount: $1.count()) }
+    } query: {
+      ListWithCount.where { $0.reminderCount > 2 }.select { $0.list.title }
+    }
+    try assertConformance(
+      titles,
+      sql:
+        #"WITH RECURSIVE "listWithCounts" ("id", "color", "title", "position", "reminderCount") AS (SELECT "remindersLists"."id", "remindersLists"."color", "remindersLists"."title", "remindersLists"."position", count("reminders"."id") FROM "remindersLists" LEFT JOIN "reminders" ON ("remindersLists"."id" = "reminders"."remindersListID") GROUP BY "remindersLists"."id") SELECT "listWithCounts"."title" FROM "listWithCounts" WHERE ("listWithCounts"."reminderCount" > ?)"#,
+      rows: "Personal")
+    let rows = try conformanceDatabase().read { db in try query.fetchAll(db) }
+    #expect(rows.map(\.list.title) == ["Personal"])
+    #expect(rows.map(\.reminderCount) == [4])
+  }
+
   @Test func valuesOfSeveralColumns() throws {
     try assertConformance(
       Values(1, "Hello", true), sql: "SELECT ?, ?, ?", rows: "1 | Hello | 1")
@@ -265,14 +288,23 @@ import Testing
   }
 }
 
-@Table @Selection
+// As the reference's "Common table expressions" article declares them: a selection is a
+// table.
+@Selection
 struct HighPriorityRemindersList {
   let id: Int
 }
 
-@Table @Selection
+@Selection
 struct Counts {
   let value: Int
+}
+
+/// A selection holding a whole table row, as a common table expression's rows.
+@Selection
+struct ListWithCount {
+  let list: RemindersList
+  let reminderCount: Int
 }
 
 /// The reference's smallest table: a key and nothing else.
