@@ -281,6 +281,7 @@ struct _OptionalTableColumn<Wrapped: Table>: TableColumnExpression {
   var name: String { wrapped.name }
   var queryFragment: QueryFragment { wrapped.queryFragment }
   var _keyPath: AnyKeyPath { wrapped._keyPath }
+  var _jsonValue: QueryFragment { wrapped._jsonValue }
 
   func _binding(for row: Wrapped?) -> QueryBinding {
     row.map { wrapped._binding(for: $0) } ?? .null

@@ -59,10 +59,22 @@ extension QueryRepresentable where QueryOutput == Self {
 public protocol QueryBindable: QueryRepresentable, QueryExpression where QueryValue == Self {
   /// The value to bind.
   var queryBinding: QueryBinding { get }
+
+  /// A column of this type as a value of a JSON object (`json_object` of a row): the column
+  /// itself, except where JSON has a type of its own (`true`/`false`, nested JSON).
+  static func _jsonEncoded(_ value: QueryFragment) -> QueryFragment
 }
 
 extension QueryBindable {
   public var queryFragment: QueryFragment { QueryFragment(binding: queryBinding) }
+
+  public static func _jsonEncoded(_ value: QueryFragment) -> QueryFragment { value }
+}
+
+extension Bool {
+  public static func _jsonEncoded(_ value: QueryFragment) -> QueryFragment {
+    "json(CASE " + value + " WHEN 0 THEN 'false' WHEN 1 THEN 'true' END)"
+  }
 }
 
 extension QueryBindable where Self: DatabaseValueConvertible {
@@ -162,11 +174,18 @@ extension Optional: QueryExpression where Wrapped: QueryBindable {
 
 extension Optional: QueryBindable where Wrapped: QueryBindable {
   public var queryBinding: QueryBinding { self?.queryBinding ?? .null }
+
+  public static func _jsonEncoded(_ value: QueryFragment) -> QueryFragment {
+    Wrapped._jsonEncoded(value)
+  }
 }
 
 // MARK: - JSON
 
 /// Stores a `Codable` value as JSON text: `@Column(as: [String].JSONRepresentation.self)`.
+/// Dates inside it are written as a `Date` column stores them (`yyyy-MM-dd HH:mm:ss.SSS`,
+/// UTC), so that SQLite's `json_object` of a row and Swift's encoding agree; a date written
+/// as a number (Foundation's default) still reads.
 public struct _CodableJSONRepresentation<QueryOutput: Codable>: QueryBindable {
   public typealias QueryValue = Self
   public var queryOutput: QueryOutput
@@ -176,14 +195,37 @@ public struct _CodableJSONRepresentation<QueryOutput: Codable>: QueryBindable {
   public var queryBinding: QueryBinding {
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+    encoder.dateEncodingStrategy = .custom { date, encoder in
+      var container = encoder.singleValueContainer()
+      guard case .text(let text) = date.databaseValue.storage else { return }
+      try container.encode(text)
+    }
     guard let data = try? encoder.encode(queryOutput) else { return .null }
     return String(decoding: data, as: UTF8.self).databaseValue
   }
 
+  /// Values of a row in JSON: a `Bool` column as `true`/`false`, a JSON column as JSON.
+  public static func _jsonEncoded(_ value: QueryFragment) -> QueryFragment {
+    "json(" + value + ")"
+  }
+
   public init(decoder: inout QueryDecoder) throws {
     let text = try decoder.decodeColumn(String.self)
+    let json = JSONDecoder()
+    json.dateDecodingStrategy = .custom { decoder in
+      let container = try decoder.singleValueContainer()
+      if let seconds = try? container.decode(Double.self) {
+        return Date(timeIntervalSinceReferenceDate: seconds)
+      }
+      let text = try container.decode(String.self)
+      guard let date = Date.fromDatabaseValue(text.databaseValue) else {
+        throw DecodingError.dataCorruptedError(
+          in: container, debugDescription: "not a date: \(text)")
+      }
+      return date
+    }
     do {
-      queryOutput = try JSONDecoder().decode(QueryOutput.self, from: Data(text.utf8))
+      queryOutput = try json.decode(QueryOutput.self, from: Data(text.utf8))
     } catch {
       throw QueryDecodingError(
         type: "\(QueryOutput.self)", value: DatabaseValue(storage: .text(text)).description,

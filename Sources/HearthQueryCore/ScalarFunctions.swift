@@ -126,3 +126,47 @@ extension Table {
   /// `EXISTS (SELECT … FROM table)`: whether the table (in its default scope) has a row.
   public static func exists() -> SQLQueryExpression<Bool> { all.exists() }
 }
+
+// MARK: - JSON of rows
+
+extension TableDefinition where QueryValue: Codable {
+  /// `json_object('id', "reminders"."id", 'title', …)`: the whole row as a JSON object,
+  /// decoded through the table's `Codable` conformance.
+  public func jsonObject() -> SQLQueryExpression<_CodableJSONRepresentation<QueryValue>> {
+    SQLQueryExpression("json_object(" + jsonObjectArguments(Self.allColumns) + ")")
+  }
+
+  /// `json_group_array(json_object(…))`: the rows of a group as a JSON array of objects,
+  /// decoded into `[Row]` (`[]` over no rows).
+  public func jsonGroupArray(filter condition: (any QueryExpression<Bool>)? = nil)
+    -> SQLQueryExpression<[QueryValue].JSONRepresentation>
+  {
+    var sql = "json_group_array(" + jsonObject().queryFragment + ")"
+    if let condition { sql += filterClause(condition) }
+    return SQLQueryExpression(sql)
+  }
+}
+
+extension _OptionalColumns
+where Wrapped: Codable, Wrapped.TableColumns: PrimaryKeyedTableDefinition {
+  /// The rows an outer join matched, as a JSON array (`[]` where it matched none):
+  /// `RemindersList.group(by: \.id).leftJoin(Reminder.all) { … }.select { ($0, $1.jsonGroupArray()) }`.
+  public func jsonGroupArray(filter condition: (any QueryExpression<Bool>)? = nil)
+    -> SQLQueryExpression<[Wrapped].JSONRepresentation>
+  {
+    let matched = Wrapped.columns.primaryKey.queryFragment + " IS NOT NULL"
+    let filter = condition.map { matched + " AND (" + $0.queryFragment + ")" } ?? matched
+    let object = "json_object(" + jsonObjectArguments(Wrapped.TableColumns.allColumns) + ")"
+    return SQLQueryExpression("json_group_array(" + object + ") FILTER (WHERE " + filter + ")")
+  }
+}
+
+/// `'name', value, …` for `json_object`, each value as JSON types it.
+private func jsonObjectArguments<Root>(_ columns: [any TableColumnExpression<Root>])
+  -> QueryFragment
+{
+  columns.map { column in
+    QueryFragment(raw: "'" + column.name.replacingOccurrences(of: "'", with: "''") + "', ")
+      + column._jsonValue
+  }.joined()
+}

@@ -107,6 +107,12 @@ public protocol TableColumnExpression<Root>: Sendable {
   func _binding(for row: Root) -> QueryBinding
   /// The Swift property the column stores.
   var _keyPath: AnyKeyPath { get }
+  /// The column as a value of `json_object` (`true`/`false` for a `Bool`).
+  var _jsonValue: QueryFragment { get }
+}
+
+extension TableColumnExpression {
+  public var _jsonValue: QueryFragment { queryFragment }
 }
 
 /// One column of `Root`, holding values of `Value` (a representation's column holds the
@@ -133,4 +139,6 @@ public struct TableColumn<Root: Table, Value: QueryBindable>: TableColumnExpress
   public func _binding(for row: Root) -> QueryBinding {
     Value(queryOutput: row[keyPath: keyPath]).queryBinding
   }
+
+  public var _jsonValue: QueryFragment { Value._jsonEncoded(queryFragment) }
 }

@@ -97,5 +97,8 @@ struct _AliasedColumn<Base: Table, Name: AliasName>: TableColumnExpression {
     base.queryFragment.requalified(Base.tableName, as: Name.aliasName)
   }
   var _keyPath: AnyKeyPath { base._keyPath }
+  var _jsonValue: QueryFragment {
+    base._jsonValue.requalified(Base.tableName, as: Name.aliasName)
+  }
   func _binding(for row: Root) -> QueryBinding { base._binding(for: row.base) }
 }

@@ -8,7 +8,7 @@ import Testing
 // of our own. Every test in this target runs its statement on this database.
 
 @Table
-struct RemindersList: Equatable, Identifiable {
+struct RemindersList: Codable, Equatable, Identifiable {
   let id: Int
   var color = 0x4a99ef
   var title = ""
@@ -16,7 +16,7 @@ struct RemindersList: Equatable, Identifiable {
 }
 
 @Table
-struct Reminder: Equatable, Identifiable {
+struct Reminder: Codable, Equatable, Identifiable {
   static let incomplete = Self.where { !$0.isCompleted }
 
   let id: Int
