@@ -188,6 +188,16 @@ extension QueryExpression where QueryValue: _OptionalProtocol {
     binary(lhs, "<>", rhs)
   }
 
+  /// `BETWEEN lower AND upper` of plain values (a NULL is in no range).
+  public func between(
+    _ lower: some QueryExpression<QueryValue.Wrapped>,
+    and upper: some QueryExpression<QueryValue.Wrapped>
+  ) -> SQLQueryExpression<Bool> {
+    SQLQueryExpression(
+      "(" + queryFragment + " BETWEEN " + lower.queryFragment + " AND " + upper.queryFragment
+        + ")")
+  }
+
   /// `<`, `>`, `<=`, `>=` against a value of the wrapped type: `$1.priority.avg() > 1.5`
   /// (a NULL compares as nothing).
   public static func < (lhs: Self, rhs: some QueryExpression<QueryValue.Wrapped>)

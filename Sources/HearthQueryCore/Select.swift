@@ -129,7 +129,15 @@ public struct Select<Columns, From: Table, Joins>: Statement, Sendable {
     with { $0.groups += queryFragments(repeat From.columns[keyPath: each keyPaths]) }
   }
 
+  /// `GROUP BY` one expression built in a closure: `group { $0.dueDate.year }`.
+  public func group<each J: Table, C: QueryExpression>(
+    by grouping: (From.TableColumns, repeat (each J).TableColumns) -> C
+  ) -> Self where Joins == (repeat each J) {
+    with { $0.groups.append(grouping(From.columns, repeat (each J).columns).queryFragment) }
+  }
+
   /// `GROUP BY` expressions built in a closure.
+  @_disfavoredOverload
   public func group<each J: Table, each C: QueryExpression>(
     by grouping: (From.TableColumns, repeat (each J).TableColumns) -> (repeat each C)
   ) -> Self where Joins == (repeat each J) {

@@ -284,6 +284,21 @@ extension Table {
     all.group(by: repeat each keyPaths)
   }
 
+  /// `GROUP BY` an expression built in a closure: `Reminder.group { $0.dueDate.year }`.
+  public static func group<C: QueryExpression>(by grouping: (TableColumns) -> C)
+    -> Select<Self, Self, ()>
+  {
+    all.all.group(by: grouping)
+  }
+
+  /// `GROUP BY` expressions built in a closure.
+  @_disfavoredOverload
+  public static func group<each C: QueryExpression>(by grouping: (TableColumns) -> (repeat each C))
+    -> Select<Self, Self, ()>
+  {
+    all.all.group(by: grouping)
+  }
+
   /// `SELECT count(*) FROM "table"`.
   public static func count() -> Select<Int, Self, ()> { all.count() }
 
