@@ -29,6 +29,27 @@ public struct Case<Base>: Sendable {
   }
 }
 
+extension Case where Base: _OptionalProtocol {
+  /// The first branch, on a plain value of an optional base: `Case($0.priority).when(3, …)`
+  /// (a NULL base matches no branch).
+  public func when<Result>(
+    _ value: some QueryExpression<Base.Wrapped>, then result: some QueryExpression<Result>
+  ) -> Cases<Base, Result> {
+    Cases(base: base, branches: [(value.queryFragment, result.queryFragment)])
+  }
+}
+
+extension Cases where Base: _OptionalProtocol {
+  /// Another branch, on a plain value of an optional base.
+  public func when(
+    _ value: some QueryExpression<Base.Wrapped>, then result: some QueryExpression<Result>
+  ) -> Self {
+    var cases = self
+    cases.branches.append((value.queryFragment, result.queryFragment))
+    return cases
+  }
+}
+
 extension Case where Base == Bool {
   /// `CASE WHEN condition THEN …`: the first true condition chooses the result.
   public init() {

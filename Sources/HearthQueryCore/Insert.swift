@@ -236,10 +236,24 @@ extension PrimaryKeyedTable {
     insert(or: conflictResolution) { draft }
   }
 
+  /// Inserts drafts, or updates every other column of the rows whose primary key exists,
+  /// as the reference's `upsert { Reminder.Draft(id: 1, …) }`: a draft without a key is
+  /// inserted with a new one.
+  public static func upsert(@InsertValuesBuilder<Draft> _ drafts: () -> [Draft]) -> Insert<
+    Self, Void
+  > {
+    upserting(insert(drafts))
+  }
+
   /// Inserts rows, or updates every other column of the rows whose primary key exists:
   /// `INSERT … ON CONFLICT ("id") DO UPDATE SET "title" = "excluded"."title", …`.
+  @_disfavoredOverload
   public static func upsert(@InsertValuesBuilder<Self> _ rows: () -> [Self]) -> Insert<Self, Void> {
-    var insert = insertRows(of: Self.self, rows(), or: nil)
+    upserting(insertRows(of: Self.self, rows(), or: nil))
+  }
+
+  private static func upserting(_ insert: Insert<Self, Void>) -> Insert<Self, Void> {
+    var insert = insert
     let key = columns.primaryKey.name
     let updates = TableColumns.allColumns.map(\.name).filter { $0 != key }.map {
       QueryFragment(raw: SQLNaming.quote($0) + " = \"excluded\"." + SQLNaming.quote($0))
