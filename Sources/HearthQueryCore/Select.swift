@@ -63,6 +63,7 @@ public struct Select<Columns, From: Table, Joins>: Statement, Sendable {
   }
 
   /// Adds a condition that may be NULL (a NULL condition matches no row).
+  @_disfavoredOverload
   public func `where`<each J: Table>(
     _ predicate: (From.TableColumns, repeat (each J).TableColumns) -> some QueryExpression<Bool?>
   ) -> Self where Joins == (repeat each J) {

@@ -61,6 +61,7 @@ public struct Where<From: Table>: Statement, Sendable {
   }
 
   /// Adds a condition that may be NULL (a NULL condition matches no row).
+  @_disfavoredOverload
   public func `where`(_ predicate: (From.TableColumns) -> some QueryExpression<Bool?>) -> Self {
     adding([predicate(From.columns).queryFragment])
   }
@@ -191,6 +192,7 @@ extension Table {
   public static var unscoped: Where<Self> { Where(predicates: [], isUnscoped: true) }
 
   /// Rows matching a condition that may be NULL.
+  @_disfavoredOverload
   public static func `where`(_ predicate: (TableColumns) -> some QueryExpression<Bool?>)
     -> Where<Self>
   {

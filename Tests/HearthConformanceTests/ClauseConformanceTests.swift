@@ -103,8 +103,10 @@ import Testing
 @Suite struct SubqueryConformanceTests {
   @Test func subqueriesInEveryPosition() throws {
     try assertConformance(
-      Reminder.where { $0.remindersListID.in(RemindersList.where { $0.title == "Work" }.select(\.id)) }
-        .select(\.id),
+      Reminder.where {
+        $0.remindersListID.in(RemindersList.where { $0.title == "Work" }.select(\.id))
+      }
+      .select(\.id),
       sql:
         #"SELECT "reminders"."id" FROM "reminders" WHERE ("reminders"."remindersListID" IN (SELECT "remindersLists"."id" FROM "remindersLists" WHERE ("remindersLists"."title" = ?)))"#,
       rows: "5\n6")
@@ -128,7 +130,11 @@ import Testing
         #"UPDATE "remindersLists" SET "position" = (SELECT count(*) FROM "reminders" WHERE ("reminders"."remindersListID" = ?)) RETURNING "remindersLists"."position""#,
       rows: "4\n4")
     try assertConformance(
-      Tag.insert { $0.title } select: { User.select { $0.name.lower() } }.returning(\.title),
+      Tag.insert {
+        $0.title
+      } select: {
+        User.select { $0.name.lower() }
+      }.returning(\.title),
       sql:
         #"INSERT INTO "tags" ("title") SELECT lower("users"."name") FROM "users" RETURNING "tags"."title""#,
       rows: "blob\nblob jr\nblob sr")
@@ -204,7 +210,8 @@ import Testing
 @Suite struct DeleteConformanceTests {
   @Test func deletes() throws {
     try assertConformance(
-      Reminder.delete().returning(\.id), sql: #"DELETE FROM "reminders" RETURNING "reminders"."id""#,
+      Reminder.delete().returning(\.id),
+      sql: #"DELETE FROM "reminders" RETURNING "reminders"."id""#,
       rows: "1\n2\n3\n4\n5\n6")
     try assertConformance(
       Reminder.where(\.isCompleted).delete().returning(\.title),
@@ -248,7 +255,8 @@ import Testing
       try Reminder.update(reminder).execute(db)
       #expect(try Reminder.find(1).select(\.isCompleted).fetchOne(db) == true)
       try Reminder.upsert { Reminder.Draft(id: 1, remindersListID: 2, title: "Moved") }.execute(db)
-      #expect(try Reminder.find(1).select { ($0.title, $0.remindersListID) }.fetchOne(db)?.0 == "Moved")
+      #expect(
+        try Reminder.find(1).select { ($0.title, $0.remindersListID) }.fetchOne(db)?.0 == "Moved")
       let draft = Reminder.Draft(reminder)
       #expect(draft.id == 1)
       #expect(draft.title == reminder.title)
