@@ -202,6 +202,8 @@ extension Table {
   }
 }
 
+// `upsert` takes drafts or rows, as the reference's does.
+// swift-format-ignore: AmbiguousTrailingClosureOverload
 extension PrimaryKeyedTable {
   /// Inserts drafts: rows whose primary key the database may assign. When no draft has a
   /// key, the key column is left out, so its default (a rowid, `uuid()`…) applies.
