@@ -16,11 +16,12 @@
 /// ```
 @attached(
   member, names: named(TableColumns), named(columns), named(tableName), named(schemaName),
-  named(Draft), named(Columns)
+  named(Draft), named(Columns), named(AllCasePaths), named(allCasePaths)
 )
 @attached(
-  extension, conformances: Table, PrimaryKeyedTable, names: named(init(decoder:)),
-  named(_columnWidth))
+  extension, conformances: Table, PrimaryKeyedTable, _ColumnGroup, CasePathable,
+  names: named(init(decoder:)), named(_columnWidth), named(_columnNames),
+  named(_columnIndex), named(_bindings))
 public macro Table(_ name: String = "", schema schemaName: String = "") =
   #externalMacro(module: "HearthQueryMacros", type: "TableMacro")
 

@@ -167,7 +167,9 @@ public enum SelectionMacro: MemberMacro, ExtensionMacro {
 // a row's case is the one whose column is not NULL.
 extension SelectionMacro {
   /// The cases, each holding one non-optional value, or every diagnostic they deserve.
-  static func cases(_ declaration: EnumDeclSyntax) throws -> [EnumCase] {
+  static func cases(_ declaration: EnumDeclSyntax, attribute: String = "@Selection") throws
+    -> [EnumCase]
+  {
     let cases = EnumCase.parse(declaration)
     var diagnostics: [Diagnostic] = []
     for enumCase in cases {
@@ -175,7 +177,7 @@ extension SelectionMacro {
         diagnostics.append(
           .error(
             enumCase.node, "caseValues",
-            "each case of an enum @Selection holds exactly one value, stored in the case's column; '\(enumCase.name)' holds \(enumCase.values.count)"
+            "each case of an enum \(attribute) holds exactly one value, stored in the case's column; '\(enumCase.name)' holds \(enumCase.values.count)"
           ))
       } else if enumCase.values[0].type.hasSuffix("?")
         || enumCase.values[0].type.hasPrefix("Optional<")
@@ -189,7 +191,7 @@ extension SelectionMacro {
     }
     if cases.isEmpty {
       diagnostics.append(
-        .error(declaration.name, "noCases", "an enum @Selection needs at least one case"))
+        .error(declaration.name, "noCases", "an enum \(attribute) needs at least one case"))
     }
     guard diagnostics.isEmpty else { throw DiagnosticsError(diagnostics: diagnostics) }
     return cases
@@ -221,10 +223,14 @@ extension SelectionMacro {
   }
 
   /// The conformances, and a decoder that takes the case whose column is not NULL.
-  static func enumExtension(_ declaration: EnumDeclSyntax, type: String) throws
+  static func enumExtension(
+    _ declaration: EnumDeclSyntax, type: String,
+    conformances: String = "HearthQuery.QueryRepresentable, HearthQuery._ColumnGroup",
+    attribute: String = "@Selection"
+  ) throws
     -> ExtensionDeclSyntax
   {
-    let cases = try cases(declaration)
+    let cases = try cases(declaration, attribute: attribute)
     let access = declaration.modifiers.accessPrefix
     let reads = cases.enumerated().map { index, enumCase in
       "let v\(index) = try decoder.decode(Optional<Columns._$\(enumCase.name)>.self)"
@@ -240,7 +246,7 @@ extension SelectionMacro {
       """
     }
     let source = """
-      extension \(type): HearthQuery.QueryRepresentable, HearthQuery._ColumnGroup {
+      extension \(type): \(conformances) {
       \(access)init(decoder: inout HearthQuery.QueryDecoder) throws {
       \(reads.joined(separator: "\n"))
       \(choices.joined(separator: " else "))

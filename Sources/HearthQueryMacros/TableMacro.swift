@@ -31,7 +31,7 @@ public enum TableMacro: MemberMacro, ExtensionMacro {
       throw DiagnosticsError(diagnostics: [
         .error(
           declaration.introducerToken, "notAStruct",
-          "@Table applies to a struct, not \(kind): a row is a value")
+          "@Table applies to a struct or an enum, not \(kind): a row is a value")
       ])
     }
     var diagnostics: [Diagnostic] = []
@@ -68,6 +68,9 @@ public enum TableMacro: MemberMacro, ExtensionMacro {
     conformingTo protocols: [TypeSyntax],
     in context: some MacroExpansionContext
   ) throws -> [DeclSyntax] {
+    if let enumDecl = declaration.as(EnumDeclSyntax.self) {
+      return try enumMembers(node, enumDecl, conformingTo: protocols, in: context)
+    }
     // Diagnostics come from the extension role, once.
     guard let model = try? model(node, declaration) else { return [] }
     let access = model.access
@@ -101,6 +104,10 @@ public enum TableMacro: MemberMacro, ExtensionMacro {
     conformingTo protocols: [TypeSyntax],
     in context: some MacroExpansionContext
   ) throws -> [ExtensionDeclSyntax] {
+    if let enumDecl = declaration.as(EnumDeclSyntax.self) {
+      return try enumExtensions(
+        node, enumDecl, type: type, conformingTo: protocols, in: context)
+    }
     let model = try model(node, declaration)
     var conformances = ["HearthQuery.Table"]
     if model.primaryKey != nil { conformances.append("HearthQuery.PrimaryKeyedTable") }
@@ -112,7 +119,7 @@ public enum TableMacro: MemberMacro, ExtensionMacro {
     return [try ExtensionDeclSyntax(SyntaxNodeString(stringLiteral: source))]
   }
 
-  private static func explicitTableName(_ node: AttributeSyntax) throws -> String? {
+  static func explicitTableName(_ node: AttributeSyntax) throws -> String? {
     guard let argument = node.arguments?.as(LabeledExprListSyntax.self)?.first,
       argument.label == nil
     else {

@@ -97,3 +97,41 @@ struct Attachment: Equatable, Identifiable {
     #expect(Attachment.Kind.allCasePaths.image.extract(from: kind) == nil)
   }
 }
+
+/// `@Table` on an enum, as the reference allows: the table's rows are its cases.
+@Table
+enum Media: Equatable {
+  case note(String)
+  case image(URL)
+}
+
+@Suite struct EnumAsTableConformanceTests {
+  @Test func anEnumTable() throws {
+    let database = try DatabaseQueue()
+    try database.write { db in
+      try db.execute(sql: #"CREATE TABLE "medias" ("note" TEXT, "image" TEXT) STRICT"#)
+      let cat = URL(string: "https://example.com/cat.jpg")!
+      try assertQuery(
+        Media.insert {
+          Media.note("Hello")
+          Media.image(cat)
+        }, in: db,
+        sql: #"INSERT INTO "medias" ("note", "image") VALUES (?, ?), (?, ?)"#, rows: "")
+      try assertQuery(
+        Media.all, in: db, sql: #"SELECT "medias"."note", "medias"."image" FROM "medias""#,
+        rows: "Hello | NULL\nNULL | https://example.com/cat.jpg")
+      #expect(try Media.all.fetchAll(db) == [.note("Hello"), .image(cat)])
+      try assertQuery(
+        Media.where { $0.image.isNot(nil) }.count(), in: db,
+        sql: #"SELECT count(*) FROM "medias" WHERE ("medias"."image" IS NOT ?)"#, rows: "1")
+      try assertQuery(
+        Media.where { $0.note.eq("Hello") }.update { $0.note = #bind(Optional("Bye")) }
+          .returning(\.note), in: db,
+        sql:
+          #"UPDATE "medias" SET "note" = ? WHERE ("medias"."note" = ?) RETURNING "medias"."note""#,
+        rows: "Bye")
+      try Media.where { $0.image.isNot(nil) }.delete().execute(db)
+      #expect(try Media.all.fetchAll(db) == [.note("Bye")])
+    }
+  }
+}

@@ -78,6 +78,39 @@ import Testing
     #expect(text.contains("public static var _columnNames: [String] { [\"link\", \"note\"] }"))
   }
 
+  @Test func anEnumWritesItsOwnCasePathsUnlessCasePathableDoes() {
+    let (alone, _) = expand("@Selection enum Kind { case link(URL) }")
+    #expect(normalized(alone).contains("struct AllCasePaths"))
+    #expect(normalized(alone).contains("extension Kind: HearthQuery.CasePathable"))
+    let (beside, _) = expand("@CasePathable @Selection enum Kind { case link(URL) }")
+    #expect(normalized(beside).components(separatedBy: "struct AllCasePaths").count == 2)
+  }
+
+  @Test func aStructSelectionIsATableNamedAfterIt() {
+    let (code, diagnostics) = expand(
+      "@Selection struct HighPriorityList { let id: Int; let list: RemindersList }")
+    #expect(diagnostics == [])
+    let text = normalized(code)
+    #expect(text.contains("struct TableColumns: HearthQuery.TableDefinition"))
+    #expect(text.contains("static var tableName: String { \"highPriorityLists\" }"))
+    #expect(text.contains("HearthQuery.Table"))
+    // Beside `@Table`, the table is `@Table`'s alone.
+    let (table, _) = expand("@Table @Selection struct Row { let title: String }")
+    #expect(normalized(table).components(separatedBy: "struct TableColumns").count == 2)
+  }
+
+  @Test func anEnumTableHasOneColumnPerCase() {
+    let (code, diagnostics) = expand("@Table enum Media { case note(String), image(URL) }")
+    #expect(diagnostics == [])
+    let text = normalized(code)
+    #expect(text.contains("static var tableName: String { \"medias\" }"))
+    #expect(
+      text.contains(
+        "let image = HearthQuery.TableColumn<Media, Columns._$image?>(\"image\", keyPath: \\Media.[case: Media.allCasePaths.image])"
+      ))
+    #expect(text.contains("extension Media: HearthQuery.Table, HearthQuery._ColumnGroup"))
+  }
+
   @Test func refusesEnumCasesThatDoNotFitOneColumn() {
     let (_, diagnostics) = expand(
       """

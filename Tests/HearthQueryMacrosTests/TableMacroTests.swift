@@ -259,11 +259,11 @@ func normalized(_ code: String) -> String {
   @Test func diagnosesMisuseAtTheOffendingLine() {
     #expect(
       expand("@Table\nclass Reminder { var id = 0 }").diagnostics == [
-        "2:1: @Table applies to a struct, not a class: a row is a value"
+        "2:1: @Table applies to a struct or an enum, not a class: a row is a value"
       ])
     #expect(
       expand("@Table\nenum Reminder { case a }").diagnostics == [
-        "2:1: @Table applies to a struct, not an enum: a row is a value"
+        "2:22: each case of an enum @Table holds exactly one value, stored in the case's column; 'a' holds 0"
       ])
     #expect(
       expand(

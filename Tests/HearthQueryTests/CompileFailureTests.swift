@@ -82,6 +82,6 @@ import Testing
 
   @Test func aTableMustBeAStruct() throws {
     let errors = try typecheck("@Table final class Other { var id = 0 }")
-    #expect(errors.first?.contains("@Table applies to a struct, not a class") == true)
+    #expect(errors.first?.contains("@Table applies to a struct or an enum, not a class") == true)
   }
 }
