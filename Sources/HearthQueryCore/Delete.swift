@@ -44,3 +44,6 @@ extension Delete where Returning == Void {
     self.init(wheres: wheres, decode: { _ in })
   }
 }
+
+/// A delete from `From` with no `returning`, as the reference names it.
+public typealias DeleteOf<From: Table> = Delete<From, Void>

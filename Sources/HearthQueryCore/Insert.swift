@@ -296,3 +296,6 @@ extension Database {
     try T.insert(row).execute(self)
   }
 }
+
+/// An insert into `Into` with no `returning`, as the reference names it.
+public typealias InsertOf<Into: Table> = Insert<Into, Void>

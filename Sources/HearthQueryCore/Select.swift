@@ -431,3 +431,9 @@ extension QueryExpression {
 private func nullsClause(_ nulls: NullOrdering?) -> QueryFragment {
   nulls.map { QueryFragment(raw: " NULLS " + $0.rawValue) } ?? QueryFragment()
 }
+
+/// A select of whole rows of `From` and the tables joined to it, as the reference names it:
+/// `static let byTitle: SelectOf<Reminder> = Reminder.order(by: \.title)`.
+public typealias SelectOf<From: Table, each Join: Table> = Select<
+  (From, repeat each Join), From, (repeat each Join)
+>

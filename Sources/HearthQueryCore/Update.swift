@@ -169,3 +169,6 @@ extension Updates {
     assignments.append((column.name, "NOT (" + column.queryFragment + ")"))
   }
 }
+
+/// An update of `From` with no `returning`, as the reference names it.
+public typealias UpdateOf<From: Table> = Update<From, Void>

@@ -191,6 +191,11 @@ extension Table {
   /// ```
   public static var unscoped: Where<Self> { Where(predicates: [], isUnscoped: true) }
 
+  /// No rows: `WHERE 0`, for a query that must select, update or delete nothing
+  /// (`searchText.isEmpty ? Reminder.none : Reminder.where { … }`).
+  @_disfavoredOverload
+  public static var none: Where<Self> { Where(predicates: ["0"], isUnscoped: true) }
+
   /// Rows matching a condition that may be NULL.
   @_disfavoredOverload
   public static func `where`(_ predicate: (TableColumns) -> some QueryExpression<Bool?>)

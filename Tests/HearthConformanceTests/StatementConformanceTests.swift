@@ -232,3 +232,33 @@ struct Event {
   @Column(as: UUID.UppercasedRepresentation.self)
   var code: UUID
 }
+
+// The reference's names for statement types, in declarations.
+extension Reminder {
+  static let byTitle: SelectOf<Reminder> = Reminder.order(by: \.title)
+  static let withLists: SelectOf<Reminder, RemindersList> = Reminder.join(RemindersList.all) {
+    $0.remindersListID.eq($1.id)
+  }
+  static func complete(_ id: Int) -> UpdateOf<Reminder> {
+    Reminder.find(id).update { $0.isCompleted = true }
+  }
+  static func remove(_ id: Int) -> DeleteOf<Reminder> { Reminder.find(id).delete() }
+  static func add(_ title: String) -> InsertOf<Reminder> {
+    Reminder.insert { Reminder.Draft(remindersListID: 1, title: title) }
+  }
+}
+
+@Suite struct StatementTypeNameTests {
+  @Test func namedStatementTypesRun() throws {
+    let database = try conformanceDatabase()
+    try database.write { db in
+      #expect(try Reminder.byTitle.fetchAll(db).first?.title == "Call accountant")
+      #expect(try Reminder.withLists.fetchAll(db).count == 6)
+      try Reminder.complete(1).execute(db)
+      try Reminder.remove(2).execute(db)
+      try Reminder.add("New").execute(db)
+      #expect(try Reminder.where(\.isCompleted).count().fetchOne(db) == 3)
+      #expect(try Reminder.count().fetchOne(db) == 6)
+    }
+  }
+}
