@@ -36,7 +36,7 @@ public struct Select<Columns, From: Table, Joins>: Statement, Sendable {
     } else {
       sql += clauses.columns.joined()
     }
-    sql += " FROM " + From.tableReference
+    sql += " FROM " + (clauses.from ?? From.tableReference)
     for join in clauses.joins { sql += join }
     if !clauses.wheres.isEmpty { sql += " WHERE " + clauses.wheres.joinedWithAnd() }
     if !clauses.groups.isEmpty { sql += " GROUP BY " + clauses.groups.joined() }
@@ -344,6 +344,8 @@ struct SelectClauses: Sendable {
   var distinct = false
   /// Empty: every column of the table.
   var columns: [QueryFragment] = []
+  /// What the select reads in place of `From`'s table: a table-valued function's call.
+  var from: QueryFragment?
   /// ` JOIN "t" ON …`, one per joined table.
   var joins: [QueryFragment] = []
   /// The columns of each joined table, for a select of whole rows.

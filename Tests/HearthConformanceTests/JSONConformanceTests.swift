@@ -99,3 +99,140 @@ struct Schedule {
   @Column(as: [Date].JSONRepresentation.self)
   var dates: [Date]
 }
+
+// JSON paths, edits and json_each, as the article's profiles use them.
+struct Author: Codable, Equatable, Sendable {
+  var name: String
+  var links: [Link] = []
+  var age: Int?
+
+  struct Link: Codable, Equatable, Sendable {
+    var homepage: String
+  }
+}
+
+@Table
+struct Profile: Equatable {
+  let id: Int
+  @Column(as: Author.JSONRepresentation.self)
+  var author: Author
+  @Column(as: [Int].JSONRepresentation.self)
+  var favoriteNumbers: [Int] = []
+  @Column(as: [String].JSONRepresentation.self)
+  var tags: [String] = []
+}
+
+@Suite struct JSONPathConformanceTests {
+  let database: DatabaseQueue
+
+  init() throws {
+    database = try DatabaseQueue()
+    try database.write { db in
+      try db.execute(
+        sql: """
+          CREATE TABLE "profiles" (
+            "id" INTEGER PRIMARY KEY, "author" TEXT NOT NULL,
+            "favoriteNumbers" TEXT NOT NULL DEFAULT '[]', "tags" TEXT NOT NULL DEFAULT '[]'
+          ) STRICT
+          """)
+      try db.seed {
+        Profile(
+          id: 1,
+          author: Author(
+            name: "Blob",
+            links: [
+              .init(homepage: "https://www.pointfree.co"), .init(homepage: "https://blob.com"),
+            ],
+            age: 42),
+          favoriteNumbers: [1, 2, 3], tags: ["urgent", "home"])
+        Profile(id: 2, author: Author(name: "Blob Jr"), favoriteNumbers: [10], tags: ["work"])
+      }
+    }
+  }
+
+  @Test func extractValuesByKeyPath() throws {
+    try database.read { db in
+      try assertQuery(
+        Profile.select { $0.author.jsonExtract(\.name) }, in: db,
+        sql: #"SELECT json_extract("profiles"."author", ?) FROM "profiles""#,
+        rows: "Blob\nBlob Jr")
+      #expect(
+        Profile.select { $0.author.jsonExtract(\.links[0].homepage) }.query.bindings == [
+          #"$."links"[0]."homepage""#.databaseValue
+        ])
+      try assertQuery(
+        Profile.where { $0.author.jsonExtract(\.name).eq("Blob") }.select(\.id), in: db,
+        sql:
+          #"SELECT "profiles"."id" FROM "profiles" WHERE (json_extract("profiles"."author", ?) = ?)"#,
+        rows: "1")
+      try assertQuery(
+        Profile.select { $0.author.jsonArrayLength(\.links) }, in: db,
+        sql: #"SELECT json_array_length("profiles"."author", ?) FROM "profiles""#, rows: "2\n0")
+      let links = try Profile.find(1).select { $0.author.jsonExtract(\.links) }.fetchOne(db)
+      #expect(links?.map(\.homepage) == ["https://www.pointfree.co", "https://blob.com"])
+      #expect(try Profile.select { $0.author.jsonExtract(\.age) }.fetchAll(db) == [42, nil])
+    }
+  }
+
+  @Test func editDocumentsInPlace() throws {
+    try database.write { db in
+      try Profile.find(2).update { $0.author = $0.author.jsonSet(\.name, "Blob III") }.execute(db)
+      try Profile.find(2).update { $0.author = $0.author.jsonInsert(\.age, 7) }.execute(db)
+      try Profile.find(1).update { $0.author = $0.author.jsonReplace(\.age, 43) }.execute(db)
+      let replaced = try Profile.find(1).select { $0.author.jsonExtract(\.age) }.fetchOne(db)
+      #expect(replaced == 43)
+      try Profile.find(1).update {
+        $0.author = $0.author.jsonRemove(\.age).jsonSet(\.links[1].homepage, "https://blob.org")
+      }.execute(db)
+      let authors = try Profile.order(by: \.id).select(\.author).fetchAll(db)
+      #expect(
+        authors == [
+          Author(
+            name: "Blob",
+            links: [
+              .init(homepage: "https://www.pointfree.co"), .init(homepage: "https://blob.org"),
+            ]),
+          Author(name: "Blob III", age: 7),
+        ])
+      try assertQuery(
+        Profile.find(2).select {
+          $0.author.jsonPatch(#bind(Author(name: "Patched"), as: Author.JSONRepresentation.self))
+        }, in: db,
+        sql:
+          #"SELECT json_patch("profiles"."author", ?) FROM "profiles" WHERE ("profiles"."id" = ?)"#,
+        rows: #"{"links":[],"name":"Patched","age":7}"#)
+    }
+  }
+
+  @Test func eachElementAsASelect() throws {
+    try database.read { db in
+      try assertQuery(
+        Profile.where { $0.tags.jsonEach().where { $0.value.eq("urgent") }.exists() }.select(\.id),
+        in: db,
+        sql:
+          #"SELECT "profiles"."id" FROM "profiles" WHERE EXISTS (SELECT "json_each"."key", "json_each"."value" FROM json_each("profiles"."tags") WHERE ("json_each"."value" = ?))"#,
+        rows: "1")
+      try assertQuery(
+        Profile.select { ($0.id, $0.favoriteNumbers.jsonEach().select { $0.value.sum() }) }, in: db,
+        sql:
+          #"SELECT "profiles"."id", (SELECT sum("json_each"."value") FROM json_each("profiles"."favoriteNumbers")) FROM "profiles""#,
+        rows: "1 | 6\n2 | 10")
+      try assertQuery(
+        Profile.where {
+          $0.author.jsonEach(\.links).where {
+            $0.value.jsonExtract(\.homepage).like("%pointfree.co%")
+          }
+          .exists()
+        }.select(\.id), in: db,
+        sql:
+          #"SELECT "profiles"."id" FROM "profiles" WHERE EXISTS (SELECT "json_each"."key", "json_each"."value" FROM json_each("profiles"."author", ?) WHERE (json_extract("json_each"."value", ?) LIKE ?))"#,
+        rows: "1")
+      let elements = try #sql(
+        "SELECT \(JSONEach<Int, String>.columns) FROM json_each('[\"a\",\"b\"]')",
+        as: JSONEach<Int, String>.self
+      ).fetchAll(db)
+      #expect(elements.map(\.key) == [0, 1])
+      #expect(elements.map(\.value) == ["a", "b"])
+    }
+  }
+}

@@ -1,0 +1,215 @@
+import Foundation
+import HearthNaming
+
+// SQLite's JSON functions on a column stored as JSON (`@Column(as: Author.JSONRepresentation.self)`),
+// with paths written as key paths, as the reference writes them:
+//
+// ```swift
+// Profile.where { $0.author.jsonExtract(\.name).eq("Blob") }
+// Profile.select { $0.author.jsonExtract(\.links[0].homepage) }
+// Profile.update { $0.author = $0.author.jsonSet(\.name, "Blob Jr") }
+// Reminder.where { $0.tags.jsonEach().where { $0.value.eq("urgent") }.exists() }
+// ```
+
+/// A path into a JSON document of `Value`s, built by a key path: `\.links[0].homepage` is
+/// `$."links"[0]."homepage"`. Members are the stored properties of the `Codable` type (named
+/// as Swift names them, which is how `Codable` encodes them unless `CodingKeys` say else).
+@dynamicMemberLookup
+public struct JSONPath<Value>: Sendable {
+  let components: [String]
+
+  init(components: [String] = []) { self.components = components }
+
+  /// `$` and the components: the path SQLite reads.
+  var path: String { "$" + components.joined() }
+
+  public subscript<Member>(dynamicMember keyPath: KeyPath<Value, Member>) -> JSONPath<Member> {
+    JSONPath<Member>(components: components + [".\"\(Self.propertyName(keyPath))\""])
+  }
+
+  /// The name of a stored property, from its key path (`\Author.name` → `name`).
+  private static func propertyName(_ keyPath: AnyKeyPath) -> String {
+    let description = keyPath.debugDescription
+    let name = description.split(separator: ".").last.map(String.init) ?? description
+    precondition(
+      !description.contains("<computed"),
+      "\(description) is not a stored property, so it has no JSON key")
+    return name
+  }
+}
+
+extension JSONPath where Value: Collection, Value.Index == Int {
+  /// An element of an array: `\.links[0]`.
+  public subscript(index: Int) -> JSONPath<Value.Element> {
+    JSONPath<Value.Element>(components: components + ["[\(index)]"])
+  }
+}
+
+/// A JSON document's value of a given Swift type: a column value bound as itself (text,
+/// numbers), anything else `Codable` as JSON.
+public protocol _JSONDocument: QueryBindable {
+  associatedtype _Document: Codable
+}
+
+extension _CodableJSONRepresentation: _JSONDocument {
+  public typealias _Document = QueryOutput
+}
+
+extension Optional: _JSONDocument where Wrapped: _JSONDocument {
+  public typealias _Document = Wrapped._Document
+}
+
+extension QueryExpression where QueryValue: _JSONDocument {
+  /// `json_extract(x, path)`: a value inside the document, of a type a column can hold,
+  /// typed as the document's property is (a path the document lacks reads as NULL).
+  public func jsonExtract<Member: QueryBindable>(
+    _ path: KeyPath<JSONPath<QueryValue._Document>, JSONPath<Member>>
+  ) -> SQLQueryExpression<Member> {
+    SQLQueryExpression("json_extract(" + queryFragment + ", " + pathFragment(path) + ")")
+  }
+
+  /// `json_extract(x, path)` of an object or array inside the document, read as JSON.
+  @_disfavoredOverload
+  public func jsonExtract<Member: Codable>(
+    _ path: KeyPath<JSONPath<QueryValue._Document>, JSONPath<Member>>
+  ) -> SQLQueryExpression<_CodableJSONRepresentation<Member>> {
+    SQLQueryExpression("json_extract(" + queryFragment + ", " + pathFragment(path) + ")")
+  }
+
+  /// `json_array_length(x, path)`: the length of an array inside the document.
+  public func jsonArrayLength<Member: Collection>(
+    _ path: KeyPath<JSONPath<QueryValue._Document>, JSONPath<Member>>
+  ) -> SQLQueryExpression<Int> {
+    SQLQueryExpression("json_array_length(" + queryFragment + ", " + pathFragment(path) + ")")
+  }
+
+  /// `json_set(x, path, value)`: the document with the value at `path` set (added or
+  /// replaced).
+  public func jsonSet<Member: Codable>(
+    _ path: KeyPath<JSONPath<QueryValue._Document>, JSONPath<Member>>, _ value: Member
+  ) -> SQLQueryExpression<QueryValue> {
+    edit("json_set", path, value)
+  }
+
+  /// `json_insert(x, path, value)`: the document with the value added where `path` has none.
+  public func jsonInsert<Member: Codable>(
+    _ path: KeyPath<JSONPath<QueryValue._Document>, JSONPath<Member>>, _ value: Member
+  ) -> SQLQueryExpression<QueryValue> {
+    edit("json_insert", path, value)
+  }
+
+  /// `json_replace(x, path, value)`: the document with the value at `path` replaced, where
+  /// there is one.
+  public func jsonReplace<Member: Codable>(
+    _ path: KeyPath<JSONPath<QueryValue._Document>, JSONPath<Member>>, _ value: Member
+  ) -> SQLQueryExpression<QueryValue> {
+    edit("json_replace", path, value)
+  }
+
+  /// `json_remove(x, path)`: the document without the value at `path`.
+  public func jsonRemove<Member>(
+    _ path: KeyPath<JSONPath<QueryValue._Document>, JSONPath<Member>>
+  ) -> SQLQueryExpression<QueryValue> {
+    SQLQueryExpression("json_remove(" + queryFragment + ", " + pathFragment(path) + ")")
+  }
+
+  /// `json_patch(x, patch)`: the document merged with `patch` (RFC 7396: a key set to null
+  /// is removed).
+  public func jsonPatch(_ patch: some QueryExpression<QueryValue>) -> SQLQueryExpression<
+    QueryValue
+  > {
+    SQLQueryExpression("json_patch(" + queryFragment + ", " + patch.queryFragment + ")")
+  }
+
+  private func pathFragment<Member>(
+    _ keyPath: KeyPath<JSONPath<QueryValue._Document>, JSONPath<Member>>
+  ) -> QueryFragment {
+    QueryFragment(binding: JSONPath<QueryValue._Document>()[keyPath: keyPath].path.queryBinding)
+  }
+
+  private func edit<Member: Codable>(
+    _ function: String, _ path: KeyPath<JSONPath<QueryValue._Document>, JSONPath<Member>>,
+    _ value: Member
+  ) -> SQLQueryExpression<QueryValue> {
+    let json = _CodableJSONRepresentation(queryOutput: value).queryFragment
+    return SQLQueryExpression(
+      QueryFragment(raw: function + "(") + queryFragment + ", " + pathFragment(path)
+        + ", json(" + json + "))")
+  }
+}
+
+// MARK: - json_each
+
+/// A row of SQLite's `json_each`: one element of a JSON array (its index as `key`) or object
+/// (its name as `key`). `value` is the element, typed as the collection's elements are.
+public struct JSONEach<Key: QueryBindable, Value: QueryBindable>: Table, Sendable
+where Key.QueryOutput: Sendable, Value.QueryOutput: Sendable {
+  public let key: Key.QueryOutput
+  public let value: Value.QueryOutput
+
+  public static var tableName: String { "json_each" }
+  public static var columns: TableColumns { TableColumns() }
+  public static var _columnWidth: Int { 2 }
+
+  public init(decoder: inout QueryDecoder) throws {
+    key = try decoder.decode(Key.self)
+    value = try decoder.decode(Value.self)
+  }
+
+  public struct TableColumns: TableDefinition {
+    public typealias QueryValue = JSONEach
+    public let key = TableColumn<JSONEach, Key>("key", keyPath: \JSONEach.key)
+    public let value = TableColumn<JSONEach, Value>("value", keyPath: \JSONEach.value)
+
+    public static var allColumns: [any TableColumnExpression<JSONEach>] {
+      [JSONEach.columns.key, JSONEach.columns.value]
+    }
+  }
+}
+
+extension QueryExpression where QueryValue: _JSONDocument {
+  /// `json_each(x)` of a JSON array of values: a select of its elements, to filter
+  /// (`.where { $0.value.eq("urgent") }.exists()`) or aggregate (`.select { $0.value.sum() }`).
+  public func jsonEach<Element: QueryBindable>() -> Select<
+    JSONEach<Int, Element>, JSONEach<Int, Element>, ()
+  > where QueryValue._Document == [Element] {
+    eachElement(of: nil)
+  }
+
+  /// `json_each(x)` of a JSON array of objects: each element read as JSON.
+  @_disfavoredOverload
+  public func jsonEach<Element: Codable>() -> Select<
+    JSONEach<Int, _CodableJSONRepresentation<Element>>,
+    JSONEach<Int, _CodableJSONRepresentation<Element>>, ()
+  > where QueryValue._Document == [Element] {
+    eachElement(of: nil)
+  }
+
+  /// `json_each(x, path)` of an array of values inside the document.
+  public func jsonEach<Element: QueryBindable>(
+    _ path: KeyPath<JSONPath<QueryValue._Document>, JSONPath<[Element]>>
+  ) -> Select<JSONEach<Int, Element>, JSONEach<Int, Element>, ()> {
+    eachElement(of: JSONPath<QueryValue._Document>()[keyPath: path].path)
+  }
+
+  /// `json_each(x, path)` of an array of objects inside the document, each read as JSON.
+  @_disfavoredOverload
+  public func jsonEach<Element: Codable>(
+    _ path: KeyPath<JSONPath<QueryValue._Document>, JSONPath<[Element]>>
+  ) -> Select<
+    JSONEach<Int, _CodableJSONRepresentation<Element>>,
+    JSONEach<Int, _CodableJSONRepresentation<Element>>, ()
+  > {
+    eachElement(of: JSONPath<QueryValue._Document>()[keyPath: path].path)
+  }
+
+  private func eachElement<Key, Value>(of path: String?) -> Select<
+    JSONEach<Key, Value>, JSONEach<Key, Value>, ()
+  > {
+    var clauses = SelectClauses()
+    var call: QueryFragment = "json_each(" + queryFragment
+    if let path { call += ", " + QueryFragment(binding: path.queryBinding) }
+    clauses.from = call + ")"
+    return Select(clauses: clauses) { try JSONEach<Key, Value>(decoder: &$0) }
+  }
+}
