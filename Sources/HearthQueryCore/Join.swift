@@ -132,16 +132,67 @@ extension _ColumnSelecting {
   }
 }
 
+extension _ColumnSelecting {
+  /// `LEFT JOIN` a select of columns to a select of columns: the joined columns read as
+  /// optional (NULL where nothing matched).
+  ///
+  /// ```swift
+  /// RemindersList.select(\.title)
+  ///   .leftJoin(Reminder.select(\.title)) { $0.id == $1.remindersListID }   // (String, String?)
+  /// ```
+  public func leftJoin<each S, each J: Table, each T: QueryDecodable, F: Table>(
+    _ other: Select<(repeat each T), F, ()>,
+    on constraint: ((From.TableColumns, repeat (each J).TableColumns, F?.TableColumns))
+      -> some QueryExpression<Bool>
+  ) -> Select<(repeat each S, repeat (each T)?), From, (repeat each J, F?)>
+  where Columns == (repeat each S), Joins == (repeat each J) {
+    let select = _select
+    let on = constraint((From.columns, repeat (each J).columns, F?.columns)).queryFragment
+    var clauses = select.clauses.adding(F.self, other.clauses.wheres, kind: "LEFT JOIN", on: on)
+    clauses.columns = select.clauses.columns + other.clauses.columns
+    let decodeFirst = select.decode
+    return Select<(repeat each S, repeat (each T)?), From, (repeat each J, F?)>(clauses: clauses) {
+      decoder in
+      let first = try decodeFirst(&decoder)
+      return (repeat each first, repeat try (each T)._decodeOptional(decoder: &decoder))
+    }
+  }
+}
+
+extension Select {
+  /// `JOIN` the rows of a table-valued function, as `json_each` gives them: `Profile.join(
+  /// Profile.columns.author.jsonEach(\.links)) { _, _ in true }`.
+  public func join<each J: Table, F: Table>(
+    _ other: Select<F, F, ()>,
+    on constraint: ((From.TableColumns, repeat (each J).TableColumns, F.TableColumns))
+      -> some QueryExpression<Bool>
+  ) -> Select<(From, repeat each J, F), From, (repeat each J, F)>
+  where Joins == (repeat each J), Columns == (From, repeat each J) {
+    let on = constraint((From.columns, repeat (each J).columns, F.columns)).queryFragment
+    let clauses = clauses.adding(
+      F.self, other.clauses.wheres, kind: "JOIN", on: on, reference: other.clauses.from)
+    return Select<(From, repeat each J, F), From, (repeat each J, F)>(clauses: clauses) {
+      decoder in
+      (
+        try From(decoder: &decoder), repeat try (each J)(decoder: &decoder),
+        try F(decoder: &decoder)
+      )
+    }
+  }
+}
+
 extension SelectClauses {
   /// These clauses with `table` joined. Its conditions go into the `ON` clause, so that an
   /// outer join keeps its unmatched rows.
   func adding<F: Table>(
-    _ table: F.Type, _ conditions: [QueryFragment], kind: String, on constraint: QueryFragment
+    _ table: F.Type, _ conditions: [QueryFragment], kind: String, on constraint: QueryFragment,
+    reference: QueryFragment? = nil
   ) -> SelectClauses {
     var clauses = self
     clauses.columns = []
     let on = ([constraint] + conditions).joinedWithAnd()
-    clauses.joins.append(QueryFragment(raw: " \(kind) ") + F.tableReference + " ON " + on)
+    clauses.joins.append(
+      QueryFragment(raw: " \(kind) ") + (reference ?? F.tableReference) + " ON " + on)
     clauses.joinedTableColumns.append(F.columns.queryFragment)
     return clauses
   }
@@ -182,6 +233,14 @@ extension Where {
 }
 
 extension Table {
+  /// `SELECT … FROM self JOIN` the rows of a table-valued function (`json_each`).
+  public static func join<F: Table>(
+    _ other: Select<F, F, ()>,
+    on constraint: (TableColumns, F.TableColumns) -> some QueryExpression<Bool>
+  ) -> Select<(Self, F), Self, F> {
+    all.all.join(other, on: constraint)
+  }
+
   /// `SELECT … FROM self JOIN other ON constraint`.
   public static func join<F: Table>(
     _ other: Where<F>, on constraint: (TableColumns, F.TableColumns) -> some QueryExpression<Bool>

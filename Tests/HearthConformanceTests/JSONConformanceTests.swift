@@ -236,3 +236,16 @@ struct Profile: Equatable {
     }
   }
 }
+
+extension JSONPathConformanceTests {
+  @Test func joinTheElementsOfADocument() throws {
+    try database.read { db in
+      try assertQuery(
+        Profile.join(Profile.columns.author.jsonEach(\.links)) { _, _ in true }
+          .select { ($0.author.jsonExtract(\.name), $1.value.jsonExtract(\.homepage)) }, in: db,
+        sql:
+          #"SELECT json_extract("profiles"."author", ?), json_extract("json_each"."value", ?) FROM "profiles" JOIN json_each("profiles"."author", ?) ON ?"#,
+        rows: "Blob | https://www.pointfree.co\nBlob | https://blob.com")
+    }
+  }
+}

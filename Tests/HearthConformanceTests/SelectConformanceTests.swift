@@ -192,3 +192,30 @@ struct ReminderResult {
 }
 
 enum Referrer: AliasName {}
+
+@Suite struct BuilderBodyConformanceTests {
+  @Test func emptyAndConditionalBodies() throws {
+    try assertConformance(
+      Reminder.where { _ in }.select(\.id).order(by: \.id).limit(1),
+      sql: #"SELECT "reminders"."id" FROM "reminders" ORDER BY "reminders"."id" LIMIT ?"#,
+      rows: "1")
+    let database = try conformanceDatabase()
+    try database.write { db in
+      try Tag.insert {}.execute(db)
+      #expect(try Tag.count().fetchOne(db) == 3)
+    }
+  }
+
+  @Test func aLeftJoinOfSelects() throws {
+    try assertConformance(
+      User.select(\.name).leftJoin(Reminder.select(\.title)) { $0.id.eq($1.assignedUserID) },
+      sql:
+        #"SELECT "users"."name", "reminders"."title" FROM "users" LEFT JOIN "reminders" ON ("users"."id" = "reminders"."assignedUserID")"#,
+      rows: "Blob | Groceries\nBlob Jr | Send report\nBlob Sr | NULL")
+    let rows = try conformanceDatabase().read { db in
+      try User.select(\.name).leftJoin(Reminder.select(\.title)) { $0.id.eq($1.assignedUserID) }
+        .fetchAll(db)
+    }
+    #expect(rows.map(\.1) == ["Groceries", "Send report", nil])
+  }
+}
