@@ -371,13 +371,19 @@ extension [QueryFragment] {
 
 /// Builds the terms of an `ORDER BY`: an expression, a tuple of them, `if`/`else`.
 @resultBuilder
-public enum OrderingBuilder {
+public enum OrderingBuilder: _FragmentListBuilder {
   public static func buildExpression<each C: QueryExpression>(_ terms: (repeat each C))
     -> [QueryFragment]
   {
     queryFragments(repeat each terms)
   }
+}
 
+/// What the builders of clause lists (`order`, `where`, `having`) share: their parts are
+/// lists of fragments, concatenated, with `if`/`else`, `if` alone and loops.
+public protocol _FragmentListBuilder {}
+
+extension _FragmentListBuilder {
   public static func buildBlock(_ components: [QueryFragment]...) -> [QueryFragment] {
     components.flatMap { $0 }
   }

@@ -377,32 +377,12 @@ extension Where where From: PrimaryKeyedTable {
 /// Builds the conditions of a `where` or `having` closure: an expression, nothing, or the
 /// conditions of an `if`/`else`.
 @resultBuilder
-public enum PredicateBuilder {
+public enum PredicateBuilder: _FragmentListBuilder {
   public static func buildExpression(_ condition: some QueryExpression<Bool>) -> [QueryFragment] {
     [condition.queryFragment]
   }
 
   public static func buildExpression(_ condition: some QueryExpression<Bool?>) -> [QueryFragment] {
     [condition.queryFragment]
-  }
-
-  public static func buildBlock(_ components: [QueryFragment]...) -> [QueryFragment] {
-    components.flatMap { $0 }
-  }
-
-  public static func buildEither(first component: [QueryFragment]) -> [QueryFragment] {
-    component
-  }
-
-  public static func buildEither(second component: [QueryFragment]) -> [QueryFragment] {
-    component
-  }
-
-  public static func buildOptional(_ component: [QueryFragment]?) -> [QueryFragment] {
-    component ?? []
-  }
-
-  public static func buildArray(_ components: [[QueryFragment]]) -> [QueryFragment] {
-    components.flatMap { $0 }
   }
 }

@@ -69,15 +69,8 @@ import Testing
   }
 
   @Test func inUnixTimeAndJulianDays() throws {
-    let database = try DatabaseQueue()
+    let database = try eventsDatabase()
     try database.write { db in
-      try db.execute(
-        sql: """
-          CREATE TABLE "events" (
-            "id" INTEGER PRIMARY KEY, "startsAt" INTEGER NOT NULL, "endsAt" REAL,
-            "token" BLOB NOT NULL, "code" TEXT NOT NULL
-          ) STRICT
-          """)
       let start = Date(timeIntervalSince1970: 1_700_000_000)
       try Event.insert {
         Event(

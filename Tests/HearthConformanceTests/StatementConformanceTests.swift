@@ -184,15 +184,8 @@ import Testing
   }
 
   @Test func dateRepresentations() throws {
-    let database = try DatabaseQueue()
+    let database = try eventsDatabase()
     try database.write { db in
-      try db.execute(
-        sql: """
-          CREATE TABLE "events" (
-            "id" INTEGER PRIMARY KEY, "startsAt" INTEGER NOT NULL, "endsAt" REAL,
-            "token" BLOB NOT NULL, "code" TEXT NOT NULL
-          ) STRICT
-          """)
       let start = Date(timeIntervalSince1970: 1_700_000_000.75)
       let token = UUID(uuidString: "8A6B2A52-2B4B-4B0A-9C71-1A1E2D3C4B5A")!
       try Event.insert {
@@ -218,6 +211,21 @@ import Testing
         try Event.where { $0.startsAt.eq(#sql("\(raw: unixepoch ?? 0)")) }.fetchCount(db) == 1)
     }
   }
+}
+
+/// An empty "events" table, in the storage `Event` declares.
+func eventsDatabase() throws -> DatabaseQueue {
+  let database = try DatabaseQueue()
+  try database.write { db in
+    try db.execute(
+      sql: """
+        CREATE TABLE "events" (
+          "id" INTEGER PRIMARY KEY, "startsAt" INTEGER NOT NULL, "endsAt" REAL,
+          "token" BLOB NOT NULL, "code" TEXT NOT NULL
+        ) STRICT
+        """)
+  }
+  return database
 }
 
 @Table
