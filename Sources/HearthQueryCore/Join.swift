@@ -182,17 +182,18 @@ extension Select {
 }
 
 extension SelectClauses {
-  /// These clauses with `table` joined. Its conditions go into the `ON` clause, so that an
-  /// outer join keeps its unmatched rows.
+  /// These clauses with `table` joined. Its conditions join this select's `WHERE`, as the
+  /// reference combines joined queries (so an outer join's row that the joined side's
+  /// conditions refuse is gone; put a condition in the `ON` closure to keep it).
   func adding<F: Table>(
     _ table: F.Type, _ conditions: [QueryFragment], kind: String, on constraint: QueryFragment,
     reference: QueryFragment? = nil
   ) -> SelectClauses {
     var clauses = self
     clauses.columns = []
-    let on = ([constraint] + conditions).joinedWithAnd()
+    clauses.wheres += conditions
     clauses.joins.append(
-      QueryFragment(raw: " \(kind) ") + (reference ?? F.tableReference) + " ON " + on)
+      QueryFragment(raw: " \(kind) ") + (reference ?? F.tableReference) + " ON " + constraint)
     clauses.joinedTableColumns.append(F.columns.queryFragment)
     return clauses
   }

@@ -274,10 +274,9 @@ struct Post: Equatable, Identifiable {
         $0.id.eq($1.assignedUserID)
       }.fetchAll(db)
     }
-    // The joined side's conditions are in its ON clause, so a full join keeps the reminders
-    // they leave out as unmatched rows: 2 matched, 1 user alone, 4 reminders alone.
-    #expect(rows.count == 7)
-    #expect(rows.filter { $0.1 == nil }.map { $0.0?.name } == ["Blob Sr"])
-    #expect(rows.filter { $0.0 == nil }.count == 4)
+    // The joined side's conditions join the WHERE clause, as the reference's do: only the
+    // rows with an assigned reminder are left.
+    #expect(rows.map { $0.0?.name } == ["Blob", "Blob Jr"])
+    #expect(rows.map { $0.1?.title } == ["Groceries", "Send report"])
   }
 }
