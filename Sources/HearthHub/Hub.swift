@@ -49,6 +49,7 @@ public final class Hub: Sendable {
     lock = try HubLock(databasePath: configuration.databasePath)
     try HubLock.checkSocketsAreFree(in: configuration.runtimeDirectory)
     try Hub.checkExistingFile(configuration.databasePath)
+    try Hub.restrictToOwner(configuration.databasePath)
     var databaseConfiguration = Configuration()
     databaseConfiguration.label = "hearthd"
     databaseConfiguration.foreignKeysEnabled = true
@@ -100,6 +101,28 @@ public final class Hub: Sendable {
     if let format, format != String(HubStore.format) {
       throw DatabaseError(
         resultCode: .SQLITE_ERROR, message: HubStore.otherFormatMessage(format))
+    }
+  }
+
+  /// The database and its `-wal` and `-shm` readable and writable by their owner only
+  /// (0600), whatever the umask: the file is created so (SQLite gives the `-wal` and `-shm`
+  /// it creates the database file's mode), and a file a more open umask made is closed to
+  /// others. Plugins read it as the same user; nobody else reads or writes it.
+  static func restrictToOwner(_ path: String) throws {
+    if !FileManager.default.fileExists(atPath: path) {
+      let descriptor = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+      guard descriptor >= 0 else {
+        throw HubError("cannot create \(path): \(String(cString: strerror(errno)))")
+      }
+      close(descriptor)
+    }
+    for file in [path, path + "-wal", path + "-shm"] {
+      var status = stat()
+      guard stat(file, &status) == 0, status.st_mode & 0o077 != 0 else { continue }
+      guard chmod(file, 0o600) == 0 else {
+        throw HubError(
+          "cannot make \(file) private (mode 0600): \(String(cString: strerror(errno)))")
+      }
     }
   }
 

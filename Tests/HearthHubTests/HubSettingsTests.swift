@@ -40,3 +40,39 @@ import Testing
     #expect(refusal("retention-days = inf")?.problem.contains("not 'inf'") == true)
   }
 }
+
+@Suite struct DatabaseFileModeTests {
+  /// The permission bits of `path`.
+  func mode(_ path: String) throws -> Int {
+    let attributes = try FileManager.default.attributesOfItem(atPath: path)
+    return try #require(attributes[.posixPermissions] as? Int)
+  }
+
+  @Test func theDatabaseIsTheOwnersOnlyWhateverTheUmask() throws {
+    let old = umask(0o022)
+    defer { umask(old) }
+    let running = try RunningHub()
+    defer { running.stopAndRemove() }
+    let path = running.paths.databasePath
+    #expect(try mode(path) == 0o600)
+    #expect(try mode(path + "-wal") == 0o600)
+    #expect(try mode(path + "-shm") == 0o600)
+  }
+
+  @Test func aFileOthersCouldReadIsClosedToThem() throws {
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "hearth-mode-\(UUID().uuidString.prefix(8))")
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let first = try RunningHub(directory: directory)
+    let path = first.paths.databasePath
+    first.stop()
+    for file in [path, path + "-wal", path + "-shm"]
+    where FileManager.default.fileExists(atPath: file) {
+      try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: file)
+    }
+    let second = try RunningHub(directory: directory)
+    defer { second.stop() }
+    #expect(try mode(path) == 0o600)
+  }
+}
