@@ -99,7 +99,8 @@ let package = Package(
     .target(name: "SQLiteData", dependencies: ["HearthData"], swiftSettings: strict),
     .target(name: "StructuredQueries", dependencies: ["HearthQuery"], swiftSettings: strict),
     .target(name: "CasePaths", dependencies: ["HearthQuery"], swiftSettings: strict),
-    .target(name: "SharingGRDB", dependencies: ["HearthData"], swiftSettings: strict),
+    .target(
+      name: "SharingGRDB", dependencies: ["HearthData", "HearthNaming"], swiftSettings: strict),
     // libzmq and nothing else: the transport knows no database.
     .target(name: "HearthZMQ", dependencies: ["CZMQ"], swiftSettings: strict),
     // The whole protocol (Protocols/README.md): messages, the change record, errors both ways,

@@ -254,17 +254,17 @@ extension PrimaryKeyedTable {
     upserting(insertRows(of: Self.self, rows(), or: nil))
   }
 
+  /// `ON CONFLICT ("key") DO UPDATE SET` every other column to the refused row's value.
   private static func upserting(_ insert: Insert<Self, Void>) -> Insert<Self, Void> {
-    var insert = insert
     let key = columns.primaryKey.name
-    let updates = TableColumns.allColumns.map(\.name).filter { $0 != key }.map {
-      QueryFragment(raw: SQLNaming.quote($0) + " = \"excluded\"." + SQLNaming.quote($0))
+    return insert.upserting([key]) { updates, _ in
+      for name in TableColumns.allColumns.map(\.name) where name != key {
+        updates.assignments.append(
+          (name, QueryFragment(raw: "\"excluded\"." + SQLNaming.quote(name))))
+      }
     }
-    insert.upsert =
-      QueryFragment(raw: " ON CONFLICT (" + SQLNaming.quote(key) + ")")
-      + (updates.isEmpty ? " DO NOTHING" : " DO UPDATE SET " + updates.joined())
-    return insert
   }
+
 }
 
 func insertRows<T: Table>(of type: T.Type, _ rows: [T], or conflictResolution: ConflictResolution?)

@@ -121,14 +121,8 @@ extension _ColumnSelecting {
     var clauses = select.clauses.adding(F.self, other.clauses.wheres, kind: "JOIN", on: on)
     clauses.columns = select.clauses.columns + other.clauses.columns
     clauses.orders += other.clauses.orders
-    let decodeFirst = select.decode
-    let decodeOther = other.decode
-    return Select<(repeat each S, repeat each T), From, (repeat each J, F)>(clauses: clauses) {
-      decoder in
-      let first = try decodeFirst(&decoder)
-      let more = try decodeOther(&decoder)
-      return (repeat each first, repeat each more)
-    }
+    return Select<(repeat each S, repeat each T), From, (repeat each J, F)>(
+      clauses: clauses, decode: concatenating(select.decode, other.decode))
   }
 }
 

@@ -166,7 +166,7 @@ private func jsonObjectArguments<Root>(_ columns: [any TableColumnExpression<Roo
   -> QueryFragment
 {
   columns.map { column in
-    QueryFragment(raw: "'" + column.name.replacingOccurrences(of: "'", with: "''") + "', ")
+    QueryFragment(raw: column.name.databaseValue.sqlLiteral + ", ")
       + column._jsonValue
   }.joined()
 }

@@ -46,12 +46,8 @@ extension Select {
   ) -> Select<(repeat each S, repeat each T), From, Joins> where Columns == (repeat each S) {
     var clauses = self.clauses
     clauses.columns += fragments
-    let decodeFirst = decode
-    return Select<(repeat each S, repeat each T), From, Joins>(clauses: clauses) { decoder in
-      let first = try decodeFirst(&decoder)
-      let more = try decodeMore(&decoder)
-      return (repeat each first, repeat each more)
-    }
+    return Select<(repeat each S, repeat each T), From, Joins>(
+      clauses: clauses, decode: concatenating(decode, decodeMore))
   }
 
   /// The selected columns, handed to `transform` as expressions, made into new ones: how a
@@ -156,4 +152,16 @@ extension _ColumnSelecting {
     return _select.adding(selected.fragments, decode: selected.decode)
   }
 
+}
+
+/// Reads the columns of `first`, then those of `second`, as one row.
+func concatenating<each S, each T>(
+  _ first: @escaping @Sendable (inout QueryDecoder) throws -> (repeat each S),
+  _ second: @escaping @Sendable (inout QueryDecoder) throws -> (repeat each T)
+) -> @Sendable (inout QueryDecoder) throws -> (repeat each S, repeat each T) {
+  { decoder in
+    let head = try first(&decoder)
+    let tail = try second(&decoder)
+    return (repeat each head, repeat each tail)
+  }
 }

@@ -183,10 +183,9 @@ extension TriggerOperation {
     On.where { $0.rowid.eq(new.rowid) }.update(set: updates)
   }
 
-  /// The time now, in the text a `Date` column stores (`yyyy-MM-dd HH:mm:ss.SSS`, UTC).
-  /// (SQLite's `datetime('subsec')` gives the same from 3.42; Debian 12 has 3.40.)
+  /// The time now, in the text a `Date` column stores (`.now`'s SQL).
   private static func now<D>(_: D.Type) -> any QueryExpression<D> {
-    SQLQueryExpression<D>("strftime('%Y-%m-%d %H:%M:%f', 'now')")
+    SQLQueryExpression<D>(Date._dateStorage(["'now'"]))
   }
 }
 

@@ -22,9 +22,7 @@ public struct Update<From: Table, Returning>: Statement, Sendable {
     var sql: QueryFragment = "UPDATE"
     if let conflictResolution { sql.append(raw: " OR " + conflictResolution.rawValue) }
     sql += " " + From.quotedTableName + " SET "
-    var updates = Updates<From>()
-    updates.assignments = assignments
-    sql += updates.rendered
+    sql += renderedAssignments(assignments)
     if !wheres.isEmpty { sql += " WHERE " + wheres.joinedWithAnd() }
     if !returningColumns.isEmpty { sql += " RETURNING " + returningColumns.joined() }
     return sql

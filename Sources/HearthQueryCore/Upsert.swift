@@ -38,7 +38,7 @@ extension Insert {
     if assignments.assignments.isEmpty {
       clause += " DO NOTHING"
     } else {
-      clause += " DO UPDATE SET " + assignments.rendered
+      clause += " DO UPDATE SET " + renderedAssignments(assignments.assignments)
     }
     var copy = self
     // SQLite cannot tell `INSERT … SELECT … ON CONFLICT` from a join's `ON` without a WHERE.
@@ -50,12 +50,10 @@ extension Insert {
   }
 }
 
-extension Updates {
-  /// `"a" = …, "b" = …`: every assignment, in order (a column assigned twice keeps both,
-  /// and SQLite applies the last).
-  var rendered: QueryFragment {
-    assignments.map { QueryFragment(raw: SQLNaming.quote($0.0) + " = ") + $0.1 }.joined()
-  }
+/// `"a" = …, "b" = …`: every assignment, in order (a column assigned twice keeps both, and
+/// SQLite applies the last). What an `UPDATE` and an upsert's `DO UPDATE` set.
+func renderedAssignments(_ assignments: [(String, QueryFragment)]) -> QueryFragment {
+  assignments.map { QueryFragment(raw: SQLNaming.quote($0.0) + " = ") + $0.1 }.joined()
 }
 
 // The four spellings come for each form of insert: on any conflict or on given columns,

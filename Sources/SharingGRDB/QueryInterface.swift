@@ -1,3 +1,5 @@
+import HearthNaming
+
 // GRDB's query interface, the part SQLiteData's migration guides show: a column named by
 // its text and a request of a table's rows built from it.
 
@@ -9,7 +11,7 @@ public struct Column: QueryExpression, Hashable, Sendable {
 
   public init(_ name: String) { self.name = name }
 
-  public var queryFragment: QueryFragment { QueryFragment(raw: quoted(name)) }
+  public var queryFragment: QueryFragment { QueryFragment(raw: SQLNaming.quote(name)) }
 
   /// `"name" DESC`.
   public var desc: OrderingTerm { self.desc() }
@@ -20,11 +22,6 @@ public struct Column: QueryExpression, Hashable, Sendable {
   public static func == (column: Column, value: some QueryBindable) -> SQLQueryExpression<Bool> {
     SQLQueryExpression("(" + column.queryFragment + " = " + value.queryFragment + ")")
   }
-}
-
-/// `"name"` quoted as an identifier.
-private func quoted(_ name: String) -> String {
-  "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
 }
 
 /// The rows of a table, filtered and ordered as GRDB's `QueryInterfaceRequest` builds them.
@@ -61,7 +58,7 @@ public struct QueryInterfaceRequest<RowDecoder: Table>: Sendable {
   var select: SQLQueryExpression<RowDecoder> {
     // GRDB knows no default scopes: the table's rows, as they are.
     var sql: QueryFragment = "SELECT " + RowDecoder.columns.queryFragment + " FROM "
-    sql += QueryFragment(raw: quoted(RowDecoder.tableName))
+    sql += QueryFragment(raw: SQLNaming.quote(RowDecoder.tableName))
     if !filters.isEmpty {
       sql += " WHERE " + filters.map { "(" + $0 + ")" }.joined(separator: " AND ")
     }
