@@ -111,6 +111,7 @@ let package = Package(
       name: "HearthHub",
       dependencies: [
         "HearthWire", "HearthZMQ", "HearthSQLite", "HearthDependencies", "HearthService",
+        "HearthSupport",
       ],
       swiftSettings: strict),
     .target(

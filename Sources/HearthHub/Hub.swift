@@ -147,30 +147,21 @@ public final class Hub: Sendable {
       attributes: [.posixPermissions: 0o700])
     chmod(configuration.runtimeDirectory, 0o700)
     let context = BusContext()
-    let router = try BusSocket(context, .router)
-    // libzmq drops messages far beyond the limit before they reach memory; those within get
-    // a typed `tooLarge` reply.
-    try router.setMaximumMessageSize(HubLimits(configuration.limits).transportMaxMessageSize)
-    try router.setHeartbeat(interval: .seconds(1), timeout: .seconds(5))
-    let publisher = try BusSocket(context, .pub)
-    try publisher.setSendHighWaterMark(configuration.busHighWaterMark)
-    // What a killed hub left (a live hub's sockets answer: `init` refused to start then).
-    for path in ["hub.sock", "bus.sock"] {
-      unlink(configuration.runtimeDirectory + "/" + path)
+    let keys = try curveKeys()
+    // The helpers of the loop, stopped (and waited for) when it ends, however it ends; the
+    // authentication handler first, bound before any socket it guards.
+    let zap = Identities.handler(context, keyring: configuration.paths.keyring)
+    let helpers = ServiceGroup(
+      [zap.service] + [try checkpointer()].compactMap { $0 }, signals: [],
+      logger: Logger(label: "hearthd")
+    ).start()
+    defer {
+      helpers.stop()
+      try? helpers.wait()
     }
-    try router.bind(configuration.requestEndpoint)
-    try publisher.bind(configuration.busEndpoint)
-    let tcpEndpoints = configuration.extraRequestEndpoints + configuration.extraBusEndpoints
-    if !tcpEndpoints.isEmpty {
-      guard let secret = configuration.curveSecretKey, let key = configuration.curvePublicKey else {
-        throw HubError("tcp endpoints need CURVE keys (curveSecretKey and curvePublicKey)")
-      }
-      let keys = CurveKeyPair(publicKey: key, secretKey: secret)
-      try router.makeCurveServer(keys)
-      try publisher.makeCurveServer(keys)
-      for endpoint in configuration.extraRequestEndpoints { try router.bind(endpoint) }
-      for endpoint in configuration.extraBusEndpoints { try publisher.bind(endpoint) }
-    }
+    try zap.waitUntilBound()
+    let (router, publisher) = try bindSockets(context, keys: keys)
+    try publishPublicKey(keys.publicKey)
     var requests = true
     while true {
       let more = try prune(requests: requests)
@@ -182,14 +173,6 @@ public final class Hub: Sendable {
     isReady.store(true, ordering: .relaxed)
     onReady()
     defer { isReady.store(false, ordering: .relaxed) }
-    // The helpers of the loop, stopped (and waited for) when it ends, however it ends.
-    let helpers = ServiceGroup(
-      [try checkpointer()].compactMap { $0 }, signals: [], logger: Logger(label: "hearthd")
-    ).start()
-    defer {
-      helpers.stop()
-      try? helpers.wait()
-    }
     while !isStopping.load(ordering: .relaxed) {
       try session.serveOnce(waitingAtMost: .milliseconds(50))
     }
@@ -197,6 +180,60 @@ public final class Hub: Sendable {
     helpers.stop()
     try helpers.wait()
     try database.checkpoint(.truncate)
+  }
+
+  /// The hub's CURVE keys: the configuration's when it has them, else the keyring's
+  /// `hub.key` (made at the first start).
+  private func curveKeys() throws -> CurveKeyPair {
+    if let secret = configuration.curveSecretKey {
+      guard let keys = CurveKeyPair(secretKey: secret),
+        configuration.curvePublicKey.map({ $0 == keys.publicKey }) ?? true
+      else { throw HubError("curveSecretKey is not a CURVE secret key (Z85) of curvePublicKey") }
+      return keys
+    }
+    return try configuration.paths.keyring.hubKeys()
+  }
+
+  /// The request socket (ROUTER) and the bus (PUB) on their ipc endpoints and the extra tcp
+  /// ones. Every request connection is CURVE, admitted by the ZAP handler under its domain
+  /// (`ipc`: any key, anonymous when it is no plugin's; `tcp`: issued keys only); the bus is
+  /// open to any subscriber on ipc and CURVE with issued keys over tcp.
+  private func bindSockets(_ context: BusContext, keys: CurveKeyPair) throws -> (
+    router: BusSocket, publisher: BusSocket
+  ) {
+    let router = try BusSocket(context, .router)
+    // libzmq drops messages far beyond the limit before they reach memory; those within get
+    // a typed `tooLarge` reply.
+    try router.setMaximumMessageSize(HubLimits(configuration.limits).transportMaxMessageSize)
+    try router.setHeartbeat(interval: .seconds(1), timeout: .seconds(5))
+    let publisher = try BusSocket(context, .pub)
+    try publisher.setSendHighWaterMark(configuration.busHighWaterMark)
+    // What a killed hub left (a live hub's sockets answer: `init` refused to start then).
+    for path in ["hub.sock", "bus.sock"] {
+      unlink(configuration.runtimeDirectory + "/" + path)
+    }
+    try router.makeCurveServer(keys)
+    try router.setZAPDomain(Identities.ipcDomain)
+    try router.bind(configuration.requestEndpoint)
+    try publisher.bind(configuration.busEndpoint)
+    if !(configuration.extraRequestEndpoints + configuration.extraBusEndpoints).isEmpty {
+      try router.setZAPDomain(Identities.tcpDomain)
+      try publisher.makeCurveServer(keys)
+      try publisher.setZAPDomain(Identities.tcpDomain)
+      for endpoint in configuration.extraRequestEndpoints { try router.bind(endpoint) }
+      for endpoint in configuration.extraBusEndpoints { try publisher.bind(endpoint) }
+    }
+    return (router, publisher)
+  }
+
+  /// Writes the hub's public key to `<runtime>/hub.pub`, whole (a new file renamed over the
+  /// old), for the clients of the ipc sockets.
+  private func publishPublicKey(_ key: String) throws {
+    let path = configuration.paths.hubPublicKeyPath
+    let temporary = path + ".tmp"
+    guard FileManager.default.createFile(atPath: temporary, contents: Data((key + "\n").utf8)),
+      rename(temporary, path) == 0
+    else { throw HubError("cannot write the hub's public key to \(path)") }
   }
 
   /// Copies the WAL into the database file every `checkpointInterval`, and often while the

@@ -7,11 +7,11 @@ public struct HubConfiguration: Sendable {
   public var paths: HubPaths
   public var databasePath: String { paths.databasePath }
   public var runtimeDirectory: String { paths.runtimeDirectory }
-  /// Extra endpoints (for example `tcp://0.0.0.0:5555`); a tcp endpoint requires
-  /// `curveKeys`.
+  /// Extra endpoints (for example `tcp://0.0.0.0:5555`), served with CURVE to the keys the
+  /// keyring has issued only.
   public var extraRequestEndpoints: [String] = []
   public var extraBusEndpoints: [String] = []
-  /// CURVE keys of the hub, required for tcp endpoints.
+  /// The hub's CURVE keys (Z85), when not the keyring's `hub.key`.
   public var curveSecretKey: String?
   public var curvePublicKey: String?
 

@@ -18,6 +18,8 @@ struct HubSession {
   let router: BusSocket
   var feed: ChangeFeed
   var executor: TransactionExecutor
+  /// Which plugin each connection's key is (reread when the keyring changes).
+  var identities: Identities
   var queue: [Work] = []
   /// When (on the hub's clock) the last heartbeat went out and the last pruning round began.
   var lastHeartbeat: Duration = .zero
@@ -33,6 +35,7 @@ struct HubSession {
     self.router = router
     feed = ChangeFeed(hub: hub, publisher: publisher)
     executor = TransactionExecutor(database: hub.database)
+    identities = Identities(keyring: hub.configuration.paths.keyring)
   }
 
   var configuration: HubConfiguration { hub.configuration }
@@ -43,20 +46,27 @@ struct HubSession {
   /// its transaction's timeout finds it expired), what arrived within `timeout`, the queue,
   /// a batch of pruning and the heartbeat when they are due.
   mutating func serveOnce(waitingAtMost timeout: Duration) throws {
-    let received = try router.receive(timeout: timeout)
+    let received = try router.receiveMessage(timeout: timeout)
     executor.expire(after: configuration.transactionTimeout, now: hub.clock.elapsed)
     if let first = received {
       // Everything that has arrived meanwhile: one-message transactions among it share one
       // COMMIT (group commit), each in its own savepoint.
       var burst = [first]
-      while burst.count < Self.maximumGroup, let more = try router.receive(timeout: .zero) {
+      while burst.count < Self.maximumGroup, let more = try router.receiveMessage(timeout: .zero) {
         burst.append(more)
       }
+      identities.refresh()
       var group: [(client: Data, request: TransactionRequest)] = []
-      for frames in burst {
-        // Each frame is parsed once, here.
-        let parsed =
+      for message in burst {
+        let frames = message.frames
+        // Each frame is parsed once, here, and checked against the connection's key.
+        var parsed =
           frames.count == 2 ? WireRequest.parse(frames[1], limits: configuration.limits) : nil
+        if case .success(let request)? = parsed,
+          let refusal = identities.refusal(of: request, from: message.userID)
+        {
+          parsed = .failure(refusal)
+        }
         if executor.open == nil, queue.isEmpty, case .success(.transaction(let request))? = parsed,
           request.isOneMessage, !group.contains(where: { $0.request.id == request.id })
         {

@@ -11,7 +11,7 @@ public struct InvalidSetting: Error, CustomStringConvertible, Sendable, Equatabl
 extension HubConfiguration {
   /// Every key hearthd takes, in the config file (`key = value`) or as `--key value`.
   public static let settingKeys: [String] = [
-    "database", "runtime-dir", "transaction-timeout", "max-message-size",
+    "database", "runtime-dir", "keys-dir", "transaction-timeout", "max-message-size",
     "max-statements", "heartbeat-interval", "retention-days", "feed-keep", "prune-interval",
     "bus-high-water-mark", "max-queued-requests", "wal-limit-mb", "checkpoint-wait",
     "checkpoint-retry", "checkpoint-interval",
@@ -60,6 +60,7 @@ extension HubConfiguration {
     let read = SettingReader(settings: settings)
     if let path = settings["database"] { paths.databasePath = path }
     if let directory = settings["runtime-dir"] { paths.runtimeDirectory = directory }
+    if let directory = settings["keys-dir"] { paths.keysDirectory = directory }
     transactionTimeout = try read.seconds("transaction-timeout") ?? transactionTimeout
     heartbeatInterval = try read.seconds("heartbeat-interval") ?? heartbeatInterval
     pruneInterval = try read.seconds("prune-interval") ?? pruneInterval

@@ -32,7 +32,7 @@ final class BusListener: Sendable {
       do {
         follower = try FeedFollower(
           context: context, endpoint: transport.busEndpoint, reader: reader,
-          from: .after(lastSequence), prepare: transport.prepare)
+          from: .after(lastSequence), prepare: transport.prepareBusSocket)
       } catch {
         failure.withLock { $0 = error }
         started.signal()

@@ -11,7 +11,9 @@ final class HubConnection: @unchecked Sendable {
   // Safe to share: `socket` is used only inside `queue.sync`, so one thread at a time.
   private let queue = DispatchQueue(label: "hearth.plugin.requests")
   private let context: BusContext
-  private var socket: BusSocket
+  /// Made when the first request goes out, and again after one went unanswered: it
+  /// authenticates the hub with the key the hub has published then.
+  private var socket: BusSocket?
   let transport: HubTransport
   var endpoint: String { transport.requestEndpoint }
   let timeout: Duration
@@ -27,7 +29,6 @@ final class HubConnection: @unchecked Sendable {
     self.context = context
     self.transport = transport
     self.timeout = timeout
-    socket = try HubConnection.makeSocket(context, transport)
   }
 
   private static func makeSocket(_ context: BusContext, _ transport: HubTransport) throws
@@ -36,7 +37,7 @@ final class HubConnection: @unchecked Sendable {
     let socket = try BusSocket(context, .dealer)
     try socket.setReconnectInterval(.milliseconds(50))
     try socket.setHeartbeat(interval: .seconds(1), timeout: .seconds(3))
-    try transport.prepare(socket)
+    try transport.prepareRequestSocket(socket)
     try socket.connect(transport.requestEndpoint)
     return socket
   }
@@ -56,7 +57,7 @@ final class HubConnection: @unchecked Sendable {
   func request(_ message: some Encodable, id: String) throws -> (type: String, body: Data) {
     let body = try WireCoding.encode(message)
     return try queue.sync {
-      try checkSomethingListens()
+      let socket = try currentSocket()
       if let limits, body.count > limits.maxMessageSize {
         // The hub would refuse it — or, past the transport's cut-off, drop it unanswered.
         throw ErrorReply(
@@ -73,7 +74,7 @@ final class HubConnection: @unchecked Sendable {
           // Whatever the hub answers later belongs to a request the caller gave up on: a new
           // socket leaves it behind.
           socket.close()
-          socket = try HubConnection.makeSocket(context, transport)
+          self.socket = nil
           mayBeDown = true
           throw DatabaseError.hubUnavailable(endpoint: endpoint, timeout: timeout)
         }
@@ -90,21 +91,28 @@ final class HubConnection: @unchecked Sendable {
 }
 
 extension HubConnection {
-  /// Throws `hubUnavailable` at once when the hub's unix socket has no listener.
-  fileprivate func checkSomethingListens() throws {
-    guard mayBeDown else { return }
-    let prefix = "ipc://"
-    if endpoint.hasPrefix(prefix),
-      !HubPaths.socketAnswers(at: String(endpoint.dropFirst(prefix.count)))
-    {
-      throw DatabaseError.hubNotRunning(endpoint: endpoint)
+  /// The socket to send on, made now when there is none. Throws `hubNotRunning` at once
+  /// when the hub's unix socket has no listener.
+  fileprivate func currentSocket() throws -> BusSocket {
+    if mayBeDown {
+      let prefix = "ipc://"
+      if endpoint.hasPrefix(prefix),
+        !HubPaths.socketAnswers(at: String(endpoint.dropFirst(prefix.count)))
+      {
+        throw DatabaseError.hubNotRunning(endpoint: endpoint)
+      }
     }
-    mayBeDown = false
-    limits = try? askLimits()
+    let socket = try self.socket ?? HubConnection.makeSocket(context, transport)
+    self.socket = socket
+    if mayBeDown {
+      mayBeDown = false
+      limits = try? askLimits(socket)
+    }
+    return socket
   }
 
   /// The hub's limits, from its `welcome` (nil from an older hub, or no answer in time).
-  fileprivate func askLimits() throws -> HubLimits? {
+  fileprivate func askLimits(_ socket: BusSocket) throws -> HubLimits? {
     let id = UUID().uuidString.lowercased()
     try socket.send([try WireCoding.encode(HelloRequest(id: id))])
     let deadline = ContinuousClock.now + timeout

@@ -63,7 +63,7 @@ public final class HubDatabase: DatabaseWriter {
     self.maximumAttempts = maximumAttempts
     self.hubWait = hubWait
     self.paths = paths
-    let transport = try transport ?? .fromEnvironment(paths)
+    let transport = try transport ?? .fromEnvironment(paths, plugin: registration.name)
     self.transport = transport
     var configuration = Configuration()
     configuration.readonly = true

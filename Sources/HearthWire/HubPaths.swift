@@ -1,4 +1,5 @@
 import Foundation
+import HearthZMQ
 
 /// Where a hub keeps its database and its sockets; the hub and its plugins derive them the
 /// same way.
@@ -6,14 +7,43 @@ import Foundation
 /// - database: `$HEARTH_DATABASE`, else `$XDG_DATA_HOME/hearth/hearth.sqlite`
 ///   (`~/.local/share/hearth/hearth.sqlite`);
 /// - sockets: `$HEARTH_RUNTIME_DIR`, else `$XDG_RUNTIME_DIR/hearth`, else
-///   `/tmp/hearth-<uid>` — a directory of mode 0700.
+///   `/tmp/hearth-<uid>` — a directory of mode 0700;
+/// - keys (`Keyring`): `$HEARTH_KEYS_DIR`, else `keys` beside the database.
 public struct HubPaths: Hashable, Sendable {
   public var databasePath: String
   public var runtimeDirectory: String
+  private var explicitKeysDirectory: String?
 
-  public init(databasePath: String, runtimeDirectory: String) {
+  public init(databasePath: String, runtimeDirectory: String, keysDirectory: String? = nil) {
     self.databasePath = databasePath
     self.runtimeDirectory = runtimeDirectory
+    explicitKeysDirectory = keysDirectory
+  }
+
+  /// The keyring's directory: `keys` beside the database unless set.
+  public var keysDirectory: String {
+    get {
+      explicitKeysDirectory ?? (databasePath as NSString).deletingLastPathComponent + "/keys"
+    }
+    set { explicitKeysDirectory = newValue }
+  }
+
+  /// The hub's and its plugins' keys.
+  public var keyring: Keyring { Keyring(directory: keysDirectory) }
+
+  /// `<runtime>/hub.pub`: the hub's public key, which a client of the ipc sockets
+  /// authenticates the hub with (written by the hub when it starts).
+  public var hubPublicKeyPath: String { runtimeDirectory + "/hub.pub" }
+
+  /// The public key of the hub now serving these sockets; nil when no hub has written one.
+  public func hubPublicKey() -> String? { Self.publicKey(inFile: hubPublicKeyPath) }
+
+  /// The key in a file that holds one public key (Z85) and nothing else; nil when there is
+  /// no such file.
+  public static func publicKey(inFile path: String) -> String? {
+    guard let data = FileManager.default.contents(atPath: path) else { return nil }
+    let key = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+    return CurveKeyPair.isKey(key) ? key : nil
   }
 
   /// The paths from the environment.
@@ -34,7 +64,8 @@ public struct HubPaths: Hashable, Sendable {
     } else {
       runtime = "/tmp/hearth-\(getuid())"
     }
-    return HubPaths(databasePath: database, runtimeDirectory: runtime)
+    let keys = environment["HEARTH_KEYS_DIR"].flatMap { $0.isEmpty ? nil : $0 }
+    return HubPaths(databasePath: database, runtimeDirectory: runtime, keysDirectory: keys)
   }
 
   /// `ipc://<runtime>/hub.sock`: requests (the hub's ROUTER).
@@ -59,5 +90,20 @@ public struct HubPaths: Hashable, Sendable {
       }
     }
     return connected == 0
+  }
+}
+
+extension BusSocket {
+  /// Connects this DEALER to the hub's request socket at `paths` as a CURVE client
+  /// authenticated as `keys` — a new pair when nil, which the hub takes as a reader only
+  /// (`hello`, `changes`). Throws when no hub has published its key there.
+  public func connectToHub(_ paths: HubPaths, as keys: CurveKeyPair? = nil) throws {
+    guard let serverKey = paths.hubPublicKey() else {
+      throw BusError(
+        code: ENOENT, message: "no hub has published its key at \(paths.hubPublicKeyPath)",
+        operation: "connect", socketKind: kind.description, endpoint: paths.requestEndpoint)
+    }
+    try makeCurveClient(keys ?? .generate(), serverKey: serverKey)
+    try connect(paths.requestEndpoint)
   }
 }

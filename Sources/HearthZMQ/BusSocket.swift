@@ -32,6 +32,13 @@ public struct SocketKind: RawRepresentable, Hashable, Sendable, CustomStringConv
   }
 }
 
+/// A message received, with the identity of the connection it came on.
+public struct ReceivedMessage: Sendable {
+  public var frames: [Data]
+  /// The `User-Id` a ZAP handler admitted the connection with; nil when none did.
+  public var userID: String?
+}
+
 /// One ZeroMQ socket.
 ///
 /// Like a SQLite connection, a socket is not thread-safe and deliberately not `Sendable`:
@@ -131,10 +138,18 @@ public final class BusSocket {
   /// Receives one whole message: every frame of it. Nil when `timeout` passes first
   /// (`nil` timeout: wait as long as it takes; `.zero`: do not wait).
   public func receive(timeout: Duration? = nil) throws -> [Data]? {
+    try receiveMessage(timeout: timeout)?.frames
+  }
+
+  /// Receives one whole message with the identity the peer's connection was admitted with:
+  /// the `User-Id` a ZAP handler gave it (see `ZAPHandler`), nil on a connection no handler
+  /// admitted.
+  public func receiveMessage(timeout: Duration? = nil) throws -> ReceivedMessage? {
     if let timeout {
       guard try poll(for: .readable, timeout: timeout) else { return nil }
     }
     var frames: [Data] = []
+    var userID: String?
     repeat {
       var message = zmq_msg_t()
       zmq_msg_init(&message)
@@ -150,8 +165,13 @@ public final class BusSocket {
       } else {
         frames.append(Data(bytes: zmq_msg_data(&message), count: size))
       }
+      // A ROUTER's first frame (the peer's routing id) is its own; the frames the peer sent
+      // carry the connection's properties.
+      if userID == nil, let value = zmq_msg_gets(&message, "User-Id") {
+        userID = String(cString: value)
+      }
     } while hasMoreFrames
-    return frames
+    return ReceivedMessage(frames: frames, userID: userID)
   }
 
   private var hasMoreFrames: Bool {
@@ -244,38 +264,23 @@ public final class BusSocket {
 
   public func unsubscribe(_ prefix: String) throws { try set(ZMQ_UNSUBSCRIBE, Data(prefix.utf8)) }
 
-  /// Makes this socket a CURVE server with `keys`: every peer must know its public key.
+  /// The ZAP domain of the endpoints bound or connected after this call: what a ZAP handler
+  /// is told, to apply each endpoint's rules ("ipc", "tcp").
+  public func setZAPDomain(_ domain: String) throws { try set(ZMQ_ZAP_DOMAIN, Data(domain.utf8)) }
+
+  /// Makes the endpoints bound after this call CURVE servers with `keys`: every peer must
+  /// know the server's public key (and, when a ZAP handler runs, be admitted by it).
   public func makeCurveServer(_ keys: CurveKeyPair) throws {
     try set(ZMQ_CURVE_SERVER, Int32(1))
     try set(ZMQ_CURVE_SECRETKEY, Data(keys.secretKey.utf8))
   }
 
-  /// Makes this socket a CURVE client of the server whose public key is `serverKey`.
+  /// Makes the endpoints connected after this call CURVE clients of the server whose public
+  /// key is `serverKey`, authenticated as `keys`.
   public func makeCurveClient(_ keys: CurveKeyPair, serverKey: String) throws {
     try set(ZMQ_CURVE_SERVERKEY, Data(serverKey.utf8))
     try set(ZMQ_CURVE_PUBLICKEY, Data(keys.publicKey.utf8))
     try set(ZMQ_CURVE_SECRETKEY, Data(keys.secretKey.utf8))
-  }
-}
-
-/// A CURVE key pair, each key in Z85 text (40 characters).
-public struct CurveKeyPair: Hashable, Sendable {
-  public var publicKey: String
-  public var secretKey: String
-
-  public init(publicKey: String, secretKey: String) {
-    self.publicKey = publicKey
-    self.secretKey = secretKey
-  }
-
-  /// A new random key pair.
-  public static func generate() throws -> CurveKeyPair {
-    var publicKey = [CChar](repeating: 0, count: 41)
-    var secretKey = [CChar](repeating: 0, count: 41)
-    guard zmq_curve_keypair(&publicKey, &secretKey) == 0 else {
-      throw BusError.last("curve_keypair")
-    }
-    return CurveKeyPair(publicKey: text(publicKey), secretKey: text(secretKey))
   }
 }
 

@@ -21,7 +21,8 @@ func soak(_ options: Options) throws -> String {
     directory: directory, config: options.soakWALLimit.map { "wal-limit-mb = \($0)\n" })
   _ = try hub.waitUntilReady()
   defer { _ = hub.terminate() }
-  let status = try HubStatusClient(endpoint: "ipc://\(hub.runtimeDirectory)/hub.sock")
+  let status = try HubStatusClient(
+    HubPaths(databasePath: hub.databasePath, runtimeDirectory: hub.runtimeDirectory))
   let limit = try status.wal().limit
 
   let rate = options.soakRate ?? 400
@@ -134,9 +135,9 @@ private func rowsPresent(_ hub: HubProcess, _ writers: [LoadgenProcess]) throws 
 struct HubStatusClient {
   let socket: BusSocket
 
-  init(endpoint: String) throws {
+  init(_ paths: HubPaths) throws {
     socket = try BusSocket(BusContext(), .dealer)
-    try socket.connect(endpoint)
+    try socket.connectToHub(paths)
   }
 
   func wal() throws -> WALStatus {

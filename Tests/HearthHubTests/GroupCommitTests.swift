@@ -23,8 +23,8 @@ import Testing
         ]),
       paths: running.paths)
     let start = running.hub.lastSequence
-    let slow = try RawClient(running.paths)
-    let clients = try (0..<4).map { _ in try RawClient(running.paths) }
+    let slow = try RawClient(running.paths, as: "g")
+    let clients = try (0..<4).map { _ in try RawClient(running.paths, as: "g") }
     // While the hub works on a slow transaction, four one-message transactions arrive: the
     // hub takes them in one burst.
     try slow.socket.send([

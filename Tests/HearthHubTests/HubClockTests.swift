@@ -15,7 +15,7 @@ import Testing
     let running = try RunningHub(clock: clock)
     defer { running.stopAndRemove() }
     let notes = try HubDatabase.registered(notesPlugin, paths: running.paths)
-    let client = try RawClient(running.paths)
+    let client = try RawClient(running.paths, as: "notes")
     func part(_ number: Int, end: String? = nil) throws -> [String: Any] {
       try client.send(
         #"{"v":1,"type":"transaction","id":"slow","plugin":"notes","part":\#(number),"#
@@ -75,7 +75,7 @@ import Testing
   @Test func aFrameOfAnySizeOverTheLimitIsTooLargeAtOnce() throws {
     let running = try RunningHub { $0.maximumMessageSize = 65_536 }
     defer { running.stopAndRemove() }
-    let client = try RawClient(running.paths)
+    let client = try RawClient(running.paths, as: "notes")
     let welcome = try client.send(#"{"v":1,"type":"hello","id":"h"}"#)
     let limits = try #require(welcome["limits"] as? [String: Int])
     #expect(

@@ -67,14 +67,16 @@ final class RunningHub: Sendable {
   }
 }
 
-/// Sends raw frames to a hub, as a client in another language would.
+/// Sends raw frames to a hub, as a client in another language would: authenticated as
+/// `plugin` (with the key its keyring issues it), or with a key of no plugin.
 final class RawClient {
   let socket: BusSocket
   let context = BusContext()
 
-  init(_ paths: HubPaths) throws {
+  init(_ paths: HubPaths, as plugin: String? = nil) throws {
     socket = try BusSocket(context, .dealer)
-    try socket.connect(paths.requestEndpoint)
+    try socket.connectToHub(
+      paths, as: try plugin.map { try HubTransport.pluginKeys($0, paths: paths, [:]) })
   }
 
   func send(_ json: String) throws -> [String: Any] {

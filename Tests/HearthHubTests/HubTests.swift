@@ -91,7 +91,7 @@ func factsPlugin() throws -> PluginRegistration {
       running.removeFiles()
     }
     _ = try HubDatabase.registered(notesPlugin, paths: running.paths)
-    let client = try RawClient(running.paths)
+    let client = try RawClient(running.paths, as: "notes")
     let request = #"""
       {"v":1,"type":"transaction","id":"once-1","plugin":"notes","part":0,"end":"commit",
        "statements":[{"sql":"INSERT INTO notes (text) VALUES (?)","args":[{"text":"once"}]}]}
@@ -115,7 +115,7 @@ func factsPlugin() throws -> PluginRegistration {
       running.stop()
       running.removeFiles()
     }
-    let client = try RawClient(running.paths)
+    let client = try RawClient(running.paths, as: "ghost")
     let cases: [(Data, String)] = [
       (Data("garbage".utf8), "malformed"),
       (Data([0xFF, 0xFE, 0x00]), "malformed"),
@@ -150,7 +150,7 @@ func factsPlugin() throws -> PluginRegistration {
     let running = try RunningHub()
     defer { running.stopAndRemove() }
     let notes = try HubDatabase.registered(notesPlugin, paths: running.paths)
-    let client = try RawClient(running.paths)
+    let client = try RawClient(running.paths, as: "notes")
     func part(_ number: Int, end: String? = nil) throws -> [String: Any] {
       let ending = end.map { #","end":"\#($0)""# } ?? ""
       return try client.send(
@@ -191,7 +191,7 @@ func factsPlugin() throws -> PluginRegistration {
       running.removeFiles()
     }
     let notes = try HubDatabase.registered(notesPlugin, paths: running.paths)
-    let silent = try RawClient(running.paths)
+    let silent = try RawClient(running.paths, as: "notes")
     let opened = try silent.send(
       #"""
       {"v":1,"type":"transaction","id":"silent","plugin":"notes","part":0,
@@ -280,7 +280,7 @@ func factsPlugin() throws -> PluginRegistration {
       running.stop()
       running.removeFiles()
     }
-    let client = try RawClient(running.paths)
+    let client = try RawClient(running.paths, as: "watcher")
     let registered = try client.send(
       #"{"v":1,"type":"register","id":"r","plugin":"watcher","version":"1","tables":[],"migrations":[]}"#
     )
@@ -322,8 +322,12 @@ func factsPlugin() throws -> PluginRegistration {
     let stillHeld = try client.send(#"{"v":1,"type":"changes","id":"c","since":\#(last - 2)}"#)
     #expect((stillHeld["commits"] as? [Any])?.count == 2)
 
-    let stranger = try client.send(#"{"v":1,"type":"cursor","id":"k3","plugin":"nobody","seq":0}"#)
+    let stranger = try RawClient(running.paths, as: "nobody")
+      .send(#"{"v":1,"type":"cursor","id":"k3","plugin":"nobody","seq":0}"#)
     #expect(stranger["code"] as? String == "notRegistered")
+    // Another plugin's cursor is refused: the connection's key is the watcher's.
+    let other = try client.send(#"{"v":1,"type":"cursor","id":"k5","plugin":"notes","seq":0}"#)
+    #expect(other["code"] as? String == "unauthorized")
     let ahead = try client.send(
       #"{"v":1,"type":"cursor","id":"k4","plugin":"watcher","seq":\#(last + 1)}"#)
     #expect(ahead["code"] as? String == "malformed")

@@ -295,63 +295,68 @@ import Testing
 }
 
 @Suite struct CurveTests {
-  @Test func tcpEndpointsAreCurveOnly() throws {
-    let keys = try CurveKeyPair.generate()
+  @Test func tcpAdmitsOnlyTheKeysTheKeyringIssued() throws {
     let port = Int.random(in: 20_000..<40_000)
-    let running = try RunningHub {
-      $0.extraRequestEndpoints = ["tcp://127.0.0.1:\(port)"]
-      $0.curvePublicKey = keys.publicKey
-      $0.curveSecretKey = keys.secretKey
-    }
+    let running = try RunningHub { $0.extraRequestEndpoints = ["tcp://127.0.0.1:\(port)"] }
     defer {
       running.stop()
       running.removeFiles()
     }
+    let hubKey = try running.paths.keyring.hubKeys().publicKey
+    #expect(running.paths.hubPublicKey() == hubKey)
     let context = BusContext()
-    let trusted = try BusSocket(context, .dealer)
-    try trusted.makeCurveClient(try CurveKeyPair.generate(), serverKey: keys.publicKey)
-    try trusted.connect("tcp://127.0.0.1:\(port)")
-    try trusted.send([Data(#"{"v":1,"type":"hello","id":"tcp"}"#.utf8)])
-    let reply = try #require(try trusted.receive(timeout: .seconds(5)))
-    #expect(String(decoding: reply.last ?? Data(), as: UTF8.self).contains("welcome"))
+    func hello(_ socket: BusSocket, timeout: Duration = .seconds(5)) throws -> Bool {
+      try socket.connect("tcp://127.0.0.1:\(port)")
+      try socket.send([Data(#"{"v":1,"type":"hello","id":"tcp"}"#.utf8)], dontWait: true)
+      let reply = try socket.receive(timeout: timeout)
+      return String(decoding: reply?.last ?? Data(), as: UTF8.self).contains("welcome")
+    }
+    let issued = try BusSocket(context, .dealer)
+    try issued.makeCurveClient(try running.paths.keyring.issue("remote"), serverKey: hubKey)
+    #expect(try hello(issued))
 
+    // A key the keyring did not issue, and no CURVE at all: refused at the handshake.
+    let unknown = try BusSocket(context, .dealer)
+    try unknown.makeCurveClient(try CurveKeyPair.generate(), serverKey: hubKey)
+    #expect(try hello(unknown, timeout: .milliseconds(500)) == false)
     let plain = try BusSocket(context, .dealer)
-    try plain.connect("tcp://127.0.0.1:\(port)")
-    try plain.send([Data(#"{"v":1,"type":"hello","id":"plain"}"#.utf8)], dontWait: true)
-    #expect(try plain.receive(timeout: .milliseconds(500)) == nil)
+    #expect(try hello(plain, timeout: .milliseconds(500)) == false)
   }
 
-  @Test func aPluginWritesAndFollowsOverTcpWithCurve() throws {
-    let keys = try CurveKeyPair.generate()
+  @Test func aPluginWritesAndFollowsOverTcpWithItsKey() throws {
     let port = Int.random(in: 20_000..<40_000)
     let request = "tcp://127.0.0.1:\(port)"
     let bus = "tcp://127.0.0.1:\(port + 1)"
     let running = try RunningHub {
       $0.extraRequestEndpoints = [request]
       $0.extraBusEndpoints = [bus]
-      $0.curvePublicKey = keys.publicKey
-      $0.curveSecretKey = keys.secretKey
     }
     defer {
       running.stop()
       running.removeFiles()
     }
+    let hubKey = try running.paths.keyring.hubKeys().publicKey
     let environment = [
-      "HEARTH_HUB_ENDPOINT": request, "HEARTH_BUS_ENDPOINT": bus,
-      "HEARTH_HUB_PUBLIC_KEY": keys.publicKey,
+      "HEARTH_HUB_ENDPOINT": request, "HEARTH_BUS_ENDPOINT": bus, "HEARTH_HUB_PUBLIC_KEY": hubKey,
     ]
-    let transport = try HubTransport.fromEnvironment(running.paths, environment)
-    #expect(transport.requestEndpoint == request && transport.curve?.serverKey == keys.publicKey)
-    let writer = try HubDatabase.registered(notesPlugin, paths: running.paths, transport: transport)
+    func transport(_ plugin: String) throws -> HubTransport {
+      try HubTransport.fromEnvironment(running.paths, plugin: plugin, environment)
+    }
+    let notesTransport = try transport(notesPlugin.name)
+    #expect(notesTransport.requestEndpoint == request && notesTransport.serverKey == hubKey)
+    #expect(try running.paths.keyring.pluginKeys(notesPlugin.name) == notesTransport.keys)
+    let writer = try HubDatabase.registered(
+      notesPlugin, paths: running.paths, transport: notesTransport)
+    let facts = try factsPlugin()
     let reader = try HubDatabase.registered(
-      try factsPlugin(), paths: running.paths, transport: transport)
+      facts, paths: running.paths, transport: try transport(facts.name))
     @FetchAll(Note.order(by: \.id), database: reader, scheduler: .immediate) var notes
     try writer.write { db in try Note.insert { Note.Draft(text: "over tcp") }.execute(db) }
     eventually { notes.map(\.text) == ["over tcp"] }
 
     // The wrong server key gets no answer: CURVE refuses the handshake.
-    let stranger = try HubTransport.tcp(
-      request: request, bus: bus, serverKey: try CurveKeyPair.generate().publicKey)
+    var stranger = notesTransport
+    stranger.serverKey = try CurveKeyPair.generate().publicKey
     let strangerDatabase = try HubDatabase(
       notesPlugin, paths: running.paths, transport: stranger, requestTimeout: .milliseconds(300),
       maximumAttempts: 1)
@@ -361,7 +366,7 @@ import Testing
     #expect(silence?.hubCode == .unavailable)
   }
 
-  @Test func tcpWithoutKeysIsRefused() throws {
+  @Test func aConfiguredKeyThatIsNotOneIsRefused() throws {
     let directory = FileManager.default.temporaryDirectory
       .appendingPathComponent("hearth-curve-\(UUID().uuidString.prefix(8))")
     defer { try? FileManager.default.removeItem(at: directory) }
@@ -369,7 +374,7 @@ import Testing
       paths: HubPaths(
         databasePath: directory.appendingPathComponent("db.sqlite").path,
         runtimeDirectory: directory.appendingPathComponent("run").path))
-    configuration.extraRequestEndpoints = ["tcp://127.0.0.1:0"]
+    configuration.curveSecretKey = "not a key"
     let hub = try Hub(configuration: configuration)
     #expect(throws: HubError.self) { try hub.run() }
   }

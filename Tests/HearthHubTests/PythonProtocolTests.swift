@@ -18,11 +18,15 @@ import Testing
     let hub = try HubProcess(directory: directory)
     _ = try hub.waitUntilReady()
     defer { _ = hub.terminate() }
+    // The owner issues the plugin its key, as `hearth plugins add py` does.
+    let keyring = HubPaths(databasePath: hub.databasePath, runtimeDirectory: hub.runtimeDirectory)
+      .keyring
+    try keyring.issue("py")
     let process = Process()
     process.executableURL = URL(fileURLWithPath: python)
     process.arguments = [
       Executables.packageRoot.appendingPathComponent("Tests/python/hub_protocol_test.py").path,
-      hub.runtimeDirectory,
+      hub.runtimeDirectory, keyring.keyPath(ofPlugin: "py"),
     ]
     let output = Pipe()
     process.standardOutput = output

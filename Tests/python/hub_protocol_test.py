@@ -1,8 +1,9 @@
 #!/usr/bin/python3
 """Talks to a running hearthd with pyzmq only, from Protocols/README.md.
 
-usage: hub_protocol_test.py RUNTIME_DIR
-Registers a plugin, writes (one-message and interactive transactions), checks the values
+usage: hub_protocol_test.py RUNTIME_DIR KEY_FILE
+Authenticates with CURVE as plugin "py" (the key pair in KEY_FILE, issued by the hub's
+owner) and with a key of no plugin (a reader), registers a plugin, writes (one-message and interactive transactions), checks the values
 come back losslessly, resends a transaction (exactly once), follows the bus, catches up
 with `changes`, and checks typed errors. Exits 0 when everything holds.
 """
@@ -14,11 +15,33 @@ import uuid
 
 import zmq
 
-runtime = sys.argv[1]
+runtime, key_file = sys.argv[1], sys.argv[2]
 context = zmq.Context()
-requests = context.socket(zmq.DEALER)
-requests.setsockopt(zmq.LINGER, 0)
-requests.connect(f"ipc://{runtime}/hub.sock")
+
+
+def key_pair(path):
+    """The (public, secret) keys of a Hearth key file: `secret-key = <Z85>`."""
+    fields = {}
+    for line in open(path).read().splitlines():
+        if "=" in line and not line.startswith("#"):
+            name, value = line.split("=", 1)
+            fields[name.strip()] = value.strip()
+    secret = fields["secret-key"].encode()
+    return zmq.curve_public(secret), secret
+
+
+def connect_requests(public, secret):
+    """A DEALER on the hub's request socket, a CURVE client with the hub's published key."""
+    socket = context.socket(zmq.DEALER)
+    socket.setsockopt(zmq.LINGER, 0)
+    socket.curve_serverkey = open(f"{runtime}/hub.pub").read().strip().encode()
+    socket.curve_publickey = public
+    socket.curve_secretkey = secret
+    socket.connect(f"ipc://{runtime}/hub.sock")
+    return socket
+
+
+requests = connect_requests(*key_pair(key_file))
 bus = context.socket(zmq.SUB)
 bus.setsockopt(zmq.LINGER, 0)
 bus.setsockopt(zmq.SUBSCRIBE, b"commit")
@@ -71,6 +94,21 @@ while time.time() < deadline:
             break
 else:
     raise SystemExit("no heartbeat on the bus")
+
+# Without CURVE the hub does not answer at all; with a key of no plugin it answers reads
+# and refuses to let it act as a plugin.
+plain = context.socket(zmq.DEALER)
+plain.setsockopt(zmq.LINGER, 0)
+plain.connect(f"ipc://{runtime}/hub.sock")
+plain.send(json.dumps({"v": 1, "type": "hello", "id": "plain"}).encode())
+check(not plain.poll(500), "a connection without CURVE gets no answer")
+anonymous = connect_requests(*zmq.curve_keypair())
+anonymous.send(json.dumps({"v": 1, "type": "hello", "id": "a1"}).encode())
+check(anonymous.poll(5000) and json.loads(anonymous.recv())["type"] == "welcome", "a reader's hello")
+anonymous.send(json.dumps({"v": 1, "type": "register", "id": "a2", "plugin": "py", "version": "1.0",
+                           "tables": ["py_notes"], "migrations": []}).encode())
+check(anonymous.poll(5000) and json.loads(anonymous.recv())["code"] == "unauthorized",
+      "a reader may not register as a plugin")
 
 # register: the plugin and its migrations
 registered = request({

@@ -30,7 +30,7 @@ func openDatabase(_ paths: HubPaths) throws -> DatabaseQueue {
 /// Asks the hub who it is; nil when it does not answer within a second.
 func hello(_ paths: HubPaths) -> WelcomeReply? {
   guard let socket = try? BusSocket(BusContext(), .dealer) else { return nil }
-  try? socket.connect(paths.requestEndpoint)
+  guard (try? socket.connectToHub(paths)) != nil else { return nil }
   let id = UUID().uuidString
   guard let body = try? WireCoding.encode(HelloRequest(id: id)), (try? socket.send([body])) != nil,
     let reply = try? socket.receive(timeout: .seconds(1)), let frame = reply.last

@@ -1,0 +1,112 @@
+import Dispatch
+import Foundation
+import HearthService
+import HearthSupport
+import HearthWire
+import HearthZMQ
+
+/// Who a request comes from. Every connection to the hub's request socket authenticates
+/// with CURVE; the hub's ZAP handler admits it under its public key, and a request may act
+/// as plugin NAME (register, write, save a cursor) only when that key is the one issued to
+/// NAME in the keyring (`plugins/NAME.key`). The `plugin` field of a request is checked
+/// against it, never believed.
+///
+/// A key issued to no plugin is anonymous: on ipc it may read (`hello`, `changes`); over
+/// tcp it is refused at the handshake.
+struct Identities {
+  let keyring: Keyring
+  /// Public key → plugin name, as of `stamp`.
+  private var plugins: [String: String] = [:]
+  private var stamp: timespec?
+  private var loaded = false
+
+  init(keyring: Keyring) {
+    self.keyring = keyring
+    refresh()
+  }
+
+  /// Rereads the issued keys when the keyring's plugins directory has changed (one `stat`).
+  mutating func refresh() {
+    let now = keyring.stamp()
+    guard !loaded || now?.tv_sec != stamp?.tv_sec || now?.tv_nsec != stamp?.tv_nsec else {
+      return
+    }
+    loaded = true
+    stamp = now
+    plugins = keyring.issuedKeys().plugins
+  }
+
+  /// The plugin whose key a connection admitted as `userID` (its public key) holds.
+  func plugin(_ userID: String?) -> String? { userID.flatMap { plugins[$0] } }
+
+  /// The refusal of `request` when it acts as a plugin other than the one its connection
+  /// authenticated as; nil when it may go on.
+  func refusal(of request: WireRequest, from userID: String?) -> ErrorReply? {
+    let acting: (plugin: String, id: String)
+    switch request {
+    case .hello, .changes: return nil
+    case .register(let request): acting = (request.plugin, request.id)
+    case .transaction(let request): acting = (request.plugin, request.id)
+    case .cursor(let request): acting = (request.plugin, request.id)
+    }
+    let identity = plugin(userID)
+    if identity == acting.plugin { return nil }
+    let message =
+      if let identity {
+        "this connection is plugin \(identity)'s (by its key); it may not act as plugin "
+          + "\(acting.plugin)"
+      } else {
+        "this connection's key is not the key issued to plugin \(acting.plugin) (hearth plugins "
+          + "add \(acting.plugin) issues it); without one a client may only read (hello, changes)"
+      }
+    return ErrorReply(id: acting.id, code: .unauthorized, message: message)
+  }
+
+  /// The ZAP handler's answer to a handshake: CURVE only; over tcp (domain `tcp`), only keys
+  /// issued to a plugin.
+  static func admit(_ request: ZAPHandler.Request, keyring: Keyring) -> ZAPHandler.Decision {
+    guard request.mechanism == "CURVE", let key = request.publicKey else {
+      return .refuse(reason: "the hub takes CURVE connections only")
+    }
+    if request.domain == Self.tcpDomain, keyring.issuedKeys().plugins[key] == nil {
+      return .refuse(reason: "this key is not issued to a plugin of this hub")
+    }
+    return .admit(userID: key)
+  }
+
+  static let ipcDomain = "ipc"
+  static let tcpDomain = "tcp"
+
+  /// The ZAP handler, as a service binding to `context` on its thread, and what waits
+  /// until it is bound (a handshake before that would be admitted by nobody): call it after
+  /// starting the service and before binding the sockets it guards.
+  static func handler(_ context: BusContext, keyring: Keyring) -> (
+    service: LoopService, waitUntilBound: @Sendable () throws -> Void
+  ) {
+    let bound = DispatchSemaphore(value: 0)
+    let failure = Locked<String?>(nil)
+    let service = LoopService("hearthd.zap") { loop in
+      let handler: ZAPHandler
+      do {
+        handler = try ZAPHandler(context)
+      } catch {
+        failure.withLock { $0 = "\(error)" }
+        bound.signal()
+        throw error
+      }
+      bound.signal()
+      while !loop.isStopping {
+        try handler.serve(waitingAtMost: .milliseconds(100)) { admit($0, keyring: keyring) }
+      }
+    }
+    return (
+      service,
+      {
+        bound.wait()
+        if let message = failure.withLock({ $0 }) {
+          throw HubError("the hub's authentication handler did not start: \(message)")
+        }
+      }
+    )
+  }
+}
