@@ -11,6 +11,6 @@ let hearth = Tool(
     statusCommand, pluginsCommand, subscribeCommand, queryCommand, backupCommand, checkCommand,
     newPluginCommand,
   ],
-  globalOptions: ["database", "runtime-dir"],
+  globalOptions: ["database", "runtime-dir", "keys-dir"],
   version: "0.1.0 (protocol \(WireProtocol.version))")
 hearth.main()

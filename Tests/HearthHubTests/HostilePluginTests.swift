@@ -64,6 +64,44 @@ import Testing
     #expect(before.cursor == nil && (after.cursor ?? 0) >= cursor)
   }
 
+  @Test func aRevokedKeyIsRefusedFromItsNextRequestAndNotIssuedAgain() throws {
+    let running = try RunningHub()
+    defer { running.stopAndRemove() }
+    let notes = try HubDatabase.registered(notesPlugin, paths: running.paths)
+    try notes.write { db in try Note.insert { Note.Draft(text: "before") }.execute(db) }
+    #expect(try hearth(running.paths, "plugins", "remove", "notes").status == 0)
+    let refused = #expect(throws: DatabaseError.self) {
+      try notes.write { db in try Note.insert { Note.Draft(text: "revoked") }.execute(db) }
+    }
+    #expect(refused?.hubCode == .unauthorized)
+    // A plugin starting again is not issued a key the owner revoked.
+    #expect(throws: DatabaseError.self) {
+      try HubTransport.pluginKeys("notes", paths: running.paths, [:])
+    }
+    let listed = try hearth(running.paths, "plugins", "--json")
+    #expect(listed.output.contains(#""key":"revoked""#))
+    // The owner issues a new key: the plugin writes again, as itself, with it.
+    #expect(try hearth(running.paths, "plugins", "add", "notes").status == 0)
+    let again = try HubDatabase.registered(notesPlugin, paths: running.paths)
+    try again.write { db in try Note.insert { Note.Draft(text: "again") }.execute(db) }
+    let texts = try again.read { db in try String.fetchAll(db, sql: "SELECT text FROM notes") }
+    #expect(texts == ["before", "again"])
+  }
+
+  /// Runs this build's `hearth` on the hub at `paths`.
+  func hearth(_ paths: HubPaths, _ arguments: String...) throws -> (status: Int32, output: String) {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: try Executables.path("hearth"))
+    process.arguments =
+      arguments + ["--database", paths.databasePath, "--runtime-dir", paths.runtimeDirectory]
+    let output = Pipe()
+    process.standardOutput = output
+    try process.run()
+    let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    process.waitUntilExit()
+    return (process.terminationStatus, text)
+  }
+
   /// The victim's rows, schema, registration, migrations and cursor.
   struct Snapshot: Equatable {
     var notes: [String]

@@ -4,12 +4,14 @@ import HearthSQLite
 import HearthWire
 import HearthZMQ
 
-/// Where the hub is: as for hearthd (`$HEARTH_DATABASE`, `$HEARTH_RUNTIME_DIR`, else the XDG
-/// directories), unless `--database` or `--runtime-dir` say otherwise.
+/// Where the hub is: as for hearthd (`$HEARTH_DATABASE`, `$HEARTH_RUNTIME_DIR`,
+/// `$HEARTH_KEYS_DIR`, else the XDG directories), unless `--database`, `--runtime-dir` or
+/// `--keys-dir` say otherwise.
 func hubPaths(_ input: CommandInput) -> HubPaths {
   var paths = HubPaths.fromEnvironment()
   if let database = input.option("database") { paths.databasePath = database }
   if let directory = input.option("runtime-dir") { paths.runtimeDirectory = directory }
+  if let directory = input.option("keys-dir") { paths.keysDirectory = directory }
   return paths
 }
 
