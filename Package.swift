@@ -161,7 +161,7 @@ let package = Package(
       name: "hearth-reminders", dependencies: ["RemindersFeature", "HearthPlugin", "HearthData"],
       path: "Plugins/reminders/hearth-reminders", swiftSettings: strict),
     .target(
-      name: "AttachmentsFeature", dependencies: ["HearthPlugin", "HearthData", "CSodium"],
+      name: "AttachmentsFeature", dependencies: ["HearthPlugin", "HearthData", "HearthWire", "CSodium"],
       path: "Plugins/attachments/AttachmentsFeature", swiftSettings: strict),
     .executableTarget(
       name: "hearth-attachments",

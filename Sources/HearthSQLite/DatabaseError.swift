@@ -47,6 +47,7 @@ public struct ResultCode: RawRepresentable, Hashable, Sendable, CustomStringConv
   public static let SQLITE_DONE = ResultCode(rawValue: 101)
 
   public static let SQLITE_BUSY_SNAPSHOT = ResultCode(rawValue: 5 | (2 << 8))
+  public static let SQLITE_READONLY_RECOVERY = ResultCode(rawValue: 8 | (1 << 8))
   public static let SQLITE_READONLY_DBMOVED = ResultCode(rawValue: 8 | (4 << 8))
   public static let SQLITE_CONSTRAINT_CHECK = ResultCode(rawValue: 19 | (1 << 8))
   public static let SQLITE_CONSTRAINT_FOREIGNKEY = ResultCode(rawValue: 19 | (3 << 8))

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Something that gives read access to a database: `DatabaseQueue`, `DatabasePool`, and
 /// later the hub's remote database. Code that only reads should ask for `any DatabaseReader`.
 ///
@@ -64,14 +66,35 @@ extension Database {
     if !wasQueryOnly { try execute(sql: "PRAGMA query_only = ON") }
     defer { if !wasQueryOnly { try? execute(sql: "PRAGMA query_only = OFF") } }
     var result: T?
-    try inTransaction(.deferred) {
-      // Reading the schema table starts the snapshot now, not at the block's first read.
-      _ = try Int.fetchOne(self, sql: "SELECT rootpage FROM sqlite_master LIMIT 1")
-      result = try block(self)
-      return .commit
+    var attempts = 0
+    while true {
+      var started = false
+      do {
+        try inTransaction(.deferred) {
+          // Reading the schema table starts the snapshot now, not at the block's first read.
+          _ = try Int.fetchOne(self, sql: "SELECT rootpage FROM sqlite_master LIMIT 1")
+          started = true
+          result = try block(self)
+          return .commit
+        }
+        return result!
+      } catch let error as DatabaseError
+        where !started && error.extendedResultCode == .SQLITE_READONLY_RECOVERY
+        && attempts < Self.snapshotAttempts
+      {
+        // A reader that may not write the `-shm` (a plugin in its sandbox, where the file is
+        // read-only) cannot rebuild the WAL index itself: when it reads the index while the
+        // writer is changing it, SQLite says so instead of waiting. The writer is done in
+        // microseconds; the snapshot is tried again, before the block has run.
+        attempts += 1
+        usleep(useconds_t(min(attempts, 20) * 50))
+      }
     }
-    return result!
   }
+
+  /// How many times a snapshot is tried when a read-only WAL index is being changed (about
+  /// half a second in all).
+  static let snapshotAttempts = 500
 
   /// A write transaction of the configured kind.
   func writeTransaction<T>(_ block: (Database) throws -> T) throws -> T {

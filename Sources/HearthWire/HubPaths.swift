@@ -28,6 +28,12 @@ public struct HubPaths: Hashable, Sendable {
     set { explicitKeysDirectory = newValue }
   }
 
+  /// Plugin `name`'s own files (`plugins/NAME` beside the database): the one place under the
+  /// data directory a plugin's unit may write (`hearth plugins add NAME` makes it).
+  public func filesDirectory(ofPlugin name: String) -> String {
+    (databasePath as NSString).deletingLastPathComponent + "/plugins/\(name)"
+  }
+
   /// The hub's and its plugins' keys.
   public var keyring: Keyring { Keyring(directory: keysDirectory) }
 

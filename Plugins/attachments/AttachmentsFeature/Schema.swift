@@ -1,6 +1,7 @@
 import Foundation
 import HearthData
 import HearthPlugin
+import HearthWire
 
 // Links, notes and images attached to any row of any feature (the owner: a table and a row
 // id), stored with the seeds' single-table inheritance: one nullable column per case.
@@ -58,13 +59,27 @@ package var migrator: DatabaseMigrator {
   return migrator
 }
 
-/// Where image files live: `attachments/` beside the hub's database.
+/// Where image files live: the plugin's own directory (`plugins/attachments/` beside the
+/// hub's database), the one its unit may write. Images an older version kept in
+/// `attachments/` are moved there the first time the directory is wanted (where this process
+/// may not move them, they are used where they are).
 package struct ImageStore {
   let directory: URL
 
   init(databasePath: String) {
-    directory = URL(fileURLWithPath: databasePath).deletingLastPathComponent()
+    let paths = HubPaths(databasePath: databasePath, runtimeDirectory: "")
+    let own = URL(fileURLWithPath: paths.filesDirectory(ofPlugin: "attachments"))
+    let older = URL(fileURLWithPath: databasePath).deletingLastPathComponent()
       .appendingPathComponent("attachments")
+    if FileManager.default.fileExists(atPath: older.path),
+      !FileManager.default.fileExists(atPath: own.path)
+    {
+      try? FileManager.default.createDirectory(
+        at: own.deletingLastPathComponent(), withIntermediateDirectories: true)
+      directory = rename(older.path, own.path) == 0 ? own : older
+    } else {
+      directory = own
+    }
   }
 
   func url(_ digest: String) -> URL {
