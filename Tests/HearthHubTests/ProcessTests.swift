@@ -154,7 +154,7 @@ import Testing
     }
   }
 
-  @Test func theUnitsPassSystemdAnalyzeVerify() throws {
+  @Test func theUnitsPassSystemdAnalyzeVerifyAndItsSecurityAim() throws {
     let analyze = "/usr/bin/systemd-analyze"
     guard FileManager.default.isExecutableFile(atPath: analyze) else {
       throw TestbedError("systemd-analyze is missing; scripts/setup installs systemd")
@@ -171,22 +171,41 @@ import Testing
       contentsOf: etc.appendingPathComponent("hearth-feature@.service"), encoding: .utf8
     ).replacingOccurrences(
       of: "%h/.local/bin/hearth-%i", with: try Executables.path("hearth-loadgen"))
-    try hubUnit.write(
-      to: directory.appendingPathComponent("hearthd.service"), atomically: true, encoding: .utf8)
-    try featureUnit.write(
-      to: directory.appendingPathComponent("hearth-feature@.service"), atomically: true,
-      encoding: .utf8)
-    for unit in ["hearthd.service", "hearth-feature@reminders.service"] {
+    let units = [
+      "hearthd.service": hubUnit, "hearth-feature@.service": featureUnit,
+      "hearth-feature@reminders.service": featureUnit,
+    ]
+    for (name, text) in units {
+      try text.write(to: directory.appendingPathComponent(name), atomically: true, encoding: .utf8)
+    }
+    func analyzed(_ arguments: [String]) throws -> (status: Int32, text: String) {
       let process = Process()
       process.executableURL = URL(fileURLWithPath: analyze)
-      process.arguments = ["verify", directory.appendingPathComponent(unit).path]
+      process.arguments = arguments
+      var environment = ProcessInfo.processInfo.environment
+      // --user asks where the user manager's runtime directory is, even offline.
+      environment["XDG_RUNTIME_DIR"] = environment["XDG_RUNTIME_DIR"] ?? directory.path
+      process.environment = environment
       let output = Pipe()
       process.standardOutput = output
       process.standardError = output
       try process.run()
-      process.waitUntilExit()
       let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-      #expect(process.terminationStatus == 0, "\(unit): \(text)")
+      process.waitUntilExit()
+      return (process.terminationStatus, text)
+    }
+    // The aim of issue 16: the hub at most 2.0, a feature at most 2.5 ("OK" or better).
+    for (unit, aim) in [("hearthd.service", 2.0), ("hearth-feature@reminders.service", 2.5)] {
+      let path = directory.appendingPathComponent(unit).path
+      let verified = try analyzed(["verify", path])
+      #expect(verified.status == 0, "\(unit): \(verified.text)")
+      let security = try analyzed(["security", "--offline=true", "--user", path])
+      let level = security.text.split(separator: "\n")
+        .first { $0.contains("Overall exposure level") }
+        .flatMap { line in line.split(separator: ":").last?.split(separator: " ").first }
+        .flatMap { Double($0) }
+      let exposure = try #require(level, "\(unit): \(security.text.suffix(2000))")
+      #expect(exposure <= aim, "\(unit) is rated \(exposure), above \(aim)")
     }
   }
 }

@@ -9,8 +9,9 @@ let pluginsCommand = Command(
     With no argument: every registered plugin and every plugin with a key — its version,
     the tables it owns, its cursor, and its key (issued, revoked or none).
     add NAME     issues plugin NAME a CURVE key pair in the keyring (keys/plugins/NAME.key,
-                 mode 0600); only a connection with that key may act as NAME at the hub.
-                 Prints the key file and its public key. Refused when NAME has a key.
+                 mode 0600) and makes its files' directory (plugins/NAME); only a
+                 connection with that key may act as NAME at the hub. Prints the key file
+                 and its public key. Refused when NAME has a key.
     remove NAME  revokes NAME's key: the hub refuses it from the next request on, and the
                  plugin is issued no new key until `add`. Its tables and rows stay.
     """
@@ -22,6 +23,10 @@ let pluginsCommand = Command(
     let name = try input.positional(1, name: "NAME")
     do {
       let keys = try keyring.issue(name)
+      // The one place under the data directory the plugin's unit may write.
+      try FileManager.default.createDirectory(
+        atPath: paths.filesDirectory(ofPlugin: name), withIntermediateDirectories: true,
+        attributes: [.posixPermissions: 0o700])
       return .message(
         "issued plugin \(name) its key: \(keyring.keyPath(ofPlugin: name))\n"
           + "public key: \(keys.publicKey)",
