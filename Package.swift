@@ -161,7 +161,8 @@ let package = Package(
       name: "hearth-reminders", dependencies: ["RemindersFeature", "HearthPlugin", "HearthData"],
       path: "Plugins/reminders/hearth-reminders", swiftSettings: strict),
     .target(
-      name: "AttachmentsFeature", dependencies: ["HearthPlugin", "HearthData", "HearthWire", "CSodium"],
+      name: "AttachmentsFeature",
+      dependencies: ["HearthPlugin", "HearthData", "HearthWire", "CSodium"],
       path: "Plugins/attachments/AttachmentsFeature", swiftSettings: strict),
     .executableTarget(
       name: "hearth-attachments",
@@ -198,7 +199,9 @@ let package = Package(
       name: "HearthCommandLineTests",
       dependencies: ["HearthCommandLine", "HearthService", "HearthSupport"], swiftSettings: strict),
     .testTarget(
-      name: "HearthWireTests", dependencies: ["HearthWire", "HearthSQLite"], swiftSettings: strict),
+      name: "HearthWireTests",
+      dependencies: ["HearthWire", "HearthSQLite", "HearthZMQ", "HearthSupport"],
+      swiftSettings: strict),
     .testTarget(
       name: "HearthHubTests",
       dependencies: [

@@ -18,7 +18,10 @@ struct Identities {
   /// Public key → plugin name, as of `stamp`.
   private var plugins: [String: String] = [:]
   private var stamp: timespec?
-  private var loaded = false
+  /// Whether the keys must be read again whatever the stamp says, and when they were read
+  /// (the monotonic clock, in nanoseconds).
+  private var stale = true
+  private var readAt: UInt64 = 0
 
   init(keyring: Keyring) {
     self.keyring = keyring
@@ -26,22 +29,33 @@ struct Identities {
   }
 
   /// Rereads the issued keys when the keyring's plugins directory has changed (one `stat`).
+  /// A directory's time moves in clock ticks of a few milliseconds, so a change in the tick
+  /// of the last reading would not move it: while the last change is under two seconds
+  /// old, the keys are read again every 20 ms (and before any refusal, see `refusal`).
   mutating func refresh() {
     let now = keyring.stamp()
-    guard !loaded || now?.tv_sec != stamp?.tv_sec || now?.tv_nsec != stamp?.tv_nsec else {
-      return
-    }
-    loaded = true
-    stamp = now
+    let changed = now?.tv_sec != stamp?.tv_sec || now?.tv_nsec != stamp?.tv_nsec
+    let elapsed = DispatchTime.now().uptimeNanoseconds - readAt
+    guard changed || (stale && elapsed > 20_000_000) else { return }
+    reload(stamp: now)
+  }
+
+  private mutating func reload(stamp now: timespec?) {
+    readAt = DispatchTime.now().uptimeNanoseconds
     plugins = keyring.issuedKeys().plugins
+    stamp = now
+    var clock = timespec()
+    clock_gettime(CLOCK_REALTIME, &clock)
+    stale = now.map { clock.tv_sec - $0.tv_sec < 2 } ?? false
   }
 
   /// The plugin whose key a connection admitted as `userID` (its public key) holds.
   func plugin(_ userID: String?) -> String? { userID.flatMap { plugins[$0] } }
 
   /// The refusal of `request` when it acts as a plugin other than the one its connection
-  /// authenticated as; nil when it may go on.
-  func refusal(of request: WireRequest, from userID: String?) -> ErrorReply? {
+  /// authenticated as (the keys read again first, so a key issued a moment ago is known);
+  /// nil when it may go on.
+  mutating func refusal(of request: WireRequest, from userID: String?) -> ErrorReply? {
     let acting: (plugin: String, id: String)
     switch request {
     case .hello, .changes: return nil
@@ -49,7 +63,10 @@ struct Identities {
     case .transaction(let request): acting = (request.plugin, request.id)
     case .cursor(let request): acting = (request.plugin, request.id)
     }
-    let identity = plugin(userID)
+    var identity = plugin(userID)
+    if identity == acting.plugin { return nil }
+    reload(stamp: keyring.stamp())
+    identity = plugin(userID)
     if identity == acting.plugin { return nil }
     let message =
       if let identity {

@@ -90,7 +90,13 @@ public struct HubTransport: Hashable, Sendable {
       }
       let keyring = paths.keyring
       if let keys = try keyring.pluginKeys(name) { return keys }
-      return try keyring.issue(name, unlessRevoked: true)
+      do {
+        return try keyring.issue(name, unlessRevoked: true)
+      } catch let error as KeyringError where error.isAlreadyIssued {
+        // Another process of the plugin issued it a moment ago: that key is the plugin's.
+        if let keys = try keyring.pluginKeys(name) { return keys }
+        throw error
+      }
     } catch let error as KeyringError {
       throw DatabaseError(
         resultCode: .SQLITE_AUTH,

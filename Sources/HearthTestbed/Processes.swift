@@ -292,9 +292,18 @@ public func waitUntil(
 public func runToEnd(_ name: String, _ arguments: [String]) throws -> (
   status: Int32, output: String
 ) {
+  try runToEnd(path: try Executables.path(name), arguments)
+}
+
+/// Runs the executable at `path` to its end, in `environment` (this process's when nil);
+/// its status and what it printed (stdout and stderr together).
+public func runToEnd(path: String, _ arguments: [String], environment: [String: String]? = nil)
+  throws -> (status: Int32, output: String)
+{
   let process = Process()
-  process.executableURL = URL(fileURLWithPath: try Executables.path(name))
+  process.executableURL = URL(fileURLWithPath: path)
   process.arguments = arguments
+  if let environment { process.environment = environment }
   let pipe = Pipe()
   process.standardOutput = pipe
   process.standardError = pipe

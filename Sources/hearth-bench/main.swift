@@ -11,7 +11,7 @@ import HearthCommandLine
 let benchmarks = [
   decodeRowsBenchmark, decodeTableBenchmark, joinGroupBenchmark, fetchAllLatencyBenchmark,
   hubWritesBenchmark, hubLatencyBenchmark, memoryBenchmark, startupBenchmark,
-  remindersSearchBenchmark,
+  remindersSearchBenchmark, readOnlyShmBenchmark,
 ]
 
 func printError(_ text: String) {

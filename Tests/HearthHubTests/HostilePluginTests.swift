@@ -90,16 +90,9 @@ import Testing
 
   /// Runs this build's `hearth` on the hub at `paths`.
   func hearth(_ paths: HubPaths, _ arguments: String...) throws -> (status: Int32, output: String) {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: try Executables.path("hearth"))
-    process.arguments =
-      arguments + ["--database", paths.databasePath, "--runtime-dir", paths.runtimeDirectory]
-    let output = Pipe()
-    process.standardOutput = output
-    try process.run()
-    let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-    process.waitUntilExit()
-    return (process.terminationStatus, text)
+    try runToEnd(
+      "hearth",
+      arguments + ["--database", paths.databasePath, "--runtime-dir", paths.runtimeDirectory])
   }
 
   /// The victim's rows, schema, registration, migrations and cursor.

@@ -179,20 +179,11 @@ import Testing
       try text.write(to: directory.appendingPathComponent(name), atomically: true, encoding: .utf8)
     }
     func analyzed(_ arguments: [String]) throws -> (status: Int32, text: String) {
-      let process = Process()
-      process.executableURL = URL(fileURLWithPath: analyze)
-      process.arguments = arguments
       var environment = ProcessInfo.processInfo.environment
       // --user asks where the user manager's runtime directory is, even offline.
       environment["XDG_RUNTIME_DIR"] = environment["XDG_RUNTIME_DIR"] ?? directory.path
-      process.environment = environment
-      let output = Pipe()
-      process.standardOutput = output
-      process.standardError = output
-      try process.run()
-      let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-      process.waitUntilExit()
-      return (process.terminationStatus, text)
+      let (status, output) = try runToEnd(path: analyze, arguments, environment: environment)
+      return (status, output)
     }
     // The aim of issue 16: the hub at most 2.0, a feature at most 2.5 ("OK" or better).
     for (unit, aim) in [("hearthd.service", 2.0), ("hearth-feature@reminders.service", 2.5)] {

@@ -85,23 +85,14 @@ import Testing
     #expect(shown.output.contains("outside"))
   }
 
+  /// Runs `executable` against the hub at `paths` (or in `environment`).
   func run(
     _ executable: String, _ arguments: [String], paths: HubPaths,
     environment: [String: String]? = nil
   ) throws -> (status: Int32, output: String) {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: executable)
-    process.arguments = arguments
     var base = ProcessInfo.processInfo.environment
     base["HEARTH_DATABASE"] = paths.databasePath
     base["HEARTH_RUNTIME_DIR"] = paths.runtimeDirectory
-    process.environment = environment ?? base
-    let output = Pipe()
-    process.standardOutput = output
-    process.standardError = output
-    try process.run()
-    let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-    process.waitUntilExit()
-    return (process.terminationStatus, text)
+    return try runToEnd(path: executable, arguments, environment: environment ?? base)
   }
 }

@@ -14,26 +14,17 @@ import sys
 
 import zmq
 
+from hearth_keys import hub_key, key_pair
+
 runtime, key_file, phase = sys.argv[1], sys.argv[2], sys.argv[3]
 argument = sys.argv[4] if len(sys.argv) > 4 else None
 context = zmq.Context()
-hub_key = open(f"{runtime}/hub.pub").read().strip().encode()
-
-
-def own_keys():
-    fields = {}
-    for line in open(key_file).read().splitlines():
-        if "=" in line and not line.startswith("#"):
-            name, value = line.split("=", 1)
-            fields[name.strip()] = value.strip()
-    secret = fields["secret-key"].encode()
-    return zmq.curve_public(secret), secret
 
 
 def connect(endpoint, keys):
     socket = context.socket(zmq.DEALER)
     socket.setsockopt(zmq.LINGER, 0)
-    socket.curve_serverkey = hub_key
+    socket.curve_serverkey = hub_key(runtime)
     socket.curve_publickey, socket.curve_secretkey = keys
     socket.connect(endpoint)
     return socket
@@ -47,7 +38,7 @@ def ask(socket, message, wait=5000):
     return reply.get("code", reply["type"])
 
 
-mine = connect(f"ipc://{runtime}/hub.sock", own_keys())
+mine = connect(f"ipc://{runtime}/hub.sock", key_pair(key_file))
 results = {}
 if phase == "open":
     results["continue-victim-transaction"] = ask(mine, {
@@ -73,7 +64,7 @@ else:
     results["claim-victim-table"] = ask(mine, {
         "type": "register", "id": "m7", "plugin": "mallory", "version": "2",
         "tables": ["mallory_rows", "notes"], "migrations": []})
-    results["tcp-own-key"] = ask(connect(argument, own_keys()), {"type": "hello", "id": "m8"})
+    results["tcp-own-key"] = ask(connect(argument, key_pair(key_file)), {"type": "hello", "id": "m8"})
     results["tcp-unknown-key"] = ask(
         connect(argument, zmq.curve_keypair()), {"type": "hello", "id": "m9"}, wait=1000)
 print(json.dumps(results, sort_keys=True))

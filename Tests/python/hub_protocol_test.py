@@ -15,26 +15,17 @@ import uuid
 
 import zmq
 
+from hearth_keys import hub_key, key_pair
+
 runtime, key_file = sys.argv[1], sys.argv[2]
 context = zmq.Context()
-
-
-def key_pair(path):
-    """The (public, secret) keys of a Hearth key file: `secret-key = <Z85>`."""
-    fields = {}
-    for line in open(path).read().splitlines():
-        if "=" in line and not line.startswith("#"):
-            name, value = line.split("=", 1)
-            fields[name.strip()] = value.strip()
-    secret = fields["secret-key"].encode()
-    return zmq.curve_public(secret), secret
 
 
 def connect_requests(public, secret):
     """A DEALER on the hub's request socket, a CURVE client with the hub's published key."""
     socket = context.socket(zmq.DEALER)
     socket.setsockopt(zmq.LINGER, 0)
-    socket.curve_serverkey = open(f"{runtime}/hub.pub").read().strip().encode()
+    socket.curve_serverkey = hub_key(runtime)
     socket.curve_publickey = public
     socket.curve_secretkey = secret
     socket.connect(f"ipc://{runtime}/hub.sock")
