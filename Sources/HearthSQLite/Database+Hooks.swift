@@ -32,7 +32,7 @@ extension Database {
         database.recordChange(operation: operation, table: name, oldKey: oldKey, newKey: newKey)
         if operation == SQLITE_UPDATE, database.recordsUpdatedColumns, let connection {
           database.changeTracker.recordUpdatedColumns(
-            Database.changedColumns(connection), table: name)
+            Database.changedColumns(connection), table: name, rowID: newKey)
         }
       }, context)
     sqlite3_commit_hook(

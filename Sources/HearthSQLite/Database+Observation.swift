@@ -58,12 +58,18 @@ extension Database {
       changes.insertedRowIDs.sort()
       changes.updatedRowIDs.sort()
       changes.deletedRowIDs.sort()
-      if recordsUpdatedColumns { changes.updatedColumns = updatedColumnNames(table, in: layer) }
+      if recordsUpdatedColumns {
+        changes.updatedColumns = updatedColumnNames(table, in: layer)
+        changes.updatedColumnsByRow = updatedColumnsByRow(table, in: layer)
+      }
       tables[table] = changes
     }
     for table in layer.untrackedTables {
       var changes = TableChanges(rowIDsAreKnown: false)
-      if recordsUpdatedColumns { changes.updatedColumns = updatedColumnNames(table, in: layer) }
+      if recordsUpdatedColumns {
+        changes.updatedColumns = updatedColumnNames(table, in: layer)
+        changes.updatedColumnsByRow = updatedColumnsByRow(table, in: layer)
+      }
       tables[table] = changes
     }
     return DatabaseChanges(tables: tables, isSchemaChanged: layer.isSchemaChanged)
@@ -75,6 +81,23 @@ extension Database {
     return (layer.updatedColumns[table] ?? []).sorted().compactMap {
       names.indices.contains(Int($0)) ? names[Int($0)] : nil
     }
+  }
+
+  /// Each updated row's changed columns, by name in the table's order (every column for a
+  /// row deleted and inserted again).
+  private func updatedColumnsByRow(_ table: String, in layer: ChangeTracker.Layer) -> [Int64:
+    [String]]
+  {
+    let names = columnNames(of: table)
+    var byRow: [Int64: [String]] = [:]
+    for (rowID, columns) in layer.rowColumns[table] ?? [:]
+    where layer.rows[table]?[rowID] == .update {
+      byRow[rowID] =
+        columns.isSuperset(of: ChangeTracker.Layer.allColumns)
+        ? names
+        : columns.sorted().compactMap { names.indices.contains(Int($0)) ? names[Int($0)] : nil }
+    }
+    return byRow
   }
 
   /// The columns of `table` in the pre-update hook's order (the declared order).

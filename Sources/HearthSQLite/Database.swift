@@ -54,7 +54,9 @@ public final class Database {
   /// Whether `DatabaseChanges` name the columns that updates changed
   /// (`TableChanges.updatedColumns`). Off by default: it compares every column of each
   /// updated row before and after. The hub turns it on for its change feed.
-  public var recordsUpdatedColumns = false
+  public var recordsUpdatedColumns = false {
+    didSet { changeTracker.tracksColumns = recordsUpdatedColumns }
+  }
 
   /// The most changed rows of one table a transaction's `DatabaseChanges` list; past it that
   /// table is reported changed with its rows unknown (`rowIDsAreKnown == false`), and the

@@ -50,16 +50,22 @@ public struct TableChanges: Hashable, Sendable, CustomStringConvertible {
   /// The columns whose values the transaction's updates changed, sorted; `nil` unless the
   /// connection `recordsUpdatedColumns`.
   public var updatedColumns: [String]?
+  /// For each updated row (`updatedRowIDs`), the columns the transaction changed in it, in
+  /// the table's order; `nil` unless the connection `recordsUpdatedColumns`. A row deleted
+  /// and inserted again under its rowid counts as updated in every column.
+  public var updatedColumnsByRow: [Int64: [String]]?
 
   public init(
     insertedRowIDs: [Int64] = [], updatedRowIDs: [Int64] = [], deletedRowIDs: [Int64] = [],
-    rowIDsAreKnown: Bool = true, updatedColumns: [String]? = nil
+    rowIDsAreKnown: Bool = true, updatedColumns: [String]? = nil,
+    updatedColumnsByRow: [Int64: [String]]? = nil
   ) {
     self.insertedRowIDs = insertedRowIDs
     self.updatedRowIDs = updatedRowIDs
     self.deletedRowIDs = deletedRowIDs
     self.rowIDsAreKnown = rowIDsAreKnown
     self.updatedColumns = updatedColumns
+    self.updatedColumnsByRow = updatedColumnsByRow
   }
 
   public var description: String {
@@ -82,6 +88,10 @@ final class ChangeTracker {
     var untrackedTables: Set<String> = []
     /// Per table, the indexes of the columns that updates changed (when recorded).
     var updatedColumns: [String: Set<Int32>] = [:]
+    /// Per table and updated row, the indexes of the columns changed in it (when recorded);
+    /// `allColumns` for a row deleted and inserted again.
+    var rowColumns: [String: [Int64: Set<Int32>]] = [:]
+    static let allColumns: Set<Int32> = [-1]
     var isSchemaChanged = false
 
     var isEmpty: Bool { rows.isEmpty && untrackedTables.isEmpty && !isSchemaChanged }
@@ -98,19 +108,40 @@ final class ChangeTracker {
       }
     }
 
+    /// The columns a row changed in, once `later` followed what it was (`earlier`, with
+    /// `columns`): nil unless the row ends up updated.
+    static func composeColumns(
+      _ earlier: Operation?, _ columns: Set<Int32>?, _ later: Operation, _ laterColumns: Set<Int32>?
+    ) -> Set<Int32>? {
+      switch (earlier, later) {
+      case (.delete, .insert): return allColumns
+      case (.update, .update), (nil, .update):
+        return (columns ?? []).union(laterColumns ?? [])
+      default: return nil
+      }
+    }
+
     mutating func merge(_ upper: Layer, maximumRows: Int?) {
       untrackedTables.formUnion(upper.untrackedTables)
-      for table in upper.untrackedTables { rows[table] = nil }
+      for table in upper.untrackedTables {
+        rows[table] = nil
+        rowColumns[table] = nil
+      }
       for (table, changes) in upper.rows where !untrackedTables.contains(table) {
         var merged = rows[table] ?? [:]
+        var columns = rowColumns[table] ?? [:]
         for (rowID, operation) in changes {
+          columns[rowID] = Layer.composeColumns(
+            merged[rowID], columns[rowID], operation, upper.rowColumns[table]?[rowID])
           merged[rowID] = Layer.compose(merged[rowID], operation)
         }
         if let maximumRows, merged.count > maximumRows {
           rows[table] = nil
+          rowColumns[table] = nil
           untrackedTables.insert(table)
         } else {
           rows[table] = merged
+          rowColumns[table] = columns.isEmpty ? nil : columns
         }
       }
       for (table, columns) in upper.updatedColumns {
@@ -122,6 +153,8 @@ final class ChangeTracker {
 
   private(set) var layers = [Layer()]
   var commitHookFired = false
+  /// Whether each updated row's changed columns are kept (`Database.recordsUpdatedColumns`).
+  var tracksColumns = false
   /// The most changed rows kept per table and transaction; past it the table is reported
   /// as changed with its rows unknown (and what was kept of it is freed). Nil: no limit.
   var maximumRowsPerTable: Int?
@@ -135,14 +168,26 @@ final class ChangeTracker {
       (layer.rows[table]?.count ?? 0) >= maximum
     {
       layer.rows[table] = nil
+      layer.rowColumns[table] = nil
       layer.untrackedTables.insert(table)
       return
     }
     layer.rows[table, default: [:]][rowID] = Layer.compose(previous, operation)
+    guard tracksColumns else { return }
+    let columns = Layer.composeColumns(
+      previous, layer.rowColumns[table]?[rowID], operation, nil)
+    if columns != nil || layer.rowColumns[table]?[rowID] != nil {
+      layer.rowColumns[table, default: [:]][rowID] = columns
+    }
   }
 
-  func recordUpdatedColumns(_ columns: [Int32], table: String) {
-    layers[layers.count - 1].updatedColumns[table, default: []].formUnion(columns)
+  /// The columns an update changed in row `rowID` of `table` (recorded right after the
+  /// update itself).
+  func recordUpdatedColumns(_ columns: [Int32], table: String, rowID: Int64) {
+    let top = layers.count - 1
+    layers[top].updatedColumns[table, default: []].formUnion(columns)
+    guard layers[top].rows[table]?[rowID] == .update else { return }
+    layers[top].rowColumns[table, default: [:]][rowID, default: []].formUnion(columns)
   }
 
   func markSchemaChanged() {
@@ -195,14 +240,16 @@ final class ChangeTracker {
 /// One table's changes in JSON, as Hearth's change feed records and carries them:
 ///
 /// ```json
-/// {"inserted": [4], "updated": [1, 2], "deleted": [], "updatedColumns": ["title"]}
+/// {"inserted": [4], "updated": [1, 2], "deleted": [], "updatedColumns": ["notes", "title"],
+///  "rowColumns": {"1": ["title"], "2": ["title", "notes"]}}
 /// ```
 ///
 /// `unknownRows: true` appears only when the rows are not listed (the lists are then empty);
-/// `updatedColumns` only when the columns were recorded and an update changed some.
+/// `updatedColumns` and `rowColumns` (each updated row's changed columns, its rowid as the
+/// key) only when the columns were recorded and an update changed some.
 extension TableChanges: Codable {
   private enum CodingKeys: String, CodingKey {
-    case inserted, updated, deleted, unknownRows, updatedColumns
+    case inserted, updated, deleted, unknownRows, updatedColumns, rowColumns
   }
 
   public init(from decoder: any Decoder) throws {
@@ -212,7 +259,19 @@ extension TableChanges: Codable {
       updatedRowIDs: try container.decode([Int64].self, forKey: .updated),
       deletedRowIDs: try container.decode([Int64].self, forKey: .deleted),
       rowIDsAreKnown: try container.decodeIfPresent(Bool.self, forKey: .unknownRows) != true,
-      updatedColumns: try container.decodeIfPresent([String].self, forKey: .updatedColumns))
+      updatedColumns: try container.decodeIfPresent([String].self, forKey: .updatedColumns),
+      updatedColumnsByRow: try container.decodeIfPresent(
+        [String: [String]].self, forKey: .rowColumns
+      ).map { byRow in
+        Dictionary(
+          uniqueKeysWithValues: try byRow.map { key, columns in
+            guard let rowID = Int64(key) else {
+              throw DecodingError.dataCorruptedError(
+                forKey: .rowColumns, in: container, debugDescription: "\(key) is not a rowid")
+            }
+            return (rowID, columns)
+          })
+      })
   }
 
   public func encode(to encoder: any Encoder) throws {
@@ -223,6 +282,11 @@ extension TableChanges: Codable {
     if !rowIDsAreKnown { try container.encode(true, forKey: .unknownRows) }
     if let updatedColumns, !updatedColumns.isEmpty {
       try container.encode(updatedColumns, forKey: .updatedColumns)
+    }
+    if let updatedColumnsByRow, !updatedColumnsByRow.isEmpty {
+      try container.encode(
+        Dictionary(uniqueKeysWithValues: updatedColumnsByRow.map { (String($0.key), $0.value) }),
+        forKey: .rowColumns)
     }
   }
 }

@@ -239,7 +239,21 @@ func factsPlugin() throws -> PluginRegistration {
     let edited = try #require(
       (edit["commits"] as? [[String: Any]])?.first?["tables"] as? [String: [String: Any]])
     #expect(edited["notes"]?["updatedColumns"] as? [String] == ["text"])
-    #expect((edited["notes"]?["updated"] as? [Int])?.count == 1)
+    let updated = try #require(edited["notes"]?["updated"] as? [Int])
+    #expect(updated.count == 1)
+    // … and, row by row, which columns each updated row changed.
+    #expect(
+      edited["notes"]?["rowColumns"] as? [String: [String]] == ["\(updated[0])": ["text"]])
+    // A plugin's observers get them as the SQLite layer reports them.
+    let observed = Locked<[DatabaseChanges]>([])
+    let observation = notes.observeCommits { changes in observed.withLock { $0.append(changes) } }
+    defer { observation.cancel() }
+    try notes.write { db in
+      try Note.update { $0.text = "again" }.where { $0.text == "n1" }.execute(db)
+    }
+    eventually { observed.withLock { !$0.isEmpty } }
+    let byRow = observed.withLock { $0.last?.tables["notes"]?.updatedColumnsByRow }
+    #expect(byRow?.values.map { $0 } == [["text"]])
   }
 
   @Test func theSequenceOutlivesAFeedPrunedEmpty() throws {

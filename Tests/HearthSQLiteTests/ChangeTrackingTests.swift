@@ -83,6 +83,52 @@ final class ChangeLog: Sendable {
     #expect(log.all.last?.tables["players"]?.updatedColumns == nil)
   }
 
+  @Test func namesEachUpdatedRowsChangedColumnsWhenAsked() throws {
+    try dbQueue.write { db in
+      db.recordsUpdatedColumns = true
+      try db.execute(sql: "UPDATE players SET name = 'Art' WHERE id = 1")
+      try db.execute(sql: "UPDATE players SET teamID = 7 WHERE id = 2")
+      // Two updates of one row: the union, in the table's order.
+      try db.execute(sql: "UPDATE players SET teamID = 8 WHERE id = 3")
+      try db.execute(sql: "UPDATE players SET name = 'Cee' WHERE id = 3")
+      // Inserted then updated: an insert, with no columns of its own.
+      try db.execute(sql: "INSERT INTO players (id, name) VALUES (4, 'Dora')")
+      try db.execute(sql: "UPDATE players SET teamID = 1 WHERE id = 4")
+      // A savepoint rolled back takes its columns with it; one released keeps them.
+      try db.inSavepoint {
+        try db.execute(sql: "UPDATE players SET teamID = 99 WHERE id = 1")
+        return .rollback
+      }
+      try db.inSavepoint {
+        try db.execute(sql: "UPDATE teams SET name = name || '!' WHERE id = 10")
+        return .commit
+      }
+    }
+    var changes = try #require(log.all.last)
+    #expect(
+      changes.tables["players"]?.updatedColumnsByRow
+        == [1: ["name"], 2: ["teamID"], 3: ["name", "teamID"]])
+    #expect(changes.tables["players"]?.insertedRowIDs == [4])
+    #expect(changes.tables["players"]?.updatedColumns == ["name", "teamID"])
+
+    // Deleted and inserted again under its rowid: updated, in every column.
+    try dbQueue.write { db in
+      db.recordsUpdatedColumns = true
+      try db.execute(sql: "DELETE FROM players WHERE id = 2")
+      try db.execute(sql: "INSERT INTO players (id, name, teamID) VALUES (2, 'Bea', 7)")
+      try db.execute(sql: "UPDATE players SET teamID = 3 WHERE id = 3")
+    }
+    changes = try #require(log.all.last)
+    #expect(
+      changes.tables["players"]?.updatedColumnsByRow == [
+        2: ["id", "name", "teamID"], 3: ["teamID"],
+      ])
+    // In JSON, as the change feed carries it, and back.
+    let json = try JSONEncoder().encode(changes.tables["players"]!)
+    #expect(String(decoding: json, as: UTF8.self).contains(#""rowColumns":{"#))
+    #expect(try JSONDecoder().decode(TableChanges.self, from: json) == changes.tables["players"])
+  }
+
   @Test func reportsNothingOfARolledBackTransaction() throws {
     #expect(throws: Boom.self) {
       try dbQueue.write { db in

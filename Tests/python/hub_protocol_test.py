@@ -206,4 +206,12 @@ check(request({"type": "transaction", "id": "x2", "plugin": "py", "part": 0, "en
 check(request({"type": "nonsense", "id": "x3"})["code"] == "unknownType", "unknown types")
 requests.send(b"not json")
 check(requests.poll(5000) and json.loads(requests.recv())["code"] == "malformed", "malformed frames")
+# An update names, row by row, the columns it changed (the same value again is no change).
+edit = request({"type": "transaction", "id": str(uuid.uuid4()), "plugin": "py", "part": 0, "end": "commit",
+                "statements": [{"sql": "UPDATE py_notes SET t = 'edited', i = i WHERE id = 1"},
+                               {"sql": "UPDATE py_notes SET r = 2.5, t = 'both' WHERE id = 2"}]})
+check(edit["type"] == "committed", edit)
+table = request({"type": "changes", "id": "c3", "since": edit["seq"] - 1})["commits"][0]["tables"]["py_notes"]
+check(table["updated"] == [1, 2] and table["updatedColumns"] == ["r", "t"], table)
+check(table["rowColumns"] == {"1": ["t"], "2": ["r", "t"]}, table)
 print("ok")
