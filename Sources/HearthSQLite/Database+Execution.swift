@@ -70,6 +70,7 @@ extension Database {
         changeTracker.markSchemaChanged()
         withoutRowIDTables = nil
         columnNames.removeAll()
+        primaryKeyColumns.removeAll()
       }
     }
     deliverCommittedChanges()

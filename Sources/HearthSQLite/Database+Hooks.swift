@@ -30,9 +30,13 @@ extension Database {
         let database = Database.from(context)
         let name = String(cString: table)
         database.recordChange(operation: operation, table: name, oldKey: oldKey, newKey: newKey)
-        if operation == SQLITE_UPDATE, database.recordsUpdatedColumns, let connection {
-          database.changeTracker.recordUpdatedColumns(
-            Database.changedColumns(connection), table: name, rowID: newKey)
+        if database.recordsUpdatedColumns, let connection {
+          if operation == SQLITE_UPDATE {
+            database.changeTracker.recordUpdatedColumns(
+              Database.changedColumns(connection), table: name, rowID: newKey)
+          }
+          database.recordPrimaryKey(
+            connection, operation: operation, table: name, oldKey: oldKey, newKey: newKey)
         }
       }, context)
     sqlite3_commit_hook(
@@ -76,6 +80,7 @@ extension Database {
   }
 
   private func authorize(action: Int32, first: String?, second: String?) -> Int32 {
+    if isReadingOwnSchema { return SQLITE_OK }
     if let authorizer, !authorizer(DatabaseAction(code: action, first: first, second: second)) {
       return SQLITE_DENY
     }

@@ -61,6 +61,7 @@ extension Database {
       if recordsUpdatedColumns {
         changes.updatedColumns = updatedColumnNames(table, in: layer)
         changes.updatedColumnsByRow = updatedColumnsByRow(table, in: layer)
+        if !keyColumns(of: table).isEmpty { changes.primaryKeys = layer.rowKeys[table] ?? [:] }
       }
       tables[table] = changes
     }
@@ -69,6 +70,7 @@ extension Database {
       if recordsUpdatedColumns {
         changes.updatedColumns = updatedColumnNames(table, in: layer)
         changes.updatedColumnsByRow = updatedColumnsByRow(table, in: layer)
+        if !keyColumns(of: table).isEmpty { changes.primaryKeys = layer.rowKeys[table] ?? [:] }
       }
       tables[table] = changes
     }

@@ -334,4 +334,10 @@ public final class Database {
   /// Column names by table, in the order of the pre-update hook's column indexes; cached
   /// until the schema changes.
   var columnNames: [String: [String]] = [:]
+  /// The pre-update hook's indexes of each table's primary-key columns, in key order; empty
+  /// when the rowid is the key. Cached until the schema changes.
+  var primaryKeyColumns: [String: [Int32]] = [:]
+  /// Set while the connection reads its own schema from inside a hook: the authorizer lets
+  /// that read through unrecorded.
+  var isReadingOwnSchema = false
 }

@@ -54,11 +54,16 @@ public struct TableChanges: Hashable, Sendable, CustomStringConvertible {
   /// the table's order; `nil` unless the connection `recordsUpdatedColumns`. A row deleted
   /// and inserted again under its rowid counts as updated in every column.
   public var updatedColumnsByRow: [Int64: [String]]?
+  /// For each listed row, its primary key (the key's columns in key order) — its new value
+  /// for a row inserted or updated, its last one for a row deleted — when the table's key
+  /// is not the rowid; `nil` for a rowid table, or unless the connection
+  /// `recordsUpdatedColumns`.
+  public var primaryKeys: [Int64: [DatabaseValue]]?
 
   public init(
     insertedRowIDs: [Int64] = [], updatedRowIDs: [Int64] = [], deletedRowIDs: [Int64] = [],
     rowIDsAreKnown: Bool = true, updatedColumns: [String]? = nil,
-    updatedColumnsByRow: [Int64: [String]]? = nil
+    updatedColumnsByRow: [Int64: [String]]? = nil, primaryKeys: [Int64: [DatabaseValue]]? = nil
   ) {
     self.insertedRowIDs = insertedRowIDs
     self.updatedRowIDs = updatedRowIDs
@@ -66,6 +71,7 @@ public struct TableChanges: Hashable, Sendable, CustomStringConvertible {
     self.rowIDsAreKnown = rowIDsAreKnown
     self.updatedColumns = updatedColumns
     self.updatedColumnsByRow = updatedColumnsByRow
+    self.primaryKeys = primaryKeys
   }
 
   public var description: String {
@@ -92,6 +98,9 @@ final class ChangeTracker {
     /// `allColumns` for a row deleted and inserted again.
     var rowColumns: [String: [Int64: Set<Int32>]] = [:]
     static let allColumns: Set<Int32> = [-1]
+    /// Per table and changed row, its primary key's values, the latest recorded (when
+    /// recorded, for tables whose key is not the rowid).
+    var rowKeys: [String: [Int64: [DatabaseValue]]] = [:]
     var isSchemaChanged = false
 
     var isEmpty: Bool { rows.isEmpty && untrackedTables.isEmpty && !isSchemaChanged }
@@ -126,22 +135,27 @@ final class ChangeTracker {
       for table in upper.untrackedTables {
         rows[table] = nil
         rowColumns[table] = nil
+        rowKeys[table] = nil
       }
       for (table, changes) in upper.rows where !untrackedTables.contains(table) {
         var merged = rows[table] ?? [:]
         var columns = rowColumns[table] ?? [:]
+        var keys = rowKeys[table] ?? [:]
         for (rowID, operation) in changes {
           columns[rowID] = Layer.composeColumns(
             merged[rowID], columns[rowID], operation, upper.rowColumns[table]?[rowID])
           merged[rowID] = Layer.compose(merged[rowID], operation)
+          keys[rowID] = merged[rowID] == nil ? nil : upper.rowKeys[table]?[rowID] ?? keys[rowID]
         }
         if let maximumRows, merged.count > maximumRows {
           rows[table] = nil
           rowColumns[table] = nil
+          rowKeys[table] = nil
           untrackedTables.insert(table)
         } else {
           rows[table] = merged
           rowColumns[table] = columns.isEmpty ? nil : columns
+          rowKeys[table] = keys.isEmpty ? nil : keys
         }
       }
       for (table, columns) in upper.updatedColumns {
@@ -169,16 +183,25 @@ final class ChangeTracker {
     {
       layer.rows[table] = nil
       layer.rowColumns[table] = nil
+      layer.rowKeys[table] = nil
       layer.untrackedTables.insert(table)
       return
     }
     layer.rows[table, default: [:]][rowID] = Layer.compose(previous, operation)
     guard tracksColumns else { return }
+    if layer.rows[table]?[rowID] == nil { layer.rowKeys[table]?[rowID] = nil }
     let columns = Layer.composeColumns(
       previous, layer.rowColumns[table]?[rowID], operation, nil)
     if columns != nil || layer.rowColumns[table]?[rowID] != nil {
       layer.rowColumns[table, default: [:]][rowID] = columns
     }
+  }
+
+  /// The primary key of row `rowID` of `table` (recorded right after its change).
+  func recordKey(_ key: [DatabaseValue], table: String, rowID: Int64) {
+    let top = layers.count - 1
+    guard layers[top].rows[table]?[rowID] != nil else { return }
+    layers[top].rowKeys[table, default: [:]][rowID] = key
   }
 
   /// The columns an update changed in row `rowID` of `table` (recorded right after the
@@ -249,7 +272,23 @@ final class ChangeTracker {
 /// key) only when the columns were recorded and an update changed some.
 extension TableChanges: Codable {
   private enum CodingKeys: String, CodingKey {
-    case inserted, updated, deleted, unknownRows, updatedColumns, rowColumns
+    case inserted, updated, deleted, unknownRows, updatedColumns, rowColumns, keys
+  }
+
+  /// A JSON object's keys are strings: rowids are written in decimal.
+  private static func byRowID<Value>(
+    _ object: [String: Value]?, _ container: KeyedDecodingContainer<CodingKeys>, _ key: CodingKeys
+  ) throws -> [Int64: Value]? {
+    try object.map { object in
+      Dictionary(
+        uniqueKeysWithValues: try object.map { text, value in
+          guard let rowID = Int64(text) else {
+            throw DecodingError.dataCorruptedError(
+              forKey: key, in: container, debugDescription: "\(text) is not a rowid")
+          }
+          return (rowID, value)
+        })
+    }
   }
 
   public init(from decoder: any Decoder) throws {
@@ -260,18 +299,12 @@ extension TableChanges: Codable {
       deletedRowIDs: try container.decode([Int64].self, forKey: .deleted),
       rowIDsAreKnown: try container.decodeIfPresent(Bool.self, forKey: .unknownRows) != true,
       updatedColumns: try container.decodeIfPresent([String].self, forKey: .updatedColumns),
-      updatedColumnsByRow: try container.decodeIfPresent(
-        [String: [String]].self, forKey: .rowColumns
-      ).map { byRow in
-        Dictionary(
-          uniqueKeysWithValues: try byRow.map { key, columns in
-            guard let rowID = Int64(key) else {
-              throw DecodingError.dataCorruptedError(
-                forKey: .rowColumns, in: container, debugDescription: "\(key) is not a rowid")
-            }
-            return (rowID, columns)
-          })
-      })
+      updatedColumnsByRow: try Self.byRowID(
+        container.decodeIfPresent([String: [String]].self, forKey: .rowColumns), container,
+        .rowColumns),
+      primaryKeys: try Self.byRowID(
+        container.decodeIfPresent([String: [WireValue]].self, forKey: .keys), container, .keys
+      )?.mapValues { $0.map(\.value) })
   }
 
   public func encode(to encoder: any Encoder) throws {
@@ -287,6 +320,12 @@ extension TableChanges: Codable {
       try container.encode(
         Dictionary(uniqueKeysWithValues: updatedColumnsByRow.map { (String($0.key), $0.value) }),
         forKey: .rowColumns)
+    }
+    if let primaryKeys, !primaryKeys.isEmpty {
+      try container.encode(
+        Dictionary(
+          uniqueKeysWithValues: primaryKeys.map { (String($0.key), $0.value.map(WireValue.init)) }),
+        forKey: .keys)
     }
   }
 }

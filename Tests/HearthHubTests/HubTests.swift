@@ -254,6 +254,31 @@ func factsPlugin() throws -> PluginRegistration {
     eventually { observed.withLock { !$0.isEmpty } }
     let byRow = observed.withLock { $0.last?.tables["notes"]?.updatedColumnsByRow }
     #expect(byRow?.values.map { $0 } == [["text"]])
+
+    // A table whose key is not the rowid: each row is named by its key too, a deleted one
+    // by the key it had.
+    let lists = try HubDatabase.registered(
+      PluginRegistration(
+        name: "lists", version: "1", tables: ["lists"],
+        migrations: [
+          .init(id: "1", sql: "CREATE TABLE lists (id TEXT PRIMARY KEY NOT NULL, title TEXT)")
+        ]), paths: running.paths)
+    try lists.write { db in
+      try db.execute(sql: "INSERT INTO lists VALUES ('9f2c', 'Home'), ('77ab', 'Work')")
+    }
+    try lists.write { db in
+      try db.execute(sql: "UPDATE lists SET title = 'Office' WHERE id = '77ab'")
+      try db.execute(sql: "DELETE FROM lists WHERE id = '9f2c'")
+    }
+    let keyed = try client.send(
+      #"{"v":1,"type":"changes","id":"k","since":\#(running.hub.lastSequence - 1)}"#)
+    let table = try #require(
+      ((keyed["commits"] as? [[String: Any]])?.first?["tables"] as? [String: [String: Any]])?[
+        "lists"])
+    let keys = try #require(table["keys"] as? [String: [[String: String]]])
+    #expect(Set(keys.values.map { $0 }) == [[["text": "77ab"]], [["text": "9f2c"]]])
+    let deleted = try #require((table["deleted"] as? [Int])?.first)
+    #expect(keys["\(deleted)"] == [["text": "9f2c"]])
   }
 
   @Test func theSequenceOutlivesAFeedPrunedEmpty() throws {

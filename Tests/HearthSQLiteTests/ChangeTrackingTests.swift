@@ -129,6 +129,52 @@ final class ChangeLog: Sendable {
     #expect(try JSONDecoder().decode(TableChanges.self, from: json) == changes.tables["players"])
   }
 
+  @Test func namesEachRowByItsPrimaryKeyWhenItIsNotTheRowid() throws {
+    try dbQueue.write { db in
+      try db.execute(
+        sql: """
+          CREATE TABLE lists (id TEXT PRIMARY KEY NOT NULL, title TEXT);
+          CREATE TABLE listTags (tag TEXT NOT NULL, listID TEXT NOT NULL, PRIMARY KEY (listID, tag));
+          INSERT INTO lists (id, title) VALUES ('a-1', 'Home'), ('b-2', 'Work'), ('c-3', 'Old');
+          """)
+    }
+    try dbQueue.write { db in
+      db.recordsUpdatedColumns = true
+      try db.execute(sql: "INSERT INTO lists (id, title) VALUES ('d-4', 'New')")
+      try db.execute(sql: "UPDATE lists SET title = 'Office' WHERE id = 'b-2'")
+      try db.execute(sql: "DELETE FROM lists WHERE id = 'c-3'")
+      // Inserted and deleted in the transaction: no row, no key.
+      try db.execute(sql: "INSERT INTO lists (id, title) VALUES ('e-5', 'Gone')")
+      try db.execute(sql: "DELETE FROM lists WHERE id = 'e-5'")
+      try db.execute(sql: "INSERT INTO listTags (tag, listID) VALUES ('x', 'a-1')")
+      try db.execute(sql: "INSERT INTO players (id, name) VALUES (9, 'Ian')")
+      try db.inSavepoint {
+        try db.execute(sql: "DELETE FROM lists WHERE id = 'a-1'")
+        return .rollback
+      }
+    }
+    let changes = try #require(log.all.last)
+    let lists = try #require(changes.tables["lists"])
+    func rowID(_ key: String) throws -> Int64? {
+      try dbQueue.read { db in
+        try Int64.fetchOne(db, sql: "SELECT rowid FROM lists WHERE id = ?", arguments: [key])
+      }
+    }
+    let d4 = try #require(try rowID("d-4"))
+    let b2 = try #require(try rowID("b-2"))
+    #expect(lists.insertedRowIDs == [d4] && lists.updatedRowIDs == [b2])
+    #expect(lists.deletedRowIDs.count == 1)
+    let c3 = lists.deletedRowIDs[0]
+    #expect(lists.primaryKeys == [d4: ["d-4"], b2: ["b-2"], c3: ["c-3"]])
+    // A composite key, in key order; a rowid table has none.
+    #expect(changes.tables["listTags"]?.primaryKeys?.values.first == ["a-1", "x"])
+    #expect(changes.tables["players"]?.primaryKeys == nil)
+    // In JSON, as the change feed carries them, and back.
+    let json = try JSONEncoder().encode(lists)
+    #expect(String(decoding: json, as: UTF8.self).contains(#""\#(c3)":[{"text":"c-3"}]"#))
+    #expect(try JSONDecoder().decode(TableChanges.self, from: json) == lists)
+  }
+
   @Test func reportsNothingOfARolledBackTransaction() throws {
     #expect(throws: Boom.self) {
       try dbQueue.write { db in

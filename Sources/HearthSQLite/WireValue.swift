@@ -1,7 +1,7 @@
 import Foundation
-import HearthSQLite
 
-/// A SQLite value on the wire, losslessly: `null`, `{"int": "-42"}` (a decimal string, so
+/// A SQLite value in JSON, losslessly — as the wire protocol carries values and the change
+/// feed records primary keys: `null`, `{"int": "-42"}` (a decimal string, so
 /// that no JSON reader rounds a 64-bit integer), `{"real": 0.1}` (shortest round-trip
 /// decimal; `"Infinity"`/`"-Infinity"` as strings), `{"text": "…"}`, `{"blob": "<base64>"}`.
 public struct WireValue: Codable, Hashable, Sendable {
