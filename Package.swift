@@ -70,9 +70,12 @@ let package = Package(
     // No pkgConfig: libzmq.pc adds Kerberos include flags that SwiftPM rejects with a warning.
     .systemLibrary(name: "CZMQ", providers: [.apt(["libzmq3-dev"])]),
     .systemLibrary(name: "CSodium", pkgConfig: "libsodium", providers: [.apt(["libsodium-dev"])]),
+    .systemLibrary(name: "CPostgreSQL", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
     // The bottom: a lock ThreadSanitizer understands and the logger; then dependencies
     // (date, UUID, clock, error reporting), which everything above may read.
     .target(name: "HearthSupport", swiftSettings: strict),
+    // libpq: a connection to the sync server, knowing nothing of Hearth's tables.
+    .target(name: "HearthPostgres", dependencies: ["CPostgreSQL"], swiftSettings: strict),
     .target(name: "HearthDependencies", dependencies: ["HearthSupport"], swiftSettings: strict),
     // Subcommands, options, help and exit codes, for every executable.
     .target(name: "HearthCommandLine", swiftSettings: strict),
@@ -195,6 +198,9 @@ let package = Package(
       name: "HearthConformanceTests", dependencies: ["HearthQuery", "HearthDataTestSupport"],
       swiftSettings: strict),
     .testTarget(name: "HearthZMQTests", dependencies: ["HearthZMQ"], swiftSettings: strict),
+    .testTarget(
+      name: "HearthPostgresTests", dependencies: ["HearthPostgres", "HearthTestbed"],
+      swiftSettings: strict),
     .testTarget(
       name: "HearthCommandLineTests",
       dependencies: ["HearthCommandLine", "HearthService", "HearthSupport"], swiftSettings: strict),

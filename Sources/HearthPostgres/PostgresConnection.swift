@@ -1,0 +1,203 @@
+import CPostgreSQL
+import Foundation
+
+/// One connection to a PostgreSQL server, through libpq.
+///
+/// Like a SQLite connection, not thread-safe and deliberately not `Sendable`: one thread
+/// owns it. Values travel as text (PostgreSQL's text format); `nil` is SQL NULL.
+///
+/// ```swift
+/// let server = try PostgresConnection("host=/tmp/pg port=5432 dbname=hearth")
+/// try server.execute("CREATE TABLE notes (id text PRIMARY KEY, body text)")
+/// try server.execute("INSERT INTO notes VALUES ($1, $2)", ["a1", "hello"])
+/// let rows = try server.execute("SELECT body FROM notes WHERE id = $1", ["a1"]).rows
+/// ```
+public final class PostgresConnection {
+  private let handle: OpaquePointer
+  /// The connection string it was opened with (for error messages; no password is kept
+  /// in it by Hearth, which authenticates over a unix socket).
+  public let conninfo: String
+
+  /// Connects now; throws `PostgresError` when the server refuses or is not there.
+  public init(_ conninfo: String) throws {
+    self.conninfo = conninfo
+    guard let handle = PQconnectdb(conninfo) else {
+      throw PostgresError(sqlState: nil, message: "libpq could not allocate a connection")
+    }
+    self.handle = handle
+    guard PQstatus(handle) == CONNECTION_OK else {
+      // `deinit` runs for an object whose initializer throws once every property is set:
+      // it closes the handle.
+      let message = Self.errorText(handle)
+      throw PostgresError(sqlState: nil, message: "cannot connect (\(conninfo)): \(message)")
+    }
+  }
+
+  deinit { PQfinish(handle) }
+
+  /// Whether the connection is still good (false once the server went away).
+  public var isConnected: Bool { PQstatus(handle) == CONNECTION_OK }
+
+  /// The socket, for polling beside other work (readable: a notification or a reply came).
+  public var socket: Int32 { PQsocket(handle) }
+
+  /// Runs one statement with `$1…` parameters and returns its rows; throws `PostgresError`
+  /// with the server's SQLSTATE when it fails.
+  @discardableResult
+  public func execute(_ sql: String, _ parameters: [String?] = []) throws -> PostgresResult {
+    let result = withParameters(parameters) { values in
+      PQexecParams(handle, sql, Int32(parameters.count), nil, values, nil, nil, 0)
+    }
+    guard let result else {
+      throw PostgresError(sqlState: nil, message: Self.errorText(handle), sql: sql)
+    }
+    defer { PQclear(result) }
+    switch PQresultStatus(result) {
+    case PGRES_COMMAND_OK, PGRES_TUPLES_OK:
+      return PostgresResult(result)
+    default:
+      throw PostgresError(
+        sqlState: PQresultErrorField(result, Int32(UInt8(ascii: "C"))).map { String(cString: $0) },
+        message: String(cString: PQresultErrorMessage(result))
+          .trimmingCharacters(in: .whitespacesAndNewlines),
+        sql: sql)
+    }
+  }
+
+  /// Runs several statements separated by `;`, without parameters (a schema script).
+  public func executeScript(_ sql: String) throws {
+    guard let result = PQexec(handle, sql) else {
+      throw PostgresError(sqlState: nil, message: Self.errorText(handle), sql: sql)
+    }
+    defer { PQclear(result) }
+    let status = PQresultStatus(result)
+    guard status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK else {
+      throw PostgresError(
+        sqlState: PQresultErrorField(result, Int32(UInt8(ascii: "C"))).map { String(cString: $0) },
+        message: String(cString: PQresultErrorMessage(result))
+          .trimmingCharacters(in: .whitespacesAndNewlines),
+        sql: sql)
+    }
+  }
+
+  /// Runs `body` in a transaction: COMMIT when it returns, ROLLBACK when it throws.
+  public func inTransaction<T>(_ body: () throws -> T) throws -> T {
+    try execute("BEGIN")
+    do {
+      let value = try body()
+      try execute("COMMIT")
+      return value
+    } catch {
+      if isConnected { _ = try? execute("ROLLBACK") }
+      throw error
+    }
+  }
+
+  // MARK: - Notifications
+
+  /// Subscribes to `channel` (`LISTEN`): `notifications()` returns what is sent on it.
+  public func listen(_ channel: String) throws {
+    try execute("LISTEN \(Self.quoteIdentifier(channel))")
+  }
+
+  /// The notifications that have arrived (without waiting), oldest first. Throws when the
+  /// connection broke.
+  public func notifications() throws -> [PostgresNotification] {
+    guard PQconsumeInput(handle) == 1 else {
+      throw PostgresError(sqlState: nil, message: Self.errorText(handle))
+    }
+    var received: [PostgresNotification] = []
+    while let notice = PQnotifies(handle) {
+      received.append(
+        PostgresNotification(
+          channel: String(cString: notice.pointee.relname),
+          payload: String(cString: notice.pointee.extra), senderPID: notice.pointee.be_pid))
+      PQfreemem(notice)
+    }
+    return received
+  }
+
+  /// Waits until a notification arrives or `timeout` passes; what arrived (maybe nothing).
+  public func waitForNotifications(timeout: Duration) throws -> [PostgresNotification] {
+    let pending = try notifications()
+    guard pending.isEmpty else { return pending }
+    var descriptor = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
+    let milliseconds = Int32(
+      clamping: timeout.components.seconds * 1000 + timeout.components.attoseconds
+        / 1_000_000_000_000_000)
+    _ = poll(&descriptor, 1, milliseconds)
+    return try notifications()
+  }
+
+  // MARK: - Helpers
+
+  /// `name` as a double-quoted identifier.
+  public static func quoteIdentifier(_ name: String) -> String {
+    "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+  }
+
+  private static func errorText(_ handle: OpaquePointer) -> String {
+    String(cString: PQerrorMessage(handle)).trimmingCharacters(in: .whitespacesAndNewlines)
+  }
+
+  /// Calls `body` with the parameters as C strings (NULL for nil), valid during the call.
+  private func withParameters<T>(
+    _ parameters: [String?], _ body: ([UnsafePointer<CChar>?]) -> T
+  ) -> T {
+    let copies = parameters.map { $0.map { strdup($0) } ?? nil }
+    defer { for copy in copies { free(copy) } }
+    return body(copies.map { $0.map { UnsafePointer($0) } })
+  }
+}
+
+/// The rows a statement returned, as text (nil for NULL), and how many rows it changed.
+public struct PostgresResult: Sendable {
+  public var columns: [String]
+  public var rows: [[String?]]
+  /// Rows inserted, updated or deleted (`PQcmdTuples`); 0 for other statements.
+  public var changedRows: Int
+
+  init(_ result: OpaquePointer) {
+    let columnCount = PQnfields(result)
+    columns = (0..<columnCount).map { String(cString: PQfname(result, $0)) }
+    rows = (0..<PQntuples(result)).map { row in
+      (0..<columnCount).map { column in
+        PQgetisnull(result, row, column) == 1
+          ? nil : String(cString: PQgetvalue(result, row, column))
+      }
+    }
+    changedRows = Int(String(cString: PQcmdTuples(result))) ?? 0
+  }
+}
+
+/// A `NOTIFY` received on a channel this connection listens to.
+public struct PostgresNotification: Hashable, Sendable {
+  public var channel: String
+  public var payload: String
+  public var senderPID: Int32
+}
+
+/// A failure the server or libpq reported: the server's SQLSTATE when it gave one
+/// (`23505` a unique violation, `40001` a serialization failure…), its message, and the
+/// statement.
+public struct PostgresError: Error, Hashable, Sendable, CustomStringConvertible {
+  public var sqlState: String?
+  public var message: String
+  public var sql: String?
+
+  public init(sqlState: String?, message: String, sql: String? = nil) {
+    self.sqlState = sqlState
+    self.message = message
+    self.sql = sql
+  }
+
+  /// A unique or primary-key constraint refused the row.
+  public var isUniqueViolation: Bool { sqlState == "23505" }
+
+  public var description: String {
+    var text = "PostgreSQL: \(message)"
+    if let sqlState { text += " (SQLSTATE \(sqlState))" }
+    if let sql { text += " in `\(sql)`" }
+    return text
+  }
+}
