@@ -76,6 +76,8 @@ let package = Package(
     .target(name: "HearthSupport", swiftSettings: strict),
     // libpq: a connection to the sync server, knowing nothing of Hearth's tables.
     .target(name: "HearthPostgres", dependencies: ["CPostgreSQL"], swiftSettings: strict),
+    // Sync across hubs: its clock so far (the service on PostgreSQL is issue 17's rest).
+    .target(name: "HearthSync", swiftSettings: strict),
     .target(name: "HearthDependencies", dependencies: ["HearthSupport"], swiftSettings: strict),
     // Subcommands, options, help and exit codes, for every executable.
     .target(name: "HearthCommandLine", swiftSettings: strict),
@@ -198,6 +200,7 @@ let package = Package(
       name: "HearthConformanceTests", dependencies: ["HearthQuery", "HearthDataTestSupport"],
       swiftSettings: strict),
     .testTarget(name: "HearthZMQTests", dependencies: ["HearthZMQ"], swiftSettings: strict),
+    .testTarget(name: "HearthSyncTests", dependencies: ["HearthSync"], swiftSettings: strict),
     .testTarget(
       name: "HearthPostgresTests", dependencies: ["HearthPostgres", "HearthTestbed"],
       swiftSettings: strict),
