@@ -1,5 +1,4 @@
 import CSQLite
-import Foundation
 
 // The primary key of each changed row, for tables whose key is not the rowid (a text UUID,
 // a composite key): what the change feed names rows by when the rowid is not their name
@@ -40,24 +39,7 @@ extension Database {
         ? sqlite3_preupdate_old(connection, index, &value)
         : sqlite3_preupdate_new(connection, index, &value)
       guard code == SQLITE_OK, let value else { return .null }
-      return databaseValue(value)
-    }
-  }
-
-  /// A copy of a SQLite value.
-  static func databaseValue(_ value: OpaquePointer) -> DatabaseValue {
-    switch sqlite3_value_type(value) {
-    case SQLITE_INTEGER: return DatabaseValue(storage: .integer(sqlite3_value_int64(value)))
-    case SQLITE_FLOAT: return DatabaseValue(storage: .double(sqlite3_value_double(value)))
-    case SQLITE_TEXT:
-      return DatabaseValue(storage: .text(String(cString: sqlite3_value_text(value))))
-    case SQLITE_BLOB:
-      let count = Int(sqlite3_value_bytes(value))
-      guard count > 0, let bytes = sqlite3_value_blob(value) else {
-        return DatabaseValue(storage: .blob(Data()))
-      }
-      return DatabaseValue(storage: .blob(Data(bytes: bytes, count: count)))
-    default: return .null
+      return Row.value(value)
     }
   }
 

@@ -100,14 +100,14 @@ final class ChangeLog: Sendable {
         return .rollback
       }
       try db.inSavepoint {
-        try db.execute(sql: "UPDATE teams SET name = name || '!' WHERE id = 10")
+        try db.execute(sql: "UPDATE players SET name = 'Bea' WHERE id = 2")
         return .commit
       }
     }
     var changes = try #require(log.all.last)
     #expect(
       changes.tables["players"]?.updatedColumnsByRow
-        == [1: ["name"], 2: ["teamID"], 3: ["name", "teamID"]])
+        == [1: ["name"], 2: ["name", "teamID"], 3: ["name", "teamID"]])
     #expect(changes.tables["players"]?.insertedRowIDs == [4])
     #expect(changes.tables["players"]?.updatedColumns == ["name", "teamID"])
 
