@@ -48,25 +48,20 @@ public final class PostgresConnection {
     let result = withParameters(parameters) { values in
       PQexecParams(handle, sql, Int32(parameters.count), nil, values, nil, nil, 0)
     }
-    guard let result else {
-      throw PostgresError(sqlState: nil, message: Self.errorText(handle), sql: sql)
-    }
-    defer { PQclear(result) }
-    switch PQresultStatus(result) {
-    case PGRES_COMMAND_OK, PGRES_TUPLES_OK:
-      return PostgresResult(result)
-    default:
-      throw PostgresError(
-        sqlState: PQresultErrorField(result, Int32(UInt8(ascii: "C"))).map { String(cString: $0) },
-        message: String(cString: PQresultErrorMessage(result))
-          .trimmingCharacters(in: .whitespacesAndNewlines),
-        sql: sql)
-    }
+    return try checked(result, sql: sql, PostgresResult.init)
   }
 
   /// Runs several statements separated by `;`, without parameters (a schema script).
   public func executeScript(_ sql: String) throws {
-    guard let result = PQexec(handle, sql) else {
+    try checked(PQexec(handle, sql), sql: sql) { _ in }
+  }
+
+  /// `read(result)` when `result` succeeded, else the failure (the server's SQLSTATE and
+  /// message, or libpq's when there is no result); the result is freed either way.
+  private func checked<T>(_ result: OpaquePointer?, sql: String, _ read: (OpaquePointer) -> T)
+    throws -> T
+  {
+    guard let result else {
       throw PostgresError(sqlState: nil, message: Self.errorText(handle), sql: sql)
     }
     defer { PQclear(result) }
@@ -78,6 +73,7 @@ public final class PostgresConnection {
           .trimmingCharacters(in: .whitespacesAndNewlines),
         sql: sql)
     }
+    return read(result)
   }
 
   /// Runs `body` in a transaction: COMMIT when it returns, ROLLBACK when it throws.

@@ -42,12 +42,18 @@ public final class PostgresServer: @unchecked Sendable {
       "pg_ctl",
       [
         "-D", data, "-l", directory.appendingPathComponent("server.log").path, "-w", "-o",
-        "-k \(directory.path) -p \(port) -c listen_addresses='' -c fsync=off", "start",
+        serverOptions, "start",
       ])
     isRunning = true
   }
 
   deinit { stop() }
+
+  /// The server's options: its socket in the directory, on `port`, no tcp, no fsync (a
+  /// test's data need not survive a power cut).
+  private var serverOptions: String {
+    "-k \(directory.path) -p \(port) -c listen_addresses='' -c fsync=off"
+  }
 
   /// Stops the server now (fast shutdown: open connections are cut) and removes its files.
   public func stop() {
@@ -67,7 +73,7 @@ public final class PostgresServer: @unchecked Sendable {
       "pg_ctl",
       [
         "-D", directory.appendingPathComponent("data").path, "-m", "fast", "-w", "-o",
-        "-k \(directory.path) -p \(port) -c listen_addresses='' -c fsync=off", "restart",
+        serverOptions, "restart",
       ])
   }
 

@@ -125,11 +125,12 @@ public struct Keyring: Sendable {
 public enum KeyFile {
   /// The pair in the file at `path`; nil when there is no file.
   public static func read(_ path: String) throws -> CurveKeyPair? {
-    guard let data = FileManager.default.contents(atPath: path) else {
-      if FileManager.default.fileExists(atPath: path) {
-        throw KeyringError("cannot read \(path): \(String(cString: strerror(EACCES)))")
-      }
-      return nil
+    guard FileManager.default.fileExists(atPath: path) else { return nil }
+    let data: Data
+    do {
+      data = try Data(contentsOf: URL(fileURLWithPath: path))
+    } catch {
+      throw KeyringError("cannot read \(path): \(error.localizedDescription)")
     }
     return try parse(String(decoding: data, as: UTF8.self), path: path)
   }
