@@ -77,7 +77,9 @@ let package = Package(
     // libpq: a connection to the sync server, knowing nothing of Hearth's tables.
     .target(name: "HearthPostgres", dependencies: ["CPostgreSQL"], swiftSettings: strict),
     // Sync across hubs: its clock so far (the service on PostgreSQL is issue 17's rest).
-    .target(name: "HearthSync", swiftSettings: strict),
+    .target(
+      name: "HearthSync", dependencies: ["HearthSQLite", "HearthPostgres", "HearthSupport"],
+      swiftSettings: strict),
     .target(name: "HearthDependencies", dependencies: ["HearthSupport"], swiftSettings: strict),
     // Subcommands, options, help and exit codes, for every executable.
     .target(name: "HearthCommandLine", swiftSettings: strict),
@@ -116,7 +118,7 @@ let package = Package(
       name: "HearthHub",
       dependencies: [
         "HearthWire", "HearthZMQ", "HearthSQLite", "HearthDependencies", "HearthService",
-        "HearthSupport",
+        "HearthSupport", "HearthSync",
       ],
       swiftSettings: strict),
     .target(

@@ -22,6 +22,11 @@ static inline void hearth_sqlite3_result_text_transient(sqlite3_context *context
   sqlite3_result_text(context, text, length, SQLITE_TRANSIENT);
 }
 
+static inline void hearth_sqlite3_result_blob_transient(sqlite3_context *context,
+                                                       const void *bytes, int length) {
+  sqlite3_result_blob(context, bytes, length, SQLITE_TRANSIENT);
+}
+
 // sqlite3_db_config and sqlite3_file_control are variadic; Swift cannot call them directly.
 static inline int hearth_sqlite3_persist_wal(sqlite3 *db, int enabled) {
   int flag = enabled;

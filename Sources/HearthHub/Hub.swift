@@ -17,6 +17,8 @@ public final class Hub: Sendable {
   /// A new identifier at every start: subscribers tell a restarted hub from a quiet one.
   public let instanceID = UUID().uuidString.lowercased()
   let database: DatabasePool
+  /// Sync: the capture on the writer, the service when a server is set up.
+  let sync: HubSync
   /// The bound on the write-ahead log (see `WALBound`).
   let walBound: WALBound
   private let lock: HubLock
@@ -53,16 +55,21 @@ public final class Hub: Sendable {
     var databaseConfiguration = Configuration()
     databaseConfiguration.label = "hearthd"
     databaseConfiguration.foreignKeysEnabled = true
-    database = try DatabasePool(
+    let pool = try DatabasePool(
       path: configuration.databasePath, configuration: databaseConfiguration)
-    let (last, pageSize) = try database.inWriterDatabase { db in
+    database = pool
+    let (last, pageSize, sync) = try pool.inWriterDatabase { db in
       // The change feed names the columns that updates changed, and lists the rows of a
       // table up to a bound.
       db.recordsUpdatedColumns = true
       db.maximumTrackedRowsPerTable = configuration.maximumListedRowsPerTable
       try HubStore.prepare(db)
-      return (try HubTables.lastSequence(db), try Int.fetchOne(db, sql: "PRAGMA page_size") ?? 4096)
+      return (
+        try HubTables.lastSequence(db), try Int.fetchOne(db, sql: "PRAGMA page_size") ?? 4096,
+        try HubSync(configuration: configuration, database: pool, db)
+      )
     }
+    self.sync = sync
     let walBound = WALBound(configuration: configuration, pageSize: pageSize)
     // Checkpoints run on the checkpointer thread and, past the bound, after a commit (see
     // `WALBound`), never inside the COMMIT that happens to cross SQLite's threshold.
@@ -152,7 +159,7 @@ public final class Hub: Sendable {
     // authentication handler first, bound before any socket it guards.
     let zap = Identities.handler(context, keyring: configuration.paths.keyring)
     let helpers = ServiceGroup(
-      [zap.service] + [try checkpointer()].compactMap { $0 }, signals: [],
+      [zap.service] + [try checkpointer(), sync.helper].compactMap { $0 }, signals: [],
       logger: Logger(label: "hearthd")
     ).start()
     defer {

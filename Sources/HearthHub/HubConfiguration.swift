@@ -59,6 +59,15 @@ public struct HubConfiguration: Sendable {
   /// it). It must return quickly.
   public var didCommit: (@Sendable (_ seq: Int64) -> Void)?
 
+  /// The sync server (a libpq connection string or `postgresql://` URL); nil: no sync
+  /// (the synced tables' changes are still recorded, for when one is set up).
+  public var syncServer: String?
+  /// The server's zone this hub syncs (one per account). Default `default`.
+  public var syncZone = "default"
+  /// Milliseconds added to the wall clock of the sync service's clock: for tests that play
+  /// a hub whose clock is wrong. Default 0.
+  public var syncClockOffset: Int64 = 0
+
   public init(paths: HubPaths = .fromEnvironment()) {
     self.paths = paths
   }

@@ -12,6 +12,7 @@ struct HubSession {
   enum Work {
     case transaction(client: Data, request: TransactionRequest)
     case register(client: Data, request: RegisterRequest)
+    case sync(client: Data, request: SyncRequest)
   }
 
   let hub: Hub
@@ -46,7 +47,13 @@ struct HubSession {
   /// its transaction's timeout finds it expired), what arrived within `timeout`, the queue,
   /// a batch of pruning and the heartbeat when they are due.
   mutating func serveOnce(waitingAtMost timeout: Duration) throws {
-    let received = try router.receiveMessage(timeout: timeout)
+    let (readable, rung) = try router.waitReadable(
+      orDescriptor: hub.sync.jobs.bell.descriptor, timeout: timeout)
+    if rung {
+      hub.sync.jobs.bell.clear()
+      runSyncJobs()
+    }
+    let received = readable ? try router.receiveMessage(timeout: .zero) : nil
     executor.expire(after: configuration.transactionTimeout, now: hub.clock.elapsed)
     if let first = received {
       // Everything that has arrived meanwhile: one-message transactions among it share one
@@ -81,6 +88,7 @@ struct HubSession {
     }
     let now = hub.clock.elapsed
     drainQueue()
+    runSyncJobs()
     if executor.open == nil, pruning != nil || now - lastPrune >= configuration.pruneInterval {
       pruneOnce(now)
     }
@@ -123,6 +131,12 @@ struct HubSession {
     case .success(.cursor(let request)):
       let answer = feed.cursor(request)
       reply(client, answer)
+    case .success(.sync(let request)):
+      if executor.open == nil {
+        sync(client: client, request: request)
+      } else {
+        enqueue(.sync(client: client, request: request), client: client, id: request.id)
+      }
     }
   }
 
@@ -140,6 +154,7 @@ struct HubSession {
       switch queue.removeFirst() {
       case .transaction(let client, let request): transaction(client: client, request: request)
       case .register(let client, let request): register(client: client, request: request)
+      case .sync(let client, let request): sync(client: client, request: request)
       }
     }
   }
@@ -164,11 +179,13 @@ struct HubSession {
   /// Rolls back what is open and refuses what waits; the clients retry against the next hub.
   mutating func finish() throws {
     executor.rollbackOpen()
+    hub.sync.jobs.close()
     for work in queue {
       let (client, id) =
         switch work {
         case .transaction(let client, let request): (client, request.id)
         case .register(let client, let request): (client, request.id)
+        case .sync(let client, let request): (client, request.id)
         }
       reply(client, ErrorReply(id: id, code: .busy, message: "the hub is stopping; retry"))
     }
@@ -230,6 +247,7 @@ struct HubSession {
     switch outcome {
     case .success(let (registered, event)):
       executor.forgetOwnership(of: request.plugin)
+      if event?.event.changes.isSchemaChanged == true { syncSchemaChanged() }
       announce([event].compactMap { $0 }) { reply(client, registered) }
     case .failure(let refusal):
       reply(client, refusal)
@@ -245,6 +263,7 @@ struct HubSession {
       configuration.didCommit?(event.event.seq)
     }
     answer()
+    if !events.isEmpty { hub.sync.service?.localChange() }
     for event in events { feed.publish(event) }
     // Between two commits: no client's transaction is split.
     if hub.walBound.restartIsDue {

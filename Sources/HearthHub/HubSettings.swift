@@ -14,7 +14,7 @@ extension HubConfiguration {
     "database", "runtime-dir", "keys-dir", "transaction-timeout", "max-message-size",
     "max-statements", "heartbeat-interval", "retention-days", "feed-keep", "prune-interval",
     "bus-high-water-mark", "max-queued-requests", "wal-limit-mb", "checkpoint-wait",
-    "checkpoint-retry", "checkpoint-interval",
+    "checkpoint-retry", "checkpoint-interval", "sync-server", "sync-zone", "sync-clock-offset-ms",
   ]
 
   /// hearthd's configuration from its settings, later ones winning: the config file's lines
@@ -78,6 +78,20 @@ extension HubConfiguration {
     maximumMessageSize = try read.integer("max-message-size", atLeast: 1_024) ?? maximumMessageSize
     maximumStatementsPerMessage =
       try read.integer("max-statements", atLeast: 1) ?? maximumStatementsPerMessage
+    if let server = settings["sync-server"] { syncServer = server.isEmpty ? nil : server }
+    if let zone = settings["sync-zone"] {
+      guard !zone.isEmpty, !zone.contains(":") else {
+        throw InvalidSetting(key: "sync-zone", problem: "a zone is a name without ':'")
+      }
+      syncZone = zone
+    }
+    if let text = settings["sync-clock-offset-ms"] {
+      guard let offset = Int64(text) else {
+        throw InvalidSetting(
+          key: "sync-clock-offset-ms", problem: "must be a whole number, not '\(text)'")
+      }
+      syncClockOffset = offset
+    }
     if let megabytes = try read.number("wal-limit-mb", atLeast: 1) {
       walLimit = Int(megabytes * 1_048_576)
     }

@@ -62,6 +62,10 @@ struct Identities {
     case .register(let request): acting = (request.plugin, request.id)
     case .transaction(let request): acting = (request.plugin, request.id)
     case .cursor(let request): acting = (request.plugin, request.id)
+    case .sync(let request):
+      // Asking for a round of sync reads only; declaring tables is the owner's.
+      guard let plugin = request.plugin, !request.tables.isEmpty else { return nil }
+      acting = (plugin, request.id)
     }
     var identity = plugin(userID)
     if identity == acting.plugin { return nil }
@@ -74,7 +78,7 @@ struct Identities {
           + "\(acting.plugin)"
       } else {
         "this connection's key is not the key issued to plugin \(acting.plugin) (hearth plugins "
-          + "add \(acting.plugin) issues it); without one a client may only read (hello, changes)"
+          + "add \(acting.plugin) issues it); without one a client may only read (hello, changes, sync)"
       }
     return ErrorReply(id: acting.id, code: .unauthorized, message: message)
   }

@@ -1,4 +1,5 @@
 import HearthSQLite
+import HearthSync
 
 /// What a plugin's statements may do, checked by SQLite's authorizer while each statement is
 /// prepared (triggers included):
@@ -64,12 +65,20 @@ struct PluginPolicy {
           || (action.kind == .update && isSchemaTable)
           ? nil : "plugin \(plugin) may not write \(table)"
       }
+      // The sync service's capture: the temporary triggers the hub puts on synced tables
+      // (a plugin can make no temporary trigger, nor any trigger of that name).
+      if table == SyncStore.rows, action.source?.hasPrefix(SyncCapture.triggerPrefix) == true {
+        return nil
+      }
       return owns(table) ? nil : "plugin \(plugin) does not own table \(table)"
     case .schema(let temporary):
       guard mode == .migration else {
         return "plugin \(plugin) may change the schema only in its migrations"
       }
       if temporary { return "temporary schema objects are not allowed in the hub" }
+      if action.isTriggerCreation, action.first?.lowercased().hasPrefix("hearth_") == true {
+        return "trigger names beginning with hearth_ are the hub's"
+      }
       guard let table = action.schemaTable?.lowercased() else { return nil }
       // SQLite's own tables (sqlite_sequence, made by the first AUTOINCREMENT table).
       if table.hasPrefix("sqlite_") { return nil }

@@ -18,10 +18,10 @@ extension Database {
   func installHooks() {
     sqlite3_set_authorizer(
       sqliteConnection,
-      { context, action, first, second, _, _ in
+      { context, action, first, second, _, source in
         Database.from(context).authorize(
           action: action, first: first.map { String(cString: $0) },
-          second: second.map { String(cString: $0) })
+          second: second.map { String(cString: $0) }, source: source.map { String(cString: $0) })
       }, context)
     sqlite3_preupdate_hook(
       sqliteConnection,
@@ -79,9 +79,12 @@ extension Database {
       }, context)
   }
 
-  private func authorize(action: Int32, first: String?, second: String?) -> Int32 {
+  private func authorize(action: Int32, first: String?, second: String?, source: String?) -> Int32
+  {
     if isReadingOwnSchema { return SQLITE_OK }
-    if let authorizer, !authorizer(DatabaseAction(code: action, first: first, second: second)) {
+    if let authorizer,
+      !authorizer(DatabaseAction(code: action, first: first, second: second, source: source))
+    {
       return SQLITE_DENY
     }
     let isInternal = first?.hasPrefix("sqlite_") ?? true
@@ -255,6 +258,15 @@ public struct DatabaseAction: Hashable, Sendable, CustomStringConvertible {
   public var first: String?
   /// The second detail: a column, the table of an index or trigger, a pragma's value…
   public var second: String?
+  /// The innermost trigger or view the action is part of; nil for the statement's own.
+  public var source: String?
+
+  public init(code: Int32, first: String?, second: String?, source: String? = nil) {
+    self.code = code
+    self.first = first
+    self.second = second
+    self.source = source
+  }
 
   public enum Kind: Hashable, Sendable {
     case read, insert, update, delete, select, function, pragma, transaction, savepoint
@@ -290,6 +302,11 @@ public struct DatabaseAction: Hashable, Sendable, CustomStringConvertible {
       .schema(temporary: false)
     default: .other
     }
+  }
+
+  /// Whether this creates a trigger (`first` is its name).
+  public var isTriggerCreation: Bool {
+    code == SQLITE_CREATE_TRIGGER || code == SQLITE_CREATE_TEMP_TRIGGER
   }
 
   /// The table a schema action concerns: the table created, dropped or altered, or the

@@ -29,7 +29,7 @@ extension ErrorReply.Code {
     case .busy: .SQLITE_BUSY
     case .timeout, .unknownTransaction: .SQLITE_ABORT
     case .tooLarge, .tooManyStatements: .SQLITE_TOOBIG
-    case .malformed, .unsupportedVersion, .unknownType: .SQLITE_MISUSE
+    case .malformed, .unsupportedVersion, .unknownType, .notSyncable: .SQLITE_MISUSE
     case .internal: .SQLITE_INTERNAL
     case .unavailable: .SQLITE_CANTOPEN
     default: .SQLITE_ERROR

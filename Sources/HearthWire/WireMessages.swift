@@ -336,6 +336,60 @@ public struct CursorRequest: Codable, Hashable, Sendable {
   }
 }
 
+/// `sync`: a plugin asks the hub to sync tables it owns (with the server, and every hub of
+/// the account); any client, with no tables, asks for a round of sync now and its state.
+public struct SyncRequest: Codable, Hashable, Sendable {
+  public var v = WireProtocol.version
+  public var type = "sync"
+  public var id: String
+  public var plugin: String?
+  public var tables: [String]
+
+  public init(id: String, plugin: String? = nil, tables: [String] = []) {
+    self.id = id
+    self.plugin = plugin
+    self.tables = tables
+  }
+}
+
+/// The reply to `sync`: what the hub syncs, and how far it has come.
+public struct SyncingReply: Codable, Hashable, Sendable {
+  public var v = WireProtocol.version
+  public var type = "syncing"
+  public var id: String
+  /// Every synced table, sorted.
+  public var tables: [String]
+  /// The server, without its password; nil when none is set up (changes are kept for it).
+  public var server: String?
+  public var zone: String
+  /// This hub's id in the times it stamps.
+  public var hub: String
+  /// Rows with changes the server has not taken yet.
+  public var pending: Int
+  /// Pulled records waiting to be applied (a parent not here yet, a table not synced).
+  public var held: Int
+  /// The server's sequence number pulled up to, and the last one pushed.
+  public var pulled: Int64
+  public var pushed: Int64?
+  public var lastError: String?
+
+  public init(
+    id: String, tables: [String], server: String?, zone: String, hub: String, pending: Int,
+    held: Int, pulled: Int64, pushed: Int64?, lastError: String?
+  ) {
+    self.id = id
+    self.tables = tables
+    self.server = server
+    self.zone = zone
+    self.hub = hub
+    self.pending = pending
+    self.held = held
+    self.pulled = pulled
+    self.pushed = pushed
+    self.lastError = lastError
+  }
+}
+
 /// The reply to `cursor`: the cursor as stored and the feed's horizon.
 public struct CursorSavedReply: Codable, Hashable, Sendable {
   public var v = WireProtocol.version
@@ -452,6 +506,8 @@ public struct ErrorReply: Codable, Hashable, Sendable, Error, CustomStringConver
     /// The client went silent inside its transaction; it was rolled back.
     public static let timeout = Code(rawValue: "timeout")
     public static let migrationFailed = Code(rawValue: "migrationFailed")
+    /// A table asked to be synced breaks a rule of synced tables (the message names it).
+    public static let notSyncable = Code(rawValue: "notSyncable")
     public static let `internal` = Code(rawValue: "internal")
 
     public init(from decoder: any Decoder) throws {

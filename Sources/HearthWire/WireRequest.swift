@@ -9,6 +9,7 @@ public enum WireRequest: Hashable, Sendable {
   case transaction(TransactionRequest)
   case changes(ChangesRequest)
   case cursor(CursorRequest)
+  case sync(SyncRequest)
 
   /// The limits a request is checked against.
   public struct Limits: Hashable, Sendable {
@@ -29,6 +30,7 @@ public enum WireRequest: Hashable, Sendable {
     case .transaction(let request): try WireCoding.encode(request)
     case .changes(let request): try WireCoding.encode(request)
     case .cursor(let request): try WireCoding.encode(request)
+    case .sync(let request): try WireCoding.encode(request)
     }
   }
 
@@ -65,12 +67,14 @@ public enum WireRequest: Hashable, Sendable {
         request = .transaction(try WireCoding.decode(TransactionRequest.self, from: body))
       case "changes": request = .changes(try WireCoding.decode(ChangesRequest.self, from: body))
       case "cursor": request = .cursor(try WireCoding.decode(CursorRequest.self, from: body))
+      case "sync": request = .sync(try WireCoding.decode(SyncRequest.self, from: body))
       default:
         return .failure(
           ErrorReply(
             id: envelope.id, code: .unknownType,
             message:
-              "unknown request type \"\(envelope.type)\" (hello, register, transaction, changes, cursor)"
+              "unknown request type \"\(envelope.type)\" "
+              + "(hello, register, transaction, changes, cursor, sync)"
           ))
       }
     } catch {
@@ -128,6 +132,11 @@ public enum WireRequest: Hashable, Sendable {
         return ErrorReply(
           id: request.id, code: .malformed,
           message: "seq is a sequence number, 0 or more, not \(request.seq)")
+      }
+    case .sync(let request):
+      if !request.tables.isEmpty, request.plugin?.isEmpty ?? true {
+        return ErrorReply(
+          id: request.id, code: .malformed, message: "tables to sync need the plugin that owns them")
       }
     case .hello:
       break

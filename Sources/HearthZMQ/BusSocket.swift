@@ -202,6 +202,23 @@ public final class BusSocket {
     return result > 0
   }
 
+  /// Waits until the socket is readable or `descriptor` (a file descriptor) is, or `timeout`
+  /// passes: which of the two are.
+  public func waitReadable(orDescriptor descriptor: Int32, timeout: Duration) throws -> (
+    socket: Bool, descriptor: Bool
+  ) {
+    var items = [
+      zmq_pollitem_t(socket: handle, fd: 0, events: Int16(ZMQ_POLLIN), revents: 0),
+      zmq_pollitem_t(socket: nil, fd: descriptor, events: Int16(ZMQ_POLLIN), revents: 0),
+    ]
+    let result = zmq_poll(&items, 2, Int(timeout.milliseconds))
+    if result < 0 {
+      if zmq_errno() == EINTR { return (false, false) }
+      throw BusError.last("poll", kind: kind.description)
+    }
+    return (items[0].revents != 0, items[1].revents != 0)
+  }
+
   // MARK: - Options
 
   func set(_ option: Int32, _ value: Int32) throws {

@@ -1,0 +1,175 @@
+import Foundation
+import HearthService
+import HearthSQLite
+import HearthSync
+import HearthWire
+
+/// The hub's side of sync: the capture on its writer, the service (when a server is set up),
+/// the service's writes run by the loop, and the `sync` request.
+struct HubSync: Sendable {
+  let capture: SyncCapture
+  let jobs: SyncJobs
+  let service: SyncService?
+  let settings: SyncService.Settings?
+
+  /// Prepares the sync tables and the capture on the writer (`db`), and the service.
+  init(configuration: HubConfiguration, database: DatabasePool, _ db: Database) throws {
+    try SyncStore.prepare(db)
+    let hub = try SyncStore.value("hub", db) ?? "hub"
+    let last = try SyncStore.value("clock", db).flatMap(HybridTimestamp.init)
+    capture = SyncCapture(
+      clock: SyncClock(hub: hub, last: last, offset: configuration.syncClockOffset))
+    capture.addFunctions(to: db)
+    try capture.install(SyncStore.syncedTables(db), on: db)
+    jobs = try SyncJobs()
+    if let server = configuration.syncServer {
+      var settings = SyncService.Settings(server: server)
+      settings.zone = configuration.syncZone
+      self.settings = settings
+      service = try SyncService(settings, writer: jobs, reader: database, capture: capture)
+    } else {
+      settings = nil
+      service = nil
+    }
+  }
+
+  /// The service as one of the hub's helpers.
+  var helper: (any Service)? { service.map(Runner.init) }
+
+  private struct Runner: Service {
+    let service: SyncService
+    var name: String { "hearthd.sync" }
+    func run() throws { service.run() }
+    func stop() { service.stop() }
+  }
+
+  /// After the schema changed (a registration): the capture for the tables as they are now,
+  /// and what was held for columns or tables that now exist.
+  func schemaChanged(_ db: Database) throws {
+    let tables = try SyncStore.syncedTables(db)
+    try capture.install(tables, on: db)
+    var report = SyncApplier.Report()
+    try SyncApplier(capture: capture, tables: tables).retryHeld(report: &report, db)
+    try SyncApplier(capture: capture, tables: tables).replayExtras(db)
+  }
+
+  /// Declares `names` (tables of `plugin`) synced: checks the rules, records them, stamps
+  /// their rows as changes to push, and puts the capture on them.
+  func declare(_ names: [String], of plugin: String, owned: Set<String>, at now: Int64, _ db: Database)
+    throws
+  {
+    if let foreign = names.first(where: { !owned.contains($0.lowercased()) }) {
+      throw ErrorReply(
+        id: nil, code: .unauthorized, message: "plugin \(plugin) does not own table \(foreign)")
+    }
+    let already = Set(try SyncStore.syncedTableNames(db))
+    let tables = try SyncedTable.validate(names, alsoSynced: already, db)
+    for table in tables where !already.contains(where: { $0.lowercased() == table.name.lowercased() })
+    {
+      try db.execute(
+        sql: "INSERT INTO \(SyncStore.tables) (name, plugin, addedAt) VALUES (?, ?, ?)",
+        arguments: [table.name, plugin, now])
+      try SyncStore.stampExistingRows(of: table, db)
+    }
+    try schemaChanged(db)
+  }
+
+  /// The reply to `sync`.
+  func status(id: String, _ db: Database) throws -> SyncingReply {
+    SyncingReply(
+      id: id, tables: try SyncStore.syncedTableNames(db),
+      server: settings.map { Self.withoutPassword($0.server) }, zone: settings?.zone ?? "default",
+      hub: capture.clock.hub, pending: try SyncStore.pendingCount(db),
+      held: try SyncStore.heldCount(db), pulled: try SyncStore.cursor(db).seq,
+      pushed: try SyncStore.value("lastPush", db).flatMap { Int64($0) },
+      lastError: try SyncStore.value("lastError", db))
+  }
+
+  /// A connection string as it may be shown: its password replaced.
+  static func withoutPassword(_ server: String) -> String {
+    var shown = server
+    if let range = shown.range(of: #"password\s*=\s*\S+"#, options: .regularExpression) {
+      shown.replaceSubrange(range, with: "password=…")
+    }
+    if let range = shown.range(of: #"://[^:/@]+:[^@]+@"#, options: .regularExpression) {
+      let user = shown[range].dropFirst(3).prefix { $0 != ":" }
+      shown.replaceSubrange(range, with: "://\(user):…@")
+    }
+    return shown
+  }
+}
+
+extension HubSession {
+  /// Runs the sync service's writes (between requests, never inside a client's
+  /// transaction), each its own commit of origin `sync`.
+  mutating func runSyncJobs() {
+    guard executor.open == nil else { return }
+    for job in hub.sync.jobs.take() {
+      do {
+        try commitAsSync(job.body) { job.finish(nil) }
+      } catch {
+        job.finish(error)
+      }
+    }
+  }
+
+  /// Runs `body` in a transaction of its own on the writer, recorded in the feed as a
+  /// commit of origin `sync` when it changed a plugin's table; `answer` runs after the
+  /// COMMIT, before the event is published.
+  mutating func commitAsSync(
+    _ body: (Database) throws -> Void, answer: () -> Void = {}
+  ) throws {
+    let seq = hub.lastSequence + 1
+    let now = hub.millisecondsNow()
+    let event = try hub.database.inWriterDatabase { [feed] db -> ChangeFeed.PublishedCommit? in
+      try db.beginTransaction(.immediate)
+      do {
+        try body(db)
+        let event = try feed.recordEntry(
+          db.pendingChanges, plugin: "sync", request: "sync-\(UUID().uuidString.lowercased())",
+          seq: seq, at: now, db)
+        try db.commit()
+        return event
+      } catch {
+        try? db.rollback()
+        throw error
+      }
+    }
+    announce([event].compactMap { $0 }, answer: answer)
+  }
+
+  /// After a registration changed the schema: the capture and the held records (see
+  /// `HubSync.schemaChanged`).
+  mutating func syncSchemaChanged() {
+    let sync = hub.sync
+    do {
+      try commitAsSync { db in try sync.schemaChanged(db) }
+    } catch {
+      Logger(label: "hearthd.sync").error("cannot put the sync capture on the new schema: \(error)")
+    }
+  }
+
+  /// The `sync` request: declares tables (a write, so it waits for an open transaction to
+  /// end), rings the service, answers with the state.
+  mutating func sync(client: Data, request: SyncRequest) {
+    let (sync, now) = (hub.sync, hub.millisecondsNow())
+    do {
+      if let plugin = request.plugin, !request.tables.isEmpty {
+        try commitAsSync { db in
+          let owned = try HubStore.ownedTables(of: plugin, db)
+          try sync.declare(request.tables, of: plugin, owned: owned, at: now, db)
+        }
+      }
+      let status = try hub.database.read { db in try sync.status(id: request.id, db) }
+      sync.service?.localChange()
+      reply(client, status)
+    } catch let error as SyncSchemaError {
+      reply(client, ErrorReply(id: request.id, code: .notSyncable, message: error.description))
+    } catch var refusal as ErrorReply {
+      refusal.id = request.id
+      reply(client, refusal)
+    } catch {
+      reply(client, ErrorReply(id: request.id, code: .internal, message: "\(error)"))
+    }
+  }
+}

@@ -1,0 +1,162 @@
+import Foundation
+import HearthSQLite
+
+/// Applies pulled records to the hub's tables, in the writer's transaction: per column the
+/// server's value unless this hub changed it later and has not pushed that yet; the row
+/// inserted, updated or deleted as the merged times of its inserts and deletes say. A record
+/// that cannot be applied yet (its table is not synced here, its parent has not come) is
+/// held and tried again after each page.
+///
+/// The rule for a delete and a concurrent edit: the delete wins, whatever the order they
+/// arrive in — a row exists while its latest insert is later than its latest delete, and an
+/// edit is no insert. Inserting the same key again after a delete brings the row back.
+public struct SyncApplier {
+  public let capture: SyncCapture
+  /// The synced tables, by lowercased name, parents first in `order`.
+  let tables: [String: SyncedTable]
+  let order: [String: Int]
+
+  public init(capture: SyncCapture, tables: [SyncedTable]) {
+    self.capture = capture
+    self.tables = Dictionary(tables.map { ($0.name.lowercased(), $0) }) { first, _ in first }
+    order = Dictionary(
+      tables.enumerated().map { ($0.element.name.lowercased(), $0.offset) }
+    ) { first, _ in first }
+  }
+
+  /// What applying a page came to.
+  public struct Report: Hashable, Sendable {
+    public var applied = 0
+    public var held = 0
+    /// Why records were held (the first few), for the log.
+    public var reasons: [String] = []
+    public init() {}
+  }
+
+  /// Applies `records` (parents before children), then the held records that now can be.
+  public func apply(_ records: [SyncRecord], _ db: Database) throws -> Report {
+    var report = Report()
+    let sorted = records.enumerated().sorted { left, right in
+      let (a, b) = (rank(left.element), rank(right.element))
+      return a != b ? a < b : left.offset < right.offset
+    }
+    for (_, record) in sorted { try apply(record, report: &report, db) }
+    try retryHeld(report: &report, db)
+    return report
+  }
+
+  /// Tries the held records again (after a page, or once the schema changed).
+  public func retryHeld(report: inout Report, _ db: Database) throws {
+    let held = try String.fetchAll(db, sql: "SELECT record FROM \(SyncStore.held)")
+    guard !held.isEmpty else { return }
+    let decoder = JSONDecoder()
+    var records = try held.map { try decoder.decode(SyncRecord.self, from: Data($0.utf8)) }
+    records.sort { rank($0) < rank($1) }
+    var again = Report()
+    for record in records { try apply(record, report: &again, db) }
+    report.applied += again.applied
+  }
+
+  private func rank(_ record: SyncRecord) -> Int {
+    // Live rows parents first; deletions after them, children first.
+    let depth = order[record.type.lowercased()] ?? Int.max / 4
+    return record.isAlive ? depth : Int.max / 2 - depth
+  }
+
+  private func apply(_ record: SyncRecord, report: inout Report, _ db: Database) throws {
+    guard let table = tables[record.type.lowercased()] else {
+      return try hold(record, "table \(record.type) is not synced on this hub", &report, db)
+    }
+    var row = try SyncRow.fetch(table.name, record.name, db)
+    let merged = row.merge(record, columns: Set(table.columns))
+    if let latest = record.latestTime, let time = HybridTimestamp(latest) {
+      capture.clock.receive(time)
+    }
+    let exists = try Int.fetchOne(
+      db, sql: "SELECT 1 FROM main.\(quoted(table.name)) WHERE \(quoted(table.primaryKey)) = ?",
+      arguments: [record.name]) != nil
+    do {
+      try capture.muting(table.name, record.name) {
+        if row.isAlive, !exists {
+          let values = table.columns.compactMap { column in
+            record.fields[column].map { (column, $0.value) }
+          }
+          try insert(table, record.name, values, db)
+        } else if row.isAlive, !merged.isEmpty {
+          try update(table, record.name, merged, db)
+        } else if !row.isAlive, exists {
+          try db.execute(
+            sql: "DELETE FROM main.\(quoted(table.name)) WHERE \(quoted(table.primaryKey)) = ?",
+            arguments: [record.name])
+        }
+      }
+    } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
+      return try hold(record, error.message ?? "\(error)", &report, db)
+    }
+    try row.save(db)
+    try db.execute(
+      sql: "DELETE FROM \(SyncStore.held) WHERE tbl = ? AND pk = ?",
+      arguments: [record.type, record.name])
+    report.applied += 1
+  }
+
+  private func insert(
+    _ table: SyncedTable, _ key: String, _ values: [(String, DatabaseValue)], _ db: Database
+  ) throws {
+    let columns = [quoted(table.primaryKey)] + values.map { quoted($0.0) }
+    let marks = Array(repeating: "?", count: columns.count).joined(separator: ", ")
+    try db.execute(
+      sql: "INSERT INTO main.\(quoted(table.name)) (\(columns.joined(separator: ", "))) "
+        + "VALUES (\(marks))",
+      arguments: StatementArguments([DatabaseValue(storage: .text(key))] + values.map(\.1)))
+  }
+
+  func update(
+    _ table: SyncedTable, _ key: String, _ values: [(String, DatabaseValue)], _ db: Database
+  ) throws {
+    let assignments = values.map { "\(quoted($0.0)) = ?" }.joined(separator: ", ")
+    try db.execute(
+      sql: "UPDATE main.\(quoted(table.name)) SET \(assignments) "
+        + "WHERE \(quoted(table.primaryKey)) = ?",
+      arguments: StatementArguments(values.map(\.1) + [DatabaseValue(storage: .text(key))]))
+  }
+
+  private func hold(
+    _ record: SyncRecord, _ reason: String, _ report: inout Report, _ db: Database
+  ) throws {
+    let text = String(decoding: try JSONEncoder().encode(record), as: UTF8.self)
+    try db.execute(
+      sql: "INSERT OR REPLACE INTO \(SyncStore.held) (tbl, pk, record, reason) VALUES (?, ?, ?, ?)",
+      arguments: [record.type, record.name, text, reason])
+    report.held += 1
+    if report.reasons.count < 5 { report.reasons.append("\(record.type) \(record.name): \(reason)") }
+  }
+}
+
+extension SyncApplier {
+  /// Writes the values kept aside for columns that now exist (a migration added them).
+  public func replayExtras(_ db: Database) throws {
+    let keys = try Row.fetchAll(
+      db, sql: "SELECT tbl, pk FROM \(SyncStore.rows) WHERE extra IS NOT NULL")
+    for key in keys {
+      let (name, pk): (String, String) = (try key["tbl"], try key["pk"])
+      guard let table = tables[name.lowercased()] else { continue }
+      var row = try SyncRow.fetch(table.name, pk, db)
+      let known = row.extraTimes.keys.filter { table.columns.contains($0) }
+      guard !known.isEmpty else { continue }
+      let record = SyncRecord(
+        type: table.name, name: pk,
+        fields: row.extraFields.filter { known.contains($0.key) },
+        times: row.extraTimes.filter { known.contains($0.key) })
+      for column in known {
+        row.extraFields[column] = nil
+        row.extraTimes[column] = nil
+      }
+      let values = row.merge(record, columns: Set(table.columns))
+      if row.isAlive, !values.isEmpty {
+        try capture.muting(table.name, pk) { try update(table, pk, values, db) }
+      }
+      try row.save(db)
+    }
+  }
+}

@@ -1,0 +1,166 @@
+import Foundation
+import HearthSQLite
+
+/// The hub's clock for sync: a hybrid logical clock on the wall clock (plus `offset`, which
+/// tests set to play a hub whose clock is wrong). Shared by the capture triggers, which
+/// stamp each change, and the service, which takes in the times it pulls.
+public final class SyncClock: Sendable {
+  private let clock: Locked<HybridLogicalClock>
+  /// Milliseconds added to the wall clock.
+  public let offset: Int64
+
+  public init(hub: String, last: HybridTimestamp? = nil, offset: Int64 = 0) {
+    clock = Locked(HybridLogicalClock(hub: hub, last: last))
+    self.offset = offset
+  }
+
+  public var hub: String { clock.withLock { $0.hub } }
+  public var last: HybridTimestamp { clock.withLock { $0.last } }
+
+  /// The wall clock, in milliseconds since 1970.
+  public var now: Int64 { Int64(Date().timeIntervalSince1970 * 1000) + offset }
+
+  /// A new time for a local change.
+  public func tick() -> HybridTimestamp { clock.withLock { [now] in $0.tick(now: now) } }
+
+  /// Takes in a time seen from the server (see `HybridLogicalClock.receive`).
+  public func receive(_ time: HybridTimestamp) {
+    _ = clock.withLock { [now] in $0.receive(time, now: now) }
+  }
+}
+
+/// Change capture on the hub's writer: temporary triggers on each synced table (on that
+/// connection only, invisible to plugins) that record, in the same transaction as the
+/// change, which columns of which row changed and when (`hearth_sync_rows`), so that a
+/// commit and what sync owes the server are never apart — whatever wrote it and however
+/// many rows. The sync service's own writes are muted row by row (`muting`), so that it
+/// never pushes back what it pulled, while the rows a foreign key's CASCADE deletes because
+/// of them are captured as any local change.
+public final class SyncCapture: Sendable {
+  public static let triggerPrefix = "hearth_sync_"
+  public let clock: SyncClock
+  private let muted = Locked<(table: String, key: String)?>(nil)
+
+  public init(clock: SyncClock) { self.clock = clock }
+
+  /// Runs `body` with the capture of row `key` of `table` off.
+  public func muting<T>(_ table: String, _ key: String, _ body: () throws -> T) rethrows -> T {
+    muted.withLock { $0 = (table.lowercased(), key) }
+    defer { muted.withLock { $0 = nil } }
+    return try body()
+  }
+
+  /// Adds the capture's functions to `db` (once per connection).
+  public func addFunctions(to db: Database) {
+    let clock = clock
+    db.add(
+      function: DatabaseFunction("hearth_sync_now", argumentCount: 0) { _ in
+        DatabaseValue(storage: .text(clock.tick().description))
+      })
+    db.add(
+      function: DatabaseFunction("hearth_sync_muted", argumentCount: 2) { [muted] values in
+        guard case .text(let table) = values[0].storage else { return false }
+        let key = SyncCapture.keyText(values[1])
+        let isMuted = muted.withLock { $0.map { $0.table == table.lowercased() && $0.key == key } }
+        return (isMuted ?? false) ? true : false
+      })
+  }
+
+  /// The text a primary key is named by in records.
+  public static func keyText(_ value: DatabaseValue) -> String {
+    switch value.storage {
+    case .text(let text): text
+    case .integer(let integer): String(integer)
+    case .double(let double): String(double)
+    case .blob(let data): String(decoding: data, as: UTF8.self)
+    case .null: ""
+    }
+  }
+
+  /// Replaces the capture triggers with ones for `tables` as their schema is now.
+  public func install(_ tables: [SyncedTable], on db: Database) throws {
+    let existing = try String.fetchAll(
+      db,
+      sql: "SELECT name FROM temp.sqlite_master WHERE type = 'trigger' AND name LIKE ?",
+      arguments: [Self.triggerPrefix + "%"])
+    for name in existing { try db.execute(sql: "DROP TRIGGER temp.\(quoted(name))") }
+    for table in tables {
+      for sql in Self.triggers(for: table) { try db.execute(sql: sql) }
+    }
+  }
+
+  /// The four triggers of one table: insert, update (the key unchanged), a change of the
+  /// key (a delete of the old row and an insert of the new), delete.
+  static func triggers(for table: SyncedTable) -> [String] {
+    let name = quoted(table.name)
+    let literal = sqlString(table.name)
+    let key = quoted(table.primaryKey)
+    let prefix = triggerPrefix + table.name.lowercased().filter { $0.isLetter || $0.isNumber }
+    let columns = table.columns.map { (sqlString($0), quoted($0)) }
+    let allTimes =
+      columns.isEmpty
+      ? "'{}'" : "json_object(" + columns.map { "\($0.0), t" }.joined(separator: ", ") + ")"
+    func inserted(_ side: String) -> String {
+      """
+      INSERT INTO hearth_sync_rows (tbl, pk, times, pending, created)
+        SELECT \(literal), CAST(\(side).\(key) AS TEXT), o, json_set(o, '$."$created"', t), t
+        FROM (SELECT t, \(allTimes) AS o FROM (SELECT hearth_sync_now() AS t)) WHERE 1
+        ON CONFLICT (tbl, pk) DO UPDATE SET times = excluded.times, created = excluded.created,
+          pending = json_patch(hearth_sync_rows.pending, excluded.pending);
+      """
+    }
+    func deleted(_ side: String) -> String {
+      """
+      INSERT INTO hearth_sync_rows (tbl, pk, deleted, pending)
+        SELECT \(literal), CAST(\(side).\(key) AS TEXT), t, json_object('$deleted', t)
+        FROM (SELECT hearth_sync_now() AS t) WHERE 1
+        ON CONFLICT (tbl, pk) DO UPDATE SET deleted = excluded.deleted,
+          pending = json_patch(hearth_sync_rows.pending, excluded.pending);
+      """
+    }
+    let changed =
+      columns.isEmpty
+      ? "SELECT NULL AS k WHERE 0"
+      : columns.map { "SELECT \($0.0) AS k WHERE OLD.\($0.1) IS NOT NEW.\($0.1)" }
+        .joined(separator: " UNION ALL ")
+    let updated = """
+      INSERT INTO hearth_sync_rows (tbl, pk) VALUES (\(literal), CAST(NEW.\(key) AS TEXT))
+        ON CONFLICT (tbl, pk) DO NOTHING;
+      UPDATE hearth_sync_rows SET times = json_patch(times, c.o), pending = json_patch(pending, c.o)
+        FROM (SELECT json_group_object(k, hearth_sync_now()) AS o
+          FROM (\(changed))) AS c
+        WHERE tbl = \(literal) AND pk = CAST(NEW.\(key) AS TEXT) AND c.o != '{}';
+      """
+    return [
+      """
+      CREATE TEMP TRIGGER \(prefix)_insert AFTER INSERT ON main.\(name)
+      WHEN NOT hearth_sync_muted(\(literal), NEW.\(key)) BEGIN \(inserted("NEW")) END
+      """,
+      """
+      CREATE TEMP TRIGGER \(prefix)_update AFTER UPDATE ON main.\(name)
+      WHEN OLD.\(key) IS NEW.\(key) AND NOT hearth_sync_muted(\(literal), NEW.\(key))
+      BEGIN \(updated) END
+      """,
+      """
+      CREATE TEMP TRIGGER \(prefix)_rekey AFTER UPDATE OF \(key) ON main.\(name)
+      WHEN OLD.\(key) IS NOT NEW.\(key) AND NOT hearth_sync_muted(\(literal), NEW.\(key))
+      BEGIN \(deleted("OLD")) \(inserted("NEW")) END
+      """,
+      """
+      CREATE TEMP TRIGGER \(prefix)_delete AFTER DELETE ON main.\(name)
+      WHEN NOT hearth_sync_muted(\(literal), OLD.\(key)) BEGIN \(deleted("OLD")) END
+      """,
+    ]
+  }
+
+}
+
+/// An SQL string literal.
+func sqlString(_ text: String) -> String {
+  "'" + text.replacingOccurrences(of: "'", with: "''") + "'"
+}
+
+/// An SQL identifier in double quotes.
+func quoted(_ name: String) -> String {
+  "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+}

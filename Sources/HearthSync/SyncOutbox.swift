@@ -1,0 +1,63 @@
+import Foundation
+import HearthSQLite
+
+/// What this hub owes the server: the rows with pending changes, as records to push (only
+/// the changed columns, with their current values), and the acknowledgement that clears
+/// what the server took.
+public enum SyncOutbox {
+  /// One row's push: its record and the pending changes it carries (as read).
+  public struct Entry: Sendable {
+    public var record: SyncRecord
+    var pending: [String: String]
+  }
+
+  /// Up to `limit` rows with pending changes (read in one snapshot).
+  public static func batch(limit: Int, _ db: Database) throws -> [Entry] {
+    let tables = Dictionary(
+      try SyncStore.syncedTables(db).map { ($0.name, $0) }) { first, _ in first }
+    let rows = try Row.fetchAll(
+      db,
+      sql: "SELECT tbl, pk, pending FROM \(SyncStore.rows) WHERE pending != '{}' LIMIT ?",
+      arguments: [limit])
+    let decoder = JSONDecoder()
+    var entries: [Entry] = []
+    for row in rows {
+      let (name, key): (String, String) = (try row["tbl"], try row["pk"])
+      let pending = try decoder.decode(
+        [String: String].self, from: Data((try row["pending"] as String).utf8))
+      var record = SyncRecord(
+        type: name, name: key, created: pending[SyncRow.createdKey],
+        deleted: pending[SyncRow.deletedKey])
+      if let table = tables[name],
+        let values = try Row.fetchOne(
+          db,
+          sql: "SELECT * FROM main.\(quoted(table.name)) WHERE \(quoted(table.primaryKey)) = ?",
+          arguments: [key])
+      {
+        for column in table.columns {
+          guard let time = pending[column], values.hasColumn(column) else { continue }
+          record.fields[column] = WireValue(try values[column] as DatabaseValue)
+          record.times[column] = time
+        }
+      }
+      entries.append(Entry(record: record, pending: pending))
+    }
+    return entries
+  }
+
+  /// After the server took `entries`: each row's pending changes less those it carried
+  /// (a change made since, of the same column, stays pending).
+  public static func acknowledge(_ entries: [Entry], _ db: Database) throws {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = .sortedKeys
+    for entry in entries {
+      var row = try SyncRow.fetch(entry.record.type, entry.record.name, db)
+      for (key, time) in entry.pending where row.pending[key] == time { row.pending[key] = nil }
+      try db.execute(
+        sql: "UPDATE \(SyncStore.rows) SET pending = ? WHERE tbl = ? AND pk = ?",
+        arguments: [
+          String(decoding: try encoder.encode(row.pending), as: UTF8.self), row.table, row.key,
+        ])
+    }
+  }
+}

@@ -1,0 +1,73 @@
+import Foundation
+import HearthSQLite
+
+/// One row as the server keeps it: a record of type `type` (the table) named `name` (the
+/// primary key), the value and time of each column it has heard of, and the times of the
+/// row's latest insert and delete — it exists while `created` is later than `deleted`.
+/// Pushed with only what changed; pulled whole, as the server merged it.
+public struct SyncRecord: Codable, Hashable, Sendable {
+  public var type: String
+  public var name: String
+  public var fields: [String: WireValue]
+  /// Per column, the time (`HybridTimestamp` text) of its value.
+  public var times: [String: String]
+  public var created: String?
+  public var deleted: String?
+  /// The server's sequence number of the record's last change (pulled records only).
+  public var seq: Int64?
+
+  public init(
+    type: String, name: String, fields: [String: WireValue] = [:], times: [String: String] = [:],
+    created: String? = nil, deleted: String? = nil, seq: Int64? = nil
+  ) {
+    self.type = type
+    self.name = name
+    self.fields = fields
+    self.times = times
+    self.created = created
+    self.deleted = deleted
+    self.seq = seq
+  }
+
+  /// Whether the row exists: inserted later than it was deleted.
+  public var isAlive: Bool { Self.isAlive(created: created, deleted: deleted) }
+
+  static func isAlive(created: String?, deleted: String?) -> Bool {
+    guard let created else { return false }
+    guard let deleted else { return true }
+    return Self.isLater(created, than: deleted)
+  }
+
+  /// Times compare as their text does, byte by byte (the server compares them `COLLATE "C"`).
+  public static func isLater(_ time: String, than other: String?) -> Bool {
+    guard let other else { return true }
+    return other.utf8.lexicographicallyPrecedes(time.utf8)
+  }
+
+  /// The later of two times.
+  static func later(_ a: String?, _ b: String?) -> String? {
+    guard let a else { return b }
+    return isLater(a, than: b) ? a : b
+  }
+
+  /// The greatest time the record carries.
+  var latestTime: String? {
+    (Array(times.values) + [created, deleted].compactMap { $0 }).reduce(nil) { Self.later($0, $1) }
+  }
+}
+
+/// Where pulling has come to on the server: past every record of sequence number below
+/// `seq`, and those of `seq` up to (`type`, `name`) (a push's records share its number).
+public struct SyncCursor: Codable, Hashable, Sendable {
+  public var seq: Int64
+  public var type: String
+  public var name: String
+
+  public init(seq: Int64 = 0, type: String = "", name: String = "") {
+    self.seq = seq
+    self.type = type
+    self.name = name
+  }
+
+  public static let start = SyncCursor()
+}

@@ -1,0 +1,96 @@
+import Foundation
+import HearthSQLite
+
+/// A synced row's entry in `hearth_sync_rows` (see `SyncStore`), read, merged with a pulled
+/// record, and written back.
+struct SyncRow {
+  var table: String
+  var key: String
+  var times: [String: String] = [:]
+  var pending: [String: String] = [:]
+  var created: String?
+  var deleted: String?
+  /// Columns this hub's schema does not have: their values and times.
+  var extraFields: [String: WireValue] = [:]
+  var extraTimes: [String: String] = [:]
+
+  static let createdKey = "$created"
+  static let deletedKey = "$deleted"
+
+  /// The entry of row `key` of `table`, or an empty one.
+  static func fetch(_ table: String, _ key: String, _ db: Database) throws -> SyncRow {
+    var row = SyncRow(table: table, key: key)
+    guard
+      let stored = try Row.fetchOne(
+        db,
+        sql: "SELECT times, pending, created, deleted, extra FROM \(SyncStore.rows) "
+          + "WHERE tbl = ? AND pk = ?", arguments: [table, key])
+    else { return row }
+    let decoder = JSONDecoder()
+    row.times = try decoder.decode([String: String].self, from: Data((try stored["times"] as String).utf8))
+    row.pending = try decoder.decode(
+      [String: String].self, from: Data((try stored["pending"] as String).utf8))
+    row.created = try stored["created"]
+    row.deleted = try stored["deleted"]
+    if let extra = try stored["extra"] as String? {
+      let decoded = try decoder.decode(Extra.self, from: Data(extra.utf8))
+      row.extraFields = decoded.fields
+      row.extraTimes = decoded.times
+    }
+    return row
+  }
+
+  struct Extra: Codable {
+    var fields: [String: WireValue]
+    var times: [String: String]
+  }
+
+  /// Whether the row exists, as the merged times say.
+  var isAlive: Bool { SyncRecord.isAlive(created: created, deleted: deleted) }
+
+  /// Takes in the server's `record`: each column's value, unless this hub changed it later
+  /// and has not pushed that yet (it goes out with the next push, and wins there too);
+  /// columns not in `columns` are kept aside. Returns the columns whose values to write.
+  mutating func merge(_ record: SyncRecord, columns: Set<String>) -> [(String, DatabaseValue)] {
+    var write: [(String, DatabaseValue)] = []
+    for (column, time) in record.times.sorted(by: { $0.key < $1.key }) {
+      let value = record.fields[column] ?? WireValue(.null)
+      guard columns.contains(column) else {
+        if SyncRecord.isLater(time, than: extraTimes[column]) {
+          extraFields[column] = value
+          extraTimes[column] = time
+        }
+        continue
+      }
+      if let local = pending[column], !SyncRecord.isLater(time, than: local) { continue }
+      pending[column] = nil
+      times[column] = time
+      write.append((column, value.value))
+    }
+    created = SyncRecord.later(created, record.created)
+    deleted = SyncRecord.later(deleted, record.deleted)
+    // What the server already has (or has later) is no longer owed to it.
+    for (key, time) in [(Self.createdKey, record.created), (Self.deletedKey, record.deleted)] {
+      if let time, let local = pending[key], !SyncRecord.isLater(local, than: time) {
+        pending[key] = nil
+      }
+    }
+    return write
+  }
+
+  func save(_ db: Database) throws {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = .sortedKeys
+    func json<T: Encodable>(_ value: T) throws -> String {
+      String(decoding: try encoder.encode(value), as: UTF8.self)
+    }
+    let extra =
+      extraTimes.isEmpty ? nil : try json(Extra(fields: extraFields, times: extraTimes))
+    try db.execute(
+      sql: """
+        INSERT OR REPLACE INTO \(SyncStore.rows) (tbl, pk, times, pending, created, deleted, extra)
+        VALUES (?, ?, ?, ?, ?, ?, ?)
+        """,
+      arguments: [table, key, try json(times), try json(pending), created, deleted, extra])
+  }
+}

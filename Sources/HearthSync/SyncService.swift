@@ -1,0 +1,202 @@
+import Foundation
+import HearthSQLite
+
+/// Runs `job` in a write transaction on the hub's writer, committed as a change of origin
+/// `sync` (so the plugins' observers refresh as for any write); the hub implements it.
+public protocol SyncWriter: Sendable {
+  func write<T: Sendable>(_ job: @escaping @Sendable (Database) throws -> T) throws -> T
+}
+
+/// The sync service: on a thread of its own in hearthd, with one connection to the server.
+/// It pushes what this hub owes (`SyncOutbox`), in batches that land whole or not at all,
+/// then pulls what changed since its cursor (`SyncApplier`, through the hub's writer), then
+/// waits for the server's doorbell, a local change or a second. When the server cannot be
+/// reached, local writes go on (their changes wait in `hearth_sync_rows`), the error is
+/// logged and kept for `hearth sync status`, and the service tries again, less often.
+public final class SyncService: Sendable {
+  public struct Settings: Sendable {
+    /// The server: a libpq connection string or `postgresql://` URL.
+    public var server: String
+    public var zone = "default"
+    public var pushBatch = 500
+    public var pullPage = 1_000
+    /// How long it waits for a doorbell before it looks anyway.
+    public var pollInterval: Duration = .seconds(1)
+    public var retryDelay: ClosedRange<Duration> = .milliseconds(100)...(.seconds(5))
+
+    public init(server: String) { self.server = server }
+  }
+
+  public let settings: Settings
+  let writer: any SyncWriter
+  let reader: any DatabaseReader
+  let capture: SyncCapture
+  let logger = Logger(label: "hearthd.sync")
+  private let bell: Doorbell
+  private let stopping = Locked(false)
+
+  public init(
+    _ settings: Settings, writer: any SyncWriter, reader: any DatabaseReader,
+    capture: SyncCapture
+  ) throws {
+    self.settings = settings
+    self.writer = writer
+    self.reader = reader
+    self.capture = capture
+    bell = try Doorbell()
+  }
+
+  public var hub: String { capture.clock.hub }
+
+  /// Something was committed locally: look for changes to push now.
+  public func localChange() { bell.ring() }
+
+  public func stop() {
+    stopping.withLock { $0 = true }
+    bell.ring()
+  }
+
+  private var isStopping: Bool { stopping.withLock { $0 } }
+
+  /// Serves until `stop()`.
+  public func run() {
+    var server: SyncServer?
+    var delay = settings.retryDelay.lowerBound
+    while !isStopping {
+      do {
+        let connected = try server ?? connect()
+        server = connected
+        try pushAll(connected)
+        try pullAll(connected)
+        delay = settings.retryDelay.lowerBound
+        if try connected.wait(timeout: settings.pollInterval, orReadable: bell.descriptor) {
+          bell.clear()
+        }
+      } catch {
+        server = nil
+        logger.warning("sync with the server failed (retrying in \(delay)): \(error)")
+        let message = "\(error)"
+        _ = try? writer.write { db in
+          try SyncStore.setValue(message, for: "lastError", db)
+          try SyncStore.setValue(String(Date().timeIntervalSince1970), for: "lastErrorAt", db)
+        }
+        bell.wait(timeout: delay)
+        delay = min(delay * 2, settings.retryDelay.upperBound)
+      }
+    }
+  }
+
+  private func connect() throws -> SyncServer {
+    let server = try SyncServer(settings.server, zone: settings.zone)
+    try server.listen()
+    logger.notice("connected to the sync server (zone \(settings.zone))")
+    _ = try writer.write { db in try SyncStore.setValue(nil, for: "lastError", db) }
+    return server
+  }
+
+  /// Pushes every pending change, a batch at a time.
+  func pushAll(_ server: SyncServer) throws {
+    while !isStopping {
+      let limit = settings.pushBatch
+      let entries = try reader.read { db in try SyncOutbox.batch(limit: limit, db) }
+      guard !entries.isEmpty else { return }
+      let seq = try server.push(entries.map(\.record), hub: hub)
+      let clock = capture.clock
+      try writer.write { db in
+        try SyncOutbox.acknowledge(entries, db)
+        try SyncStore.setValue(String(seq), for: "lastPush", db)
+        try SyncStore.setValue(clock.last.description, for: "clock", db)
+      }
+      if entries.count < limit { return }
+    }
+  }
+
+  /// Pulls and applies every page past the cursor.
+  func pullAll(_ server: SyncServer) throws {
+    while !isStopping {
+      let cursor = try reader.read { db in try SyncStore.cursor(db) }
+      let page = try server.pull(after: cursor, limit: settings.pullPage, hub: hub)
+      guard let last = page.last else { return }
+      let capture = capture
+      let report = try writer.write { db in
+        let applier = SyncApplier(capture: capture, tables: try SyncStore.syncedTables(db))
+        let report = try applier.apply(page, db)
+        try SyncStore.setCursor(
+          SyncCursor(seq: last.seq ?? cursor.seq, type: last.type, name: last.name), db)
+        try SyncStore.setValue(capture.clock.last.description, for: "clock", db)
+        return report
+      }
+      if report.held > 0 {
+        logger.warning(
+          "\(report.held) pulled records held until they can be applied: "
+            + report.reasons.joined(separator: "; "))
+      }
+      if page.count < settings.pullPage { return }
+    }
+  }
+}
+
+extension SyncStore {
+  /// Where pulling has come to.
+  public static func cursor(_ db: Database) throws -> SyncCursor {
+    guard let text = try value("cursor", db) else { return .start }
+    return try JSONDecoder().decode(SyncCursor.self, from: Data(text.utf8))
+  }
+
+  public static func setCursor(_ cursor: SyncCursor, _ db: Database) throws {
+    try setValue(
+      String(decoding: try JSONEncoder().encode(cursor), as: UTF8.self), for: "cursor", db)
+  }
+}
+
+/// A pipe as a doorbell: rung from any thread, waited on with poll (beside the server's
+/// socket).
+public final class Doorbell: Sendable {
+  /// The end to wait on.
+  public let descriptor: Int32
+  private let ringer: Int32
+
+  public init() throws {
+    var ends: [Int32] = [0, 0]
+    guard pipe(&ends) == 0 else {
+      throw DatabaseError(
+        resultCode: .SQLITE_ERROR, message: "pipe: \(String(cString: strerror(errno)))")
+    }
+    for end in ends {
+      _ = fcntl(end, F_SETFL, fcntl(end, F_GETFL) | O_NONBLOCK)
+      _ = fcntl(end, F_SETFD, FD_CLOEXEC)
+    }
+    (descriptor, ringer) = (ends[0], ends[1])
+  }
+
+  deinit {
+    close(descriptor)
+    close(ringer)
+  }
+
+  /// A full pipe is rung already.
+  public func ring() {
+    var one: UInt8 = 1
+    _ = write(ringer, &one, 1)
+  }
+
+  /// Takes the rings that came (so that the next wait waits).
+  public func clear() {
+    var buffer = [UInt8](repeating: 0, count: 256)
+    while read(descriptor, &buffer, buffer.count) > 0 {}
+  }
+
+  /// Waits up to `timeout` for a ring; clears it.
+  public func wait(timeout: Duration) {
+    var descriptors = [pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)]
+    _ = poll(&descriptors, 1, Int32(clamping: timeout.milliseconds))
+    clear()
+  }
+}
+
+extension Duration {
+  /// Whole milliseconds.
+  var milliseconds: Int64 {
+    components.seconds * 1000 + components.attoseconds / 1_000_000_000_000_000
+  }
+}

@@ -1,0 +1,138 @@
+import Foundation
+import HearthSQLite
+
+/// The sync service's tables in the hub's database (hub tables: plugins read them, only
+/// the hub writes them), and its small state.
+///
+/// - `hearth_sync_state(key, value)`: `hub` (this database's id in the times it makes),
+///   `clock` (the greatest time it made or saw), `cursor` (the server's sequence number,
+///   record type and name pulled up to, as JSON), `lastError`, `lastPush`, `lastPull`.
+/// - `hearth_sync_tables(name, plugin, addedAt)`: the synced tables.
+/// - `hearth_sync_rows(tbl, pk, times, pending, created, deleted, extra)`: one row per synced
+///   row, alive or deleted: the time of each column's value, the local changes not yet on
+///   the server (`pending`: column, or `$created` / `$deleted`, to the time of the change),
+///   the times of its latest insert and delete (it exists while `created > deleted`), and
+///   the values of columns this hub's schema does not have yet (`extra`).
+/// - `hearth_sync_held(tbl, pk, record, reason)`: records pulled that cannot be applied yet
+///   (a table this hub does not sync, a parent not yet here), applied when they can be.
+public enum SyncStore {
+  public static let state = "hearth_sync_state"
+  public static let tables = "hearth_sync_tables"
+  public static let rows = "hearth_sync_rows"
+  public static let held = "hearth_sync_held"
+
+  public static let schema = """
+    CREATE TABLE IF NOT EXISTS hearth_sync_state (
+      key TEXT PRIMARY KEY NOT NULL, value TEXT NOT NULL) WITHOUT ROWID;
+    CREATE TABLE IF NOT EXISTS hearth_sync_tables (
+      name TEXT PRIMARY KEY NOT NULL COLLATE NOCASE, plugin TEXT NOT NULL,
+      addedAt INTEGER NOT NULL) WITHOUT ROWID;
+    CREATE TABLE IF NOT EXISTS hearth_sync_rows (
+      tbl TEXT NOT NULL, pk TEXT NOT NULL,
+      times TEXT NOT NULL DEFAULT '{}', pending TEXT NOT NULL DEFAULT '{}',
+      created TEXT, deleted TEXT, extra TEXT,
+      PRIMARY KEY (tbl, pk)) WITHOUT ROWID;
+    CREATE INDEX IF NOT EXISTS hearth_sync_rows_pending ON hearth_sync_rows (tbl, pk)
+      WHERE pending != '{}';
+    CREATE TABLE IF NOT EXISTS hearth_sync_held (
+      tbl TEXT NOT NULL, pk TEXT NOT NULL, record TEXT NOT NULL, reason TEXT NOT NULL,
+      PRIMARY KEY (tbl, pk)) WITHOUT ROWID;
+    """
+
+  /// Creates the tables (idempotent), and this database's hub id the first time.
+  public static func prepare(_ db: Database) throws {
+    try db.execute(sql: schema)
+    if try value("hub", db) == nil {
+      let id = UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "").prefix(12)
+      try setValue(String(id), for: "hub", db)
+    }
+  }
+
+  public static func value(_ key: String, _ db: Database) throws -> String? {
+    try String.fetchOne(db, sql: "SELECT value FROM \(state) WHERE key = ?", arguments: [key])
+  }
+
+  public static func setValue(_ value: String?, for key: String, _ db: Database) throws {
+    if let value {
+      try db.execute(
+        sql: "INSERT OR REPLACE INTO \(state) (key, value) VALUES (?, ?)", arguments: [key, value])
+    } else {
+      try db.execute(sql: "DELETE FROM \(state) WHERE key = ?", arguments: [key])
+    }
+  }
+
+  /// The names of the synced tables.
+  public static func syncedTableNames(_ db: Database) throws -> [String] {
+    try String.fetchAll(db, sql: "SELECT name FROM \(tables) ORDER BY name")
+  }
+
+  /// The synced tables as the schema has them now, parents before children (a table that
+  /// was dropped is left out).
+  public static func syncedTables(_ db: Database) throws -> [SyncedTable] {
+    let tables = try syncedTableNames(db).compactMap { try SyncedTable.read($0, db) }
+    return SyncOrder.parentsFirst(tables)
+  }
+
+  /// How many rows have changes the server has not taken yet.
+  public static func pendingCount(_ db: Database) throws -> Int {
+    try Int.fetchOne(db, sql: "SELECT count(*) FROM \(rows) WHERE pending != '{}'") ?? 0
+  }
+
+  /// How many pulled records wait to be applied.
+  public static func heldCount(_ db: Database) throws -> Int {
+    try Int.fetchOne(db, sql: "SELECT count(*) FROM \(held)") ?? 0
+  }
+}
+
+/// Tables ordered so that every table comes after those its foreign keys point to.
+enum SyncOrder {
+  static func parentsFirst(_ tables: [SyncedTable]) -> [SyncedTable] {
+    var placed: [SyncedTable] = []
+    var names = Set<String>()
+    var rest = tables.sorted { $0.name < $1.name }
+    while !rest.isEmpty {
+      let ready = rest.filter { table in
+        table.references.allSatisfy { parent in
+          let parent = parent.lowercased()
+          return names.contains(parent) || parent == table.name.lowercased()
+            || !rest.contains { $0.name.lowercased() == parent }
+        }
+      }
+      // A cycle: the rest in name order (a foreign-key failure then holds the child).
+      let next = ready.isEmpty ? rest : ready
+      placed += next
+      names.formUnion(next.map { $0.name.lowercased() })
+      rest.removeAll { table in next.contains(table) }
+    }
+    return placed
+  }
+}
+
+extension SyncStore {
+  /// Records every row of `table` as a change to push (all its columns, inserted now): what
+  /// a table that starts to be synced owes the server.
+  public static func stampExistingRows(of table: SyncedTable, _ db: Database) throws {
+    let columns = table.columns.map { "\(sqlString($0)), t" }.joined(separator: ", ")
+    let times = table.columns.isEmpty ? "'{}'" : "json_object(\(columns))"
+    try db.execute(
+      sql: """
+        INSERT OR IGNORE INTO \(rows) (tbl, pk, times, pending, created)
+        SELECT ?, k, o, json_set(o, '$."$created"', t), t FROM (
+          SELECT k, t, \(times) AS o FROM (
+            SELECT CAST(\(quoted(table.primaryKey)) AS TEXT) AS k, hearth_sync_now() AS t
+            FROM main.\(quoted(table.name))))
+        """, arguments: [table.name])
+  }
+
+  /// Makes every row owe the server everything (and pulling start over), keeping the data:
+  /// what `resync` does after a server lost its records, or to repair a doubt.
+  public static func resync(_ db: Database) throws {
+    try db.execute(
+      sql: """
+        UPDATE \(rows) SET pending = json_patch(json_patch(times,
+          CASE WHEN created IS NULL THEN '{}' ELSE json_object('$created', created) END),
+          CASE WHEN deleted IS NULL THEN '{}' ELSE json_object('$deleted', deleted) END)
+        """)
+    try setCursor(.start, db)
+  }
+}
