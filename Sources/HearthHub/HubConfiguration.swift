@@ -67,6 +67,8 @@ public struct HubConfiguration: Sendable {
   /// Milliseconds added to the wall clock of the sync service's clock: for tests that play
   /// a hub whose clock is wrong. Default 0.
   public var syncClockOffset: Int64 = 0
+  /// The most records one pull brings (one local commit applies them). Default 1,000.
+  public var syncPageSize = 1_000
 
   public init(paths: HubPaths = .fromEnvironment()) {
     self.paths = paths

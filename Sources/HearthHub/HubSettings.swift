@@ -15,6 +15,7 @@ extension HubConfiguration {
     "max-statements", "heartbeat-interval", "retention-days", "feed-keep", "prune-interval",
     "bus-high-water-mark", "max-queued-requests", "wal-limit-mb", "checkpoint-wait",
     "checkpoint-retry", "checkpoint-interval", "sync-server", "sync-zone", "sync-clock-offset-ms",
+    "sync-page",
   ]
 
   /// hearthd's configuration from its settings, later ones winning: the config file's lines
@@ -92,6 +93,7 @@ extension HubConfiguration {
       }
       syncClockOffset = offset
     }
+    syncPageSize = try read.integer("sync-page", atLeast: 1) ?? syncPageSize
     if let megabytes = try read.number("wal-limit-mb", atLeast: 1) {
       walLimit = Int(megabytes * 1_048_576)
     }

@@ -25,6 +25,7 @@ struct HubSync: Sendable {
     if let server = configuration.syncServer {
       var settings = SyncService.Settings(server: server)
       settings.zone = configuration.syncZone
+      settings.pullPage = configuration.syncPageSize
       self.settings = settings
       service = try SyncService(settings, writer: jobs, reader: database, capture: capture)
     } else {

@@ -350,6 +350,18 @@ public struct SyncRequest: Codable, Hashable, Sendable {
     self.plugin = plugin
     self.tables = tables
   }
+
+  private enum CodingKeys: String, CodingKey { case v, type, id, plugin, tables }
+
+  /// `tables` may be left out (none).
+  public init(from decoder: any Decoder) throws {
+    let container = try decoder.container(keyedBy: CodingKeys.self)
+    v = try container.decode(Int.self, forKey: .v)
+    type = try container.decode(String.self, forKey: .type)
+    id = try container.decode(String.self, forKey: .id)
+    plugin = try container.decodeIfPresent(String.self, forKey: .plugin)
+    tables = try container.decodeIfPresent([String].self, forKey: .tables) ?? []
+  }
 }
 
 /// The reply to `sync`: what the hub syncs, and how far it has come.

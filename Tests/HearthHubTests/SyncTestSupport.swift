@@ -1,0 +1,149 @@
+import Foundation
+import HearthDataTestSupport
+import HearthHub
+import HearthPlugin
+import HearthSQLite
+import HearthTestbed
+import HearthWire
+import Testing
+
+/// The plugin every sync test runs on each hub: lists and their items (a child table with
+/// one foreign key), keyed by text UUIDs as synced tables must be.
+let todoPlugin = PluginRegistration(
+  name: "todo", version: "1", tables: ["lists", "items"],
+  migrations: [
+    .init(
+      id: "1",
+      sql: """
+        CREATE TABLE lists (
+          id TEXT PRIMARY KEY NOT NULL ON CONFLICT REPLACE DEFAULT (uuid()),
+          title TEXT NOT NULL DEFAULT '', color INTEGER NOT NULL DEFAULT 0);
+        CREATE TABLE items (
+          id TEXT PRIMARY KEY NOT NULL ON CONFLICT REPLACE DEFAULT (uuid()),
+          listID TEXT NOT NULL REFERENCES lists (id) ON DELETE CASCADE,
+          title TEXT NOT NULL DEFAULT '', done INTEGER NOT NULL DEFAULT 0,
+          position INTEGER NOT NULL DEFAULT 0);
+        CREATE INDEX items_by_list ON items (listID);
+        """)
+  ])
+
+/// One device: a hub in its own directory, syncing with `server` while online, and the
+/// `todo` plugin's connection to it.
+final class SyncedHub {
+  let name: String
+  let directory: URL
+  let server: PostgresServer
+  var configure: (inout HubConfiguration) -> Void
+  private(set) var running: RunningHub
+  private(set) var todo: HubDatabase
+
+  init(
+    _ name: String, server: PostgresServer,
+    configure: @escaping (inout HubConfiguration) -> Void = { _ in }
+  ) throws {
+    self.name = name
+    self.server = server
+    self.configure = configure
+    directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "hearth-sync-\(name)-\(UUID().uuidString.prefix(8))")
+    running = try Self.start(directory, server: server, online: true, configure)
+    todo = try HubDatabase.registered(todoPlugin, paths: running.paths)
+    let reply = try RawClient(running.paths, as: "todo").send(
+      #"{"v":1,"type":"sync","id":"declare","plugin":"todo","tables":["lists","items"]}"#)
+    guard reply["type"] as? String == "syncing" else { throw HubError("sync refused: \(reply)") }
+  }
+
+  private static func start(
+    _ directory: URL, server: PostgresServer, online: Bool,
+    _ configure: (inout HubConfiguration) -> Void
+  ) throws -> RunningHub {
+    try RunningHub(directory: directory) { configuration in
+      configuration.syncServer = online ? server.conninfo(database: "postgres") : nil
+      configure(&configuration)
+    }
+  }
+
+  /// Restarts the hub without a server: local writes go on, nothing syncs.
+  func goOffline() throws { try restart(online: false) }
+
+  /// Restarts the hub with its server.
+  func goOnline() throws { try restart(online: true) }
+
+  private func restart(online: Bool) throws {
+    running.stop()
+    running = try Self.start(directory, server: server, online: online, configure)
+    todo = try HubDatabase.registered(todoPlugin, paths: running.paths)
+  }
+
+  /// The `sync` request's reply.
+  func status() throws -> [String: Any] {
+    try RawClient(running.paths).send(#"{"v":1,"type":"sync","id":"status"}"#)
+  }
+
+  /// Every row of the synced tables, ordered: what must be equal on every hub.
+  func dump() throws -> String {
+    var configuration = Configuration()
+    configuration.readonly = true
+    let queue = try DatabaseQueue(path: running.paths.databasePath, configuration: configuration)
+    return try queue.read { db in
+      let lists = try Row.fetchAll(db, sql: "SELECT * FROM lists ORDER BY id")
+      let items = try Row.fetchAll(db, sql: "SELECT * FROM items ORDER BY id")
+      return (lists + items).map(\.description).joined(separator: "\n")
+    }
+  }
+
+  func count(_ table: String) throws -> Int {
+    try todo.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM \(table)") ?? 0 }
+  }
+
+  func stopAndRemove() {
+    running.stop()
+    try? FileManager.default.removeItem(at: directory)
+  }
+}
+
+/// A server and hubs, stopped and removed at the end.
+final class SyncCluster {
+  let server: PostgresServer
+  var hubs: [SyncedHub] = []
+
+  init(_ names: [String], configure: @escaping (inout HubConfiguration) -> Void = { _ in })
+    throws
+  {
+    server = try PostgresServer()
+    for name in names { hubs.append(try SyncedHub(name, server: server, configure: configure)) }
+  }
+
+  subscript(_ index: Int) -> SyncedHub { hubs[index] }
+
+  /// Waits until every hub has the same rows, with nothing left to push; returns the dump.
+  @discardableResult
+  func converge(
+    timeout: Duration = .seconds(60), sourceLocation: SourceLocation = #_sourceLocation
+  ) throws -> String {
+    var last: [String] = []
+    var converged = false
+    let deadline = ContinuousClock.now + timeout
+    while ContinuousClock.now < deadline {
+      last = try hubs.map { try $0.dump() }
+      let pending = try hubs.map { try $0.status()["pending"] as? Int ?? -1 }
+      converged = Set(last).count == 1 && pending.allSatisfy { $0 == 0 }
+      if converged { break }
+      Thread.sleep(forTimeInterval: 0.005)
+    }
+    if !converged {
+      let states = try hubs.map { hub in
+        "\(hub.name): \(try hub.status()), \(try hub.dump().split(separator: "\n").count) rows"
+      }
+      Issue.record(
+        "the hubs did not converge within \(timeout): \(states.joined(separator: "; "))",
+        sourceLocation: sourceLocation)
+    }
+    return last.first ?? ""
+  }
+
+  func stop() {
+    for hub in hubs { hub.stopAndRemove() }
+    server.stop()
+  }
+}
