@@ -219,7 +219,7 @@ let package = Package(
         "HearthHub", "HearthPlugin", "HearthWire", "HearthZMQ", "HearthDataTestSupport",
         "AttachmentsFeature",
         "FactsFeature",
-        "HearthTestbed",
+        "HearthTestbed", "HearthPostgres", "HearthSync",
       ],
       swiftSettings: strict),
     // Each feature's actions, in-process on a local database (the CLI tests in HearthHubTests

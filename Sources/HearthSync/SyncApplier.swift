@@ -40,8 +40,9 @@ public struct SyncApplier {
       let (a, b) = (rank(left.element), rank(right.element))
       return a != b ? a < b : left.offset < right.offset
     }
-    for (_, record) in sorted { try apply(record, report: &report, db) }
-    try retryHeld(report: &report, db)
+    let hasHeld = try SyncStore.heldCount(db) > 0
+    for (_, record) in sorted { try apply(record, report: &report, hasHeld: hasHeld, db) }
+    if hasHeld || report.held > 0 { try retryHeld(report: &report, db) }
     return report
   }
 
@@ -53,7 +54,7 @@ public struct SyncApplier {
     var records = try held.map { try decoder.decode(SyncRecord.self, from: Data($0.utf8)) }
     records.sort { rank($0) < rank($1) }
     var again = Report()
-    for record in records { try apply(record, report: &again, db) }
+    for record in records { try apply(record, report: &again, hasHeld: true, db) }
     report.applied += again.applied
   }
 
@@ -63,7 +64,9 @@ public struct SyncApplier {
     return record.isAlive ? depth : Int.max / 2 - depth
   }
 
-  private func apply(_ record: SyncRecord, report: inout Report, _ db: Database) throws {
+  private func apply(
+    _ record: SyncRecord, report: inout Report, hasHeld: Bool, _ db: Database
+  ) throws {
     guard let table = tables[record.type.lowercased()] else {
       return try hold(record, "table \(record.type) is not synced on this hub", &report, db)
     }
@@ -94,9 +97,11 @@ public struct SyncApplier {
       return try hold(record, error.message ?? "\(error)", &report, db)
     }
     try row.save(db)
-    try db.execute(
-      sql: "DELETE FROM \(SyncStore.held) WHERE tbl = ? AND pk = ?",
-      arguments: [record.type, record.name])
+    if hasHeld {
+      try db.execute(
+        sql: "DELETE FROM \(SyncStore.held) WHERE tbl = ? AND pk = ?",
+        arguments: [record.type, record.name])
+    }
     report.applied += 1
   }
 

@@ -19,12 +19,10 @@ public enum SyncOutbox {
       db,
       sql: "SELECT tbl, pk, pending FROM \(SyncStore.rows) WHERE pending != '{}' LIMIT ?",
       arguments: [limit])
-    let decoder = JSONDecoder()
     var entries: [Entry] = []
     for row in rows {
       let (name, key): (String, String) = (try row["tbl"], try row["pk"])
-      let pending = try decoder.decode(
-        [String: String].self, from: Data((try row["pending"] as String).utf8))
+      let pending = try JSONText.strings(try row["pending"])
       var record = SyncRecord(
         type: name, name: key, created: pending[SyncRow.createdKey],
         deleted: pending[SyncRow.deletedKey])
@@ -48,16 +46,12 @@ public enum SyncOutbox {
   /// After the server took `entries`: each row's pending changes less those it carried
   /// (a change made since, of the same column, stays pending).
   public static func acknowledge(_ entries: [Entry], _ db: Database) throws {
-    let encoder = JSONEncoder()
-    encoder.outputFormatting = .sortedKeys
     for entry in entries {
       var row = try SyncRow.fetch(entry.record.type, entry.record.name, db)
       for (key, time) in entry.pending where row.pending[key] == time { row.pending[key] = nil }
       try db.execute(
         sql: "UPDATE \(SyncStore.rows) SET pending = ? WHERE tbl = ? AND pk = ?",
-        arguments: [
-          String(decoding: try encoder.encode(row.pending), as: UTF8.self), row.table, row.key,
-        ])
+        arguments: [JSONText.object(row.pending), row.table, row.key])
     }
   }
 }

@@ -26,14 +26,12 @@ struct SyncRow {
         sql: "SELECT times, pending, created, deleted, extra FROM \(SyncStore.rows) "
           + "WHERE tbl = ? AND pk = ?", arguments: [table, key])
     else { return row }
-    let decoder = JSONDecoder()
-    row.times = try decoder.decode([String: String].self, from: Data((try stored["times"] as String).utf8))
-    row.pending = try decoder.decode(
-      [String: String].self, from: Data((try stored["pending"] as String).utf8))
+    row.times = try JSONText.strings(try stored["times"])
+    row.pending = try JSONText.strings(try stored["pending"])
     row.created = try stored["created"]
     row.deleted = try stored["deleted"]
     if let extra = try stored["extra"] as String? {
-      let decoded = try decoder.decode(Extra.self, from: Data(extra.utf8))
+      let decoded = try JSONDecoder().decode(Extra.self, from: Data(extra.utf8))
       row.extraFields = decoded.fields
       row.extraTimes = decoded.times
     }
@@ -91,6 +89,8 @@ struct SyncRow {
         INSERT OR REPLACE INTO \(SyncStore.rows) (tbl, pk, times, pending, created, deleted, extra)
         VALUES (?, ?, ?, ?, ?, ?, ?)
         """,
-      arguments: [table, key, try json(times), try json(pending), created, deleted, extra])
+      arguments: [
+        table, key, JSONText.object(times), JSONText.object(pending), created, deleted, extra,
+      ])
   }
 }

@@ -2,6 +2,7 @@ import Foundation
 import HearthDataTestSupport
 import HearthHub
 import HearthPlugin
+import HearthPostgres
 import HearthSQLite
 import HearthTestbed
 import HearthWire
@@ -129,7 +130,7 @@ final class SyncCluster {
       let pending = try hubs.map { try $0.status()["pending"] as? Int ?? -1 }
       converged = Set(last).count == 1 && pending.allSatisfy { $0 == 0 }
       if converged { break }
-      Thread.sleep(forTimeInterval: 0.005)
+      Thread.sleep(forTimeInterval: 0.05)
     }
     if !converged {
       let states = try hubs.map { hub in
@@ -145,5 +146,13 @@ final class SyncCluster {
   func stop() {
     for hub in hubs { hub.stopAndRemove() }
     server.stop()
+  }
+}
+
+extension PostgresServer {
+  /// Runs `sql` on the server (as its superuser), for what a test sets or checks there.
+  @discardableResult
+  func execute(_ sql: String, _ parameters: [String?] = []) throws -> PostgresResult {
+    try PostgresConnection(conninfo()).execute(sql, parameters)
   }
 }
