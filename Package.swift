@@ -202,7 +202,9 @@ let package = Package(
       name: "HearthConformanceTests", dependencies: ["HearthQuery", "HearthDataTestSupport"],
       swiftSettings: strict),
     .testTarget(name: "HearthZMQTests", dependencies: ["HearthZMQ"], swiftSettings: strict),
-    .testTarget(name: "HearthSyncTests", dependencies: ["HearthSync"], swiftSettings: strict),
+    .testTarget(
+      name: "HearthSyncTests", dependencies: ["HearthSync", "HearthDataTestSupport"],
+      swiftSettings: strict),
     .testTarget(
       name: "HearthPostgresTests", dependencies: ["HearthPostgres", "HearthTestbed"],
       swiftSettings: strict),

@@ -239,7 +239,7 @@ struct HubSession {
     let outcome: Result<(RegisteredReply, ChangeFeed.PublishedCommit?), ErrorReply>
     do {
       outcome = try hub.database.inWriterDatabase { [feed] db in
-        Registrar.register(request, feed: feed, seq: seq, at: now, db)
+        Registrar.register(request, feed: feed, sync: hub.sync, seq: seq, at: now, db)
       }
     } catch {
       outcome = .failure(ErrorReply(id: request.id, code: .internal, message: "\(error)"))
@@ -247,7 +247,6 @@ struct HubSession {
     switch outcome {
     case .success(let (registered, event)):
       executor.forgetOwnership(of: request.plugin)
-      if event?.event.changes.isSchemaChanged == true { syncSchemaChanged() }
       announce([event].compactMap { $0 }) { reply(client, registered) }
     case .failure(let refusal):
       reply(client, refusal)

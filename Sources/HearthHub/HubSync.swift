@@ -139,17 +139,6 @@ extension HubSession {
     announce([event].compactMap { $0 }, answer: answer)
   }
 
-  /// After a registration changed the schema: the capture and the held records (see
-  /// `HubSync.schemaChanged`).
-  mutating func syncSchemaChanged() {
-    let sync = hub.sync
-    do {
-      try commitAsSync { db in try sync.schemaChanged(db) }
-    } catch {
-      Logger(label: "hearthd.sync").error("cannot put the sync capture on the new schema: \(error)")
-    }
-  }
-
   /// The `sync` request: declares tables (a write, so it waits for an open transaction to
   /// end), rings the service, answers with the state.
   mutating func sync(client: Data, request: SyncRequest) {

@@ -9,7 +9,8 @@ enum Registrar {
   /// of another plugin's), applies the migrations it has not applied yet under the migration
   /// policy, checks the foreign keys, and records the feed entry `seq` — all or nothing.
   static func register(
-    _ request: RegisterRequest, feed: ChangeFeed, seq: Int64, at now: Int64, _ db: Database
+    _ request: RegisterRequest, feed: ChangeFeed, sync: HubSync, seq: Int64, at now: Int64,
+    _ db: Database
   ) -> Result<(RegisteredReply, ChangeFeed.PublishedCommit?), ErrorReply> {
     do {
       if let conflict = try HubStore.tableConflict(
@@ -28,6 +29,9 @@ enum Registrar {
         mode: .migration)
       let applied = try applyMigrations(request, policy: policy, at: now, db)
       try db.checkForeignKeys()
+      // The sync capture follows the migrated tables, in the same commit (with what was
+      // held for columns that now exist).
+      if !applied.isEmpty { try sync.schemaChanged(db) }
       let event = try feed.recordEntry(
         db.pendingChanges, plugin: request.plugin, request: request.id, seq: seq, at: now, db)
       try db.commit()

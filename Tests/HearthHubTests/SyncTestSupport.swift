@@ -35,6 +35,8 @@ final class SyncedHub {
   let directory: URL
   let server: PostgresServer
   var configure: (inout HubConfiguration) -> Void
+  /// The plugin's registration: `upgrade(to:)` registers a newer one.
+  private(set) var registration = todoPlugin
   private(set) var running: RunningHub
   private(set) var todo: HubDatabase
 
@@ -73,7 +75,13 @@ final class SyncedHub {
   private func restart(online: Bool) throws {
     running.stop()
     running = try Self.start(directory, server: server, online: online, configure)
-    todo = try HubDatabase.registered(todoPlugin, paths: running.paths)
+    todo = try HubDatabase.registered(registration, paths: running.paths)
+  }
+
+  /// Registers `newer` (more migrations) with the running hub.
+  func upgrade(to newer: PluginRegistration) throws {
+    registration = newer
+    todo = try HubDatabase.registered(newer, paths: running.paths)
   }
 
   /// The `sync` request's reply.
@@ -117,7 +125,17 @@ final class SyncCluster {
 
   subscript(_ index: Int) -> SyncedHub { hubs[index] }
 
-  /// Waits until every hub has the same rows, with nothing left to push; returns the dump.
+  /// Whether every hub has pushed everything and pulled everything the server has.
+  func isSettled() throws -> Bool {
+    let last = try server.execute("SELECT seq FROM hearth.clock").rows.first?.first ?? nil
+    return try hubs.allSatisfy { hub in
+      let status = try hub.status()
+      return status["pending"] as? Int == 0 && (status["pulled"] as? Int).map(String.init) == last
+    }
+  }
+
+  /// Waits until every hub has the same rows, with nothing left to push or pull; returns the
+  /// dump.
   @discardableResult
   func converge(
     timeout: Duration = .seconds(60), sourceLocation: SourceLocation = #_sourceLocation
@@ -127,8 +145,7 @@ final class SyncCluster {
     let deadline = ContinuousClock.now + timeout
     while ContinuousClock.now < deadline {
       last = try hubs.map { try $0.dump() }
-      let pending = try hubs.map { try $0.status()["pending"] as? Int ?? -1 }
-      converged = Set(last).count == 1 && pending.allSatisfy { $0 == 0 }
+      converged = try Set(last).count == 1 && isSettled()
       if converged { break }
       Thread.sleep(forTimeInterval: 0.05)
     }

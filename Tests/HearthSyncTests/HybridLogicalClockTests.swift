@@ -1,3 +1,4 @@
+import HearthDataTestSupport
 import HearthSync
 import Testing
 
@@ -58,18 +59,5 @@ import Testing
     for bad in ["", "1-2-a", "001764500000000-0000000003-", "x01764500000000-0000000003-a"] {
       #expect(HybridTimestamp(bad) == nil, "\(bad)")
     }
-  }
-}
-
-/// A small deterministic generator (SplitMix64), so the seeded test sees the same times.
-struct SeededGenerator: RandomNumberGenerator {
-  var state: UInt64
-  init(seed: UInt64) { state = seed }
-  mutating func next() -> UInt64 {
-    state &+= 0x9E37_79B9_7F4A_7C15
-    var z = state
-    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-    return z ^ (z >> 31)
   }
 }
