@@ -27,34 +27,41 @@ public struct SyncApplier {
   /// What applying a page came to.
   public struct Report: Hashable, Sendable {
     public var applied = 0
+    /// Records held by this page (some may have been applied since, once their parent came).
     public var held = 0
     /// Why records were held (the first few), for the log.
     public var reasons: [String] = []
     public init() {}
   }
 
-  /// Applies `records` (parents before children), then the held records that now can be.
+  /// Applies `records` (parents before children); a record applied releases the held
+  /// children that waited for it.
   public func apply(_ records: [SyncRecord], _ db: Database) throws -> Report {
     var report = Report()
     let sorted = records.enumerated().sorted { left, right in
       let (a, b) = (rank(left.element), rank(right.element))
       return a != b ? a < b : left.offset < right.offset
     }
-    let hasHeld = try SyncStore.heldCount(db) > 0
-    for (_, record) in sorted { try apply(record, report: &report, hasHeld: hasHeld, db) }
-    if hasHeld || report.held > 0 { try retryHeld(report: &report, db) }
+    for (_, record) in sorted { try apply(record, report: &report, db) }
     return report
   }
 
-  /// Tries the held records again (after a page, or once the schema changed).
-  public func retryHeld(report: inout Report, _ db: Database) throws {
-    let held = try String.fetchAll(db, sql: "SELECT record FROM \(SyncStore.held)")
+  /// Tries the held records again: every one after the schema changed, else those that
+  /// wait for no particular parent (after a round of pulls).
+  public func retryHeld(report: inout Report, all: Bool = true, _ db: Database) throws {
+    let held = try String.fetchAll(
+      db,
+      sql: "SELECT record FROM \(SyncStore.held)" + (all ? "" : " WHERE waitsFor IS NULL"))
+    try applyHeld(held, report: &report, db)
+  }
+
+  private func applyHeld(_ held: [String], report: inout Report, _ db: Database) throws {
     guard !held.isEmpty else { return }
     let decoder = JSONDecoder()
     var records = try held.map { try decoder.decode(SyncRecord.self, from: Data($0.utf8)) }
     records.sort { rank($0) < rank($1) }
     var again = Report()
-    for record in records { try apply(record, report: &again, hasHeld: true, db) }
+    for record in records { try apply(record, report: &again, db) }
     report.applied += again.applied
   }
 
@@ -64,20 +71,20 @@ public struct SyncApplier {
     return record.isAlive ? depth : Int.max / 2 - depth
   }
 
-  private func apply(
-    _ record: SyncRecord, report: inout Report, hasHeld: Bool, _ db: Database
-  ) throws {
+  private func apply(_ record: SyncRecord, report: inout Report, _ db: Database) throws {
     guard let table = tables[record.type.lowercased()] else {
-      return try hold(record, "table \(record.type) is not synced on this hub", &report, db)
+      return try hold(record, "table \(record.type) is not synced on this hub", nil, &report, db)
     }
     var row = try SyncRow.fetch(table.name, record.name, db)
     let merged = row.merge(record, columns: Set(table.columns))
     if let latest = record.latestTime, let time = HybridTimestamp(latest) {
       capture.clock.receive(time)
     }
-    let exists = try Int.fetchOne(
-      db, sql: "SELECT 1 FROM main.\(quoted(table.name)) WHERE \(quoted(table.primaryKey)) = ?",
-      arguments: [record.name]) != nil
+    let exists =
+      try Int.fetchOne(
+        db,
+        sql: "SELECT 1 FROM main.\(quoted(table.name)) WHERE \(quoted(table.primaryKey)) = ?",
+        arguments: [record.name]) != nil
     do {
       try capture.muting(table.name, record.name) {
         if row.isAlive, !exists {
@@ -94,15 +101,30 @@ public struct SyncApplier {
         }
       }
     } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
-      return try hold(record, error.message ?? "\(error)", &report, db)
+      let parent =
+        error.extendedResultCode == .SQLITE_CONSTRAINT_FOREIGNKEY ? waited(record, table) : nil
+      return try hold(record, error.message ?? "\(error)", parent, &report, db)
     }
     try row.save(db)
-    if hasHeld {
-      try db.execute(
-        sql: "DELETE FROM \(SyncStore.held) WHERE tbl = ? AND pk = ?",
-        arguments: [record.type, record.name])
-    }
+    try db.execute(
+      sql: "DELETE FROM \(SyncStore.held) WHERE tbl = ? AND pk = ?",
+      arguments: [record.type, record.name])
     report.applied += 1
+    if row.isAlive {
+      let waiting = try String.fetchAll(
+        db, sql: "SELECT record FROM \(SyncStore.held) WHERE waitsFor = ?",
+        arguments: ["\(table.name.lowercased()):\(record.name)"])
+      try applyHeld(waiting, report: &report, db)
+    }
+  }
+
+  /// The parent (`table:key`) a record whose foreign key failed waits for, when its table
+  /// has one foreign key.
+  private func waited(_ record: SyncRecord, _ table: SyncedTable) -> String? {
+    guard let parent = table.parent, let column = table.parentColumn,
+      case .text(let key)? = record.fields[column]?.value.storage
+    else { return nil }
+    return "\(parent.lowercased()):\(key)"
   }
 
   private func insert(
@@ -127,12 +149,14 @@ public struct SyncApplier {
   }
 
   private func hold(
-    _ record: SyncRecord, _ reason: String, _ report: inout Report, _ db: Database
+    _ record: SyncRecord, _ reason: String, _ parent: String?, _ report: inout Report,
+    _ db: Database
   ) throws {
     let text = String(decoding: try JSONEncoder().encode(record), as: UTF8.self)
     try db.execute(
-      sql: "INSERT OR REPLACE INTO \(SyncStore.held) (tbl, pk, record, reason) VALUES (?, ?, ?, ?)",
-      arguments: [record.type, record.name, text, reason])
+      sql: "INSERT OR REPLACE INTO \(SyncStore.held) (tbl, pk, record, reason, waitsFor) "
+        + "VALUES (?, ?, ?, ?, ?)",
+      arguments: [record.type, record.name, text, reason, parent])
     report.held += 1
     if report.reasons.count < 5 { report.reasons.append("\(record.type) \(record.name): \(reason)") }
   }

@@ -134,11 +134,21 @@ public final class SyncService: Sendable {
         return report
       }
       if report.held > 0 {
-        logger.warning(
+        logger.notice(
           "\(report.held) pulled records held until they can be applied: "
             + report.reasons.joined(separator: "; "))
       }
-      if page.count < settings.pullPage { return }
+      if page.count < settings.pullPage {
+        // The round is over: what waits for no parent in particular is tried again.
+        _ = try writer.write { db in
+          var report = SyncApplier.Report()
+          guard try SyncStore.heldCount(db) > 0 else { return report }
+          let applier = SyncApplier(capture: capture, tables: try SyncStore.syncedTables(db))
+          try applier.retryHeld(report: &report, all: false, db)
+          return report
+        }
+        return
+      }
     }
   }
 }

@@ -13,8 +13,9 @@ import HearthSQLite
 ///   the server (`pending`: column, or `$created` / `$deleted`, to the time of the change),
 ///   the times of its latest insert and delete (it exists while `created > deleted`), and
 ///   the values of columns this hub's schema does not have yet (`extra`).
-/// - `hearth_sync_held(tbl, pk, record, reason)`: records pulled that cannot be applied yet
-///   (a table this hub does not sync, a parent not yet here), applied when they can be.
+/// - `hearth_sync_held(tbl, pk, record, reason, waitsFor)`: records pulled that cannot be
+///   applied yet (a table this hub does not sync, a parent not yet here: `waitsFor` is then
+///   `table:key` of the parent), applied when they can be.
 public enum SyncStore {
   public static let state = "hearth_sync_state"
   public static let tables = "hearth_sync_tables"
@@ -36,7 +37,8 @@ public enum SyncStore {
       WHERE pending != '{}';
     CREATE TABLE IF NOT EXISTS hearth_sync_held (
       tbl TEXT NOT NULL, pk TEXT NOT NULL, record TEXT NOT NULL, reason TEXT NOT NULL,
-      PRIMARY KEY (tbl, pk)) WITHOUT ROWID;
+      waitsFor TEXT, PRIMARY KEY (tbl, pk)) WITHOUT ROWID;
+    CREATE INDEX IF NOT EXISTS hearth_sync_held_waiting ON hearth_sync_held (waitsFor);
     """
 
   /// Creates the tables (idempotent), and this database's hub id the first time.

@@ -11,6 +11,8 @@ public struct SyncedTable: Hashable, Sendable {
   public var columns: [String]
   /// The table this one's single foreign key points to, if it has exactly one.
   public var parent: String?
+  /// That foreign key's column.
+  public var parentColumn: String?
   /// Every table its foreign keys point to.
   public var references: Set<String>
 
@@ -26,15 +28,17 @@ public struct SyncedTable: Hashable, Sendable {
     let keys: [Row] = try columns.filter { try ($0["pk"] as Int) > 0 }
     let foreign = try Set(
       String.fetchAll(db, sql: "SELECT \"table\" FROM pragma_foreign_key_list(?)", arguments: [name]))
-    let foreignKeyIDs = try Set(
-      Int.fetchAll(db, sql: "SELECT id FROM pragma_foreign_key_list(?)", arguments: [name]))
+    let links = try Row.fetchAll(
+      db, sql: "SELECT id, \"from\" FROM pragma_foreign_key_list(?)", arguments: [name])
+    let foreignKeyIDs = try Set(links.map { try $0["id"] as Int })
     return SyncedTable(
       name: canonical,
       primaryKey: keys.count == 1 ? try keys[0]["name"] : "",
       columns: try columns.filter { try ($0["pk"] as Int) == 0 || keys.count != 1 }.map {
         try $0["name"]
       },
-      parent: foreignKeyIDs.count == 1 ? foreign.first : nil,
+      parent: foreignKeyIDs.count == 1 && links.count == 1 ? foreign.first : nil,
+      parentColumn: foreignKeyIDs.count == 1 && links.count == 1 ? try links[0]["from"] : nil,
       references: foreign)
   }
 
