@@ -183,6 +183,8 @@ public final class Hub: Sendable {
     while !isStopping.load(ordering: .relaxed) {
       try session.serveOnce(waitingAtMost: .milliseconds(50))
     }
+    // The sync service first: its writes in flight fail as it stops, not as an error.
+    sync.service?.stop()
     try session.finish()
     helpers.stop()
     try helpers.wait()

@@ -73,6 +73,8 @@ public final class SyncService: Sendable {
           bell.clear()
         }
       } catch {
+        // Stopping: what failed is the hub's writer closing, not the server.
+        if isStopping { break }
         server = nil
         logger.warning("sync with the server failed (retrying in \(delay)): \(error)")
         let message = "\(error)"
@@ -98,13 +100,9 @@ public final class SyncService: Sendable {
   func pushAll(_ server: SyncServer) throws {
     while !isStopping {
       let limit = settings.pushBatch
-      let read = ContinuousClock.now
       let entries = try reader.read { db in try SyncOutbox.batch(limit: limit, db) }
-      logger.notice("TIMING read \(entries.count) in \(ContinuousClock.now - read)")
       guard !entries.isEmpty else { return }
-      let started = ContinuousClock.now
       let seq = try server.push(entries.map(\.record), hub: hub)
-      logger.notice("TIMING push \(entries.count) in \(ContinuousClock.now - started)")
       let clock = capture.clock
       try writer.write { db in
         try SyncOutbox.acknowledge(entries, db)
@@ -119,11 +117,8 @@ public final class SyncService: Sendable {
   func pullAll(_ server: SyncServer) throws {
     while !isStopping {
       let cursor = try reader.read { db in try SyncStore.cursor(db) }
-      let started = ContinuousClock.now
       let page = try server.pull(after: cursor, limit: settings.pullPage, hub: hub)
       guard let last = page.last else { return }
-      logger.notice("TIMING pull \(page.count) in \(ContinuousClock.now - started)")
-      defer { logger.notice("TIMING applied \(page.count) in \(ContinuousClock.now - started)") }
       let capture = capture
       let report = try writer.write { db in
         let applier = SyncApplier(capture: capture, tables: try SyncStore.syncedTables(db))

@@ -61,6 +61,15 @@ final class SyncingHubProcess {
     try RawClient(paths).send(#"{"v":1,"type":"sync","id":"status"}"#)
   }
 
+  /// What every run of the hub so far wrote to its log.
+  var logLines: [String] {
+    let logs = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
+    return logs.filter { $0.hasPrefix("hub-") && $0.hasSuffix(".log") }.flatMap { name in
+      ((try? String(contentsOfFile: directory.appendingPathComponent(name).path, encoding: .utf8))
+        ?? "").split(separator: "\n").map(String.init)
+    }
+  }
+
   func count(_ table: String) throws -> Int {
     try todo.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM \(table)") ?? 0 }
   }
