@@ -145,7 +145,10 @@ let package = Package(
       swiftSettings: strict),
     .executableTarget(
       name: "hearth",
-      dependencies: ["HearthWire", "HearthZMQ", "HearthSQLite", "HearthCommandLine"],
+      dependencies: [
+        "HearthWire", "HearthZMQ", "HearthSQLite", "HearthCommandLine", "HearthPostgres",
+        "HearthSync",
+      ],
       swiftSettings: strict),
     .executableTarget(
       name: "hearth-loadgen",

@@ -67,6 +67,9 @@ public struct HubConfiguration: Sendable {
   /// Milliseconds added to the wall clock of the sync service's clock: for tests that play
   /// a hub whose clock is wrong. Default 0.
   public var syncClockOffset: Int64 = 0
+  /// How long `sync` with action `now` waits for a round to finish before it answers
+  /// `syncFailed`. Default 30 s.
+  public var syncWait: Duration = .seconds(30)
   /// The most records one pull brings (one local commit applies them). Default 1,000.
   public var syncPageSize = 1_000
 

@@ -27,6 +27,9 @@ struct HubSession {
   var lastPrune: Duration = .zero
   /// What a pruning still has to go through, between two turns of the loop.
   var pruning: (feed: Bool, requests: Bool)?
+  /// `sync` requests of action `now`, waiting for a round to finish.
+  typealias SyncWaiter = (client: Data, id: String, round: Int, deadline: Duration)
+  var syncWaiters: [SyncWaiter] = []
 
   /// The most one-message transactions one COMMIT carries.
   static let maximumGroup = 64
@@ -89,6 +92,7 @@ struct HubSession {
     let now = hub.clock.elapsed
     drainQueue()
     runSyncJobs()
+    answerSyncWaiters()
     if executor.open == nil, pruning != nil || now - lastPrune >= configuration.pruneInterval {
       pruneOnce(now)
     }
@@ -190,6 +194,10 @@ struct HubSession {
       reply(client, ErrorReply(id: id, code: .busy, message: "the hub is stopping; retry"))
     }
     queue.removeAll()
+    for waiter in syncWaiters {
+      reply(waiter.client, ErrorReply(id: waiter.id, code: .busy, message: "the hub is stopping; retry"))
+    }
+    syncWaiters.removeAll()
     try feed.saveCursors()
   }
 

@@ -139,8 +139,9 @@ extension HubSession {
     announce([event].compactMap { $0 }, answer: answer)
   }
 
-  /// The `sync` request: declares tables (a write, so it waits for an open transaction to
-  /// end), rings the service, answers with the state.
+  /// The `sync` request: declares tables and runs the action (writes, so they wait for an
+  /// open transaction to end), rings the service, answers with the state — for `now`, once
+  /// a round begun after the request has finished (see `answerSyncWaiters`).
   mutating func sync(client: Data, request: SyncRequest) {
     let (sync, now) = (hub.sync, hub.millisecondsNow())
     do {
@@ -150,9 +151,24 @@ extension HubSession {
           try sync.declare(request.tables, of: plugin, owned: owned, at: now, db)
         }
       }
-      let status = try hub.database.read { db in try sync.status(id: request.id, db) }
+      switch request.action {
+      case .status, .now: break
+      case .resync: try commitAsSync { db in try SyncStore.resync(db) }
+      case .deleteLocalData:
+        try commitAsSync { db in try SyncStore.deleteLocalData(capture: sync.capture, db) }
+      }
+      if request.action == .now {
+        guard let service = sync.service else {
+          throw ErrorReply(
+            id: request.id, code: .syncFailed,
+            message: "no sync server is set up (hearth sync setup URL, then restart hearthd)")
+        }
+        syncWaiters.append(
+          (client, request.id, service.nextRound, hub.clock.elapsed + configuration.syncWait))
+      } else {
+        reply(client, try hub.database.read { db in try sync.status(id: request.id, db) })
+      }
       sync.service?.localChange()
-      reply(client, status)
     } catch let error as SyncSchemaError {
       reply(client, ErrorReply(id: request.id, code: .notSyncable, message: error.description))
     } catch var refusal as ErrorReply {
@@ -161,5 +177,33 @@ extension HubSession {
     } catch {
       reply(client, ErrorReply(id: request.id, code: .internal, message: "\(error)"))
     }
+  }
+
+  /// Answers the `sync` requests of action `now` whose round has finished, and those that
+  /// waited too long (with the service's last error).
+  mutating func answerSyncWaiters() {
+    guard !syncWaiters.isEmpty, let service = hub.sync.service else { return }
+    let (finished, now, sync) = (service.finishedRounds, hub.clock.elapsed, hub.sync)
+    var waiting: [SyncWaiter] = []
+    for waiter in syncWaiters {
+      if finished >= waiter.round {
+        let status = Result { try hub.database.read { db in try sync.status(id: waiter.id, db) } }
+        switch status {
+        case .success(let status): reply(waiter.client, status)
+        case .failure(let error):
+          reply(waiter.client, ErrorReply(id: waiter.id, code: .internal, message: "\(error)"))
+        }
+      } else if now >= waiter.deadline {
+        let last = (try? hub.database.read { db in try SyncStore.value("lastError", db) }) ?? nil
+        reply(
+          waiter.client,
+          ErrorReply(
+            id: waiter.id, code: .syncFailed,
+            message: "no round of sync finished in time" + (last.map { ": \($0)" } ?? "")))
+      } else {
+        waiting.append(waiter)
+      }
+    }
+    syncWaiters = waiting
   }
 }

@@ -63,8 +63,11 @@ struct Identities {
     case .transaction(let request): acting = (request.plugin, request.id)
     case .cursor(let request): acting = (request.plugin, request.id)
     case .sync(let request):
-      // Asking for a round of sync reads only; declaring tables is the owner's.
-      guard let plugin = request.plugin, !request.tables.isEmpty else { return nil }
+      // Asking for the state, a round or a resync changes no data; declaring tables and
+      // deleting local data are a plugin's.
+      guard let plugin = request.plugin,
+        !request.tables.isEmpty || request.action == .deleteLocalData
+      else { return nil }
       acting = (plugin, request.id)
     }
     var identity = plugin(userID)

@@ -39,6 +39,7 @@ public final class SyncClock: Sendable {
 public final class SyncCapture: Sendable {
   public static let triggerPrefix = "hearth_sync_"
   public let clock: SyncClock
+  /// The row whose capture is off (`*` for every row of every table).
   private let muted = Locked<(table: String, key: String)?>(nil)
 
   public init(clock: SyncClock) { self.clock = clock }
@@ -48,6 +49,11 @@ public final class SyncCapture: Sendable {
     muted.withLock { $0 = (table.lowercased(), key) }
     defer { muted.withLock { $0 = nil } }
     return try body()
+  }
+
+  /// Runs `body` with the capture off altogether.
+  public func mutingAll<T>(_ body: () throws -> T) rethrows -> T {
+    try muting("*", "*", body)
   }
 
   /// Adds the capture's functions to `db` (once per connection).
@@ -61,7 +67,9 @@ public final class SyncCapture: Sendable {
       function: DatabaseFunction("hearth_sync_muted", argumentCount: 2) { [muted] values in
         guard case .text(let table) = values[0].storage else { return false }
         let key = SyncCapture.keyText(values[1])
-        let isMuted = muted.withLock { $0.map { $0.table == table.lowercased() && $0.key == key } }
+        let isMuted = muted.withLock {
+          $0.map { ($0.table == table.lowercased() && $0.key == key) || $0.table == "*" }
+        }
         return (isMuted ?? false) ? true : false
       })
   }

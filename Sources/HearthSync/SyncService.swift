@@ -34,6 +34,8 @@ public final class SyncService: Sendable {
   let logger = Logger(label: "hearthd.sync")
   private let bell: Doorbell
   private let stopping = Locked(false)
+  /// Rounds (a push and a pull) begun and finished.
+  private let rounds = Locked((begun: 0, finished: 0))
 
   public init(
     _ settings: Settings, writer: any SyncWriter, reader: any DatabaseReader,
@@ -58,16 +60,23 @@ public final class SyncService: Sendable {
 
   private var isStopping: Bool { stopping.withLock { $0 } }
 
+  /// The number the next round to begin will have: once `finishedRounds` reaches it, a
+  /// round begun after now has pushed and pulled.
+  public var nextRound: Int { rounds.withLock { $0.begun + 1 } }
+  public var finishedRounds: Int { rounds.withLock { $0.finished } }
+
   /// Serves until `stop()`.
   public func run() {
     var server: SyncServer?
     var delay = settings.retryDelay.lowerBound
     while !isStopping {
       do {
+        rounds.withLock { $0.begun += 1 }
         let connected = try server ?? connect()
         server = connected
         try pushAll(connected)
         try pullAll(connected)
+        rounds.withLock { $0.finished = $0.begun }
         delay = settings.retryDelay.lowerBound
         if try connected.wait(timeout: settings.pollInterval, orReadable: bell.descriptor) {
           bell.clear()

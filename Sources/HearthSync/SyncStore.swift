@@ -138,3 +138,19 @@ extension SyncStore {
     try setCursor(.start, db)
   }
 }
+
+extension SyncStore {
+  /// Empties the synced tables here, children first, without telling the server (the
+  /// capture off), and forgets what was pulled, so that the next pull brings everything
+  /// back: what `deleteLocalData` does (an account left, a copy to drop).
+  public static func deleteLocalData(capture: SyncCapture, _ db: Database) throws {
+    try capture.mutingAll {
+      for table in try syncedTables(db).reversed() {
+        try db.execute(sql: "DELETE FROM main.\(quoted(table.name))")
+      }
+    }
+    try db.execute(sql: "DELETE FROM \(rows)")
+    try db.execute(sql: "DELETE FROM \(held)")
+    try setCursor(.start, db)
+  }
+}

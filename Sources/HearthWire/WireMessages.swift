@@ -337,21 +337,32 @@ public struct CursorRequest: Codable, Hashable, Sendable {
 }
 
 /// `sync`: a plugin asks the hub to sync tables it owns (with the server, and every hub of
-/// the account); any client, with no tables, asks for a round of sync now and its state.
+/// the account); any client asks for the sync state, a round of sync now (`action`
+/// `now`: answered once a round begun after the request has pushed and pulled), a
+/// `resync` (everything pushed and pulled again, nothing deleted) or, as a plugin,
+/// `deleteLocalData` (the synced tables emptied here, not on the server, and pulled again).
 public struct SyncRequest: Codable, Hashable, Sendable {
+  public enum Action: String, Codable, Hashable, Sendable {
+    case status, now, resync, deleteLocalData
+  }
+
   public var v = WireProtocol.version
   public var type = "sync"
   public var id: String
   public var plugin: String?
   public var tables: [String]
+  public var action: Action
 
-  public init(id: String, plugin: String? = nil, tables: [String] = []) {
+  public init(
+    id: String, plugin: String? = nil, tables: [String] = [], action: Action = .status
+  ) {
     self.id = id
     self.plugin = plugin
     self.tables = tables
+    self.action = action
   }
 
-  private enum CodingKeys: String, CodingKey { case v, type, id, plugin, tables }
+  private enum CodingKeys: String, CodingKey { case v, type, id, plugin, tables, action }
 
   /// `tables` may be left out (none).
   public init(from decoder: any Decoder) throws {
@@ -361,6 +372,7 @@ public struct SyncRequest: Codable, Hashable, Sendable {
     id = try container.decode(String.self, forKey: .id)
     plugin = try container.decodeIfPresent(String.self, forKey: .plugin)
     tables = try container.decodeIfPresent([String].self, forKey: .tables) ?? []
+    action = try container.decodeIfPresent(Action.self, forKey: .action) ?? .status
   }
 }
 
@@ -520,6 +532,9 @@ public struct ErrorReply: Codable, Hashable, Sendable, Error, CustomStringConver
     public static let migrationFailed = Code(rawValue: "migrationFailed")
     /// A table asked to be synced breaks a rule of synced tables (the message names it).
     public static let notSyncable = Code(rawValue: "notSyncable")
+    /// No round of sync could finish: no server is set up, or it cannot be reached (the
+    /// message has the last error). Local writes go on; their changes wait.
+    public static let syncFailed = Code(rawValue: "syncFailed")
     public static let `internal` = Code(rawValue: "internal")
 
     public init(from decoder: any Decoder) throws {

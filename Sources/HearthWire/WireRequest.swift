@@ -134,9 +134,12 @@ public enum WireRequest: Hashable, Sendable {
           message: "seq is a sequence number, 0 or more, not \(request.seq)")
       }
     case .sync(let request):
-      if !request.tables.isEmpty, request.plugin?.isEmpty ?? true {
+      if !request.tables.isEmpty || request.action == .deleteLocalData,
+        request.plugin?.isEmpty ?? true
+      {
         return ErrorReply(
-          id: request.id, code: .malformed, message: "tables to sync need the plugin that owns them")
+          id: request.id, code: .malformed,
+          message: "declaring tables and deleteLocalData need the plugin that asks")
       }
     case .hello:
       break

@@ -9,7 +9,7 @@ let hearth = Tool(
   name: "hearth", summary: "the admin command line of a Hearth hub",
   commands: [
     statusCommand, pluginsCommand, subscribeCommand, queryCommand, backupCommand, checkCommand,
-    newPluginCommand,
+    newPluginCommand, syncCommand,
   ],
   globalOptions: ["database", "runtime-dir", "keys-dir"],
   version: "0.1.0 (protocol \(WireProtocol.version))")

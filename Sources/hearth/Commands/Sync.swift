@@ -1,0 +1,98 @@
+import Foundation
+import HearthCommandLine
+import HearthPostgres
+import HearthSync
+import HearthWire
+import HearthZMQ
+
+let syncCommand = Command(
+  "sync", arguments: "[status | now | resync | setup URL [--zone NAME]]",
+  summary: "sync with a PostgreSQL server: its state, a round now, a resync, the server",
+  details: """
+    status      (the default) the server, the synced tables, the rows with changes not
+                yet pushed, records held until they can be applied, the server's
+                sequence number pulled and pushed, the last error.
+    now         a round of sync now: answers once a round begun after the request has
+                pushed and pulled (exit 1, with the last error, when none could in 30 s).
+    resync      every row pushed again and everything pulled again; nothing is deleted.
+    setup URL   checks that the server (a libpq connection string or postgresql:// URL)
+                answers and makes its schema, then writes sync-server (and sync-zone)
+                into hearthd's config file ($XDG_CONFIG_HOME/hearth/hearthd.conf, or
+                --config FILE). Restart hearthd to use it.
+    """,
+  valuedOptions: ["zone", "config"]
+) { input in
+  let paths = hubPaths(input)
+  switch input.positionals.first ?? "status" {
+  case "status": return try syncState(paths, action: .status)
+  case "now": return try syncState(paths, action: .now)
+  case "resync": return try syncState(paths, action: .resync)
+  case "setup": return try setUpSync(input)
+  case let other:
+    throw CommandError.usage("hearth sync takes status, now, resync or setup URL, not \(other)")
+  }
+}
+
+/// Asks the hub (`action`) and shows its sync state.
+private func syncState(_ paths: HubPaths, action: SyncRequest.Action) throws -> CommandOutput {
+  let socket = try BusSocket(BusContext(), .dealer)
+  try socket.connectToHub(paths)
+  let request = SyncRequest(id: UUID().uuidString, action: action)
+  try socket.send([try WireCoding.encode(request)])
+  guard let frame = try socket.receive(timeout: action == .now ? .seconds(35) : .seconds(2))?.last
+  else {
+    throw CommandError(
+      "the hub does not answer at \(paths.requestEndpoint); is hearthd running?",
+      exitCode: .hubUnavailable)
+  }
+  if let refusal = try? WireCoding.decode(ErrorReply.self, from: frame), refusal.type == "error" {
+    throw CommandError(refusal.message)
+  }
+  let state = try WireCoding.decode(SyncingReply.self, from: frame)
+  return .values(state) { state in
+    [
+      "server    \(state.server ?? "none (hearth sync setup URL)")",
+      "zone      \(state.zone) (this hub: \(state.hub))",
+      "tables    \(state.tables.isEmpty ? "none" : state.tables.joined(separator: ", "))",
+      "pending   \(state.pending) rows to push",
+      "held      \(state.held) records waiting to be applied",
+      "server    pulled to \(state.pulled), pushed \(state.pushed.map(String.init) ?? "nothing yet")",
+      "error     \(state.lastError ?? "none")",
+    ].joined(separator: "\n")
+  }
+}
+
+/// `hearth sync setup URL`: the server checked, then written to the config file.
+private func setUpSync(_ input: CommandInput) throws -> CommandOutput {
+  let url = try input.positional(1, name: "URL")
+  let zone = input.option("zone") ?? "default"
+  do {
+    _ = try SyncServer(url, zone: zone)
+  } catch {
+    throw CommandError("cannot use the sync server: \(error)")
+  }
+  let environment = ProcessInfo.processInfo.environment
+  let configHome =
+    environment["XDG_CONFIG_HOME"].flatMap { $0.isEmpty ? nil : $0 }
+    ?? (NSHomeDirectory() + "/.config")
+  let path = input.option("config") ?? configHome + "/hearth/hearthd.conf"
+  let existing = (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
+  var lines = existing.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+    .filter { line in
+      let key = line.split(separator: "=").first?.trimmingCharacters(in: .whitespaces)
+      return key != "sync-server" && key != "sync-zone"
+    }
+  while lines.last == "" { lines.removeLast() }
+  lines += ["sync-server = \(url)", "sync-zone = \(zone)", ""]
+  try FileManager.default.createDirectory(
+    atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+  // The URL may hold a password: the file is the owner's only.
+  guard FileManager.default.createFile(
+    atPath: path, contents: Data(lines.joined(separator: "\n").utf8),
+    attributes: [.posixPermissions: 0o600])
+  else { throw CommandError("cannot write \(path)") }
+  return .message(
+    "the server answers; wrote sync-server and sync-zone to \(path)\n"
+      + "restart hearthd to sync: systemctl --user restart hearthd",
+    json: ["config": path, "zone": zone])
+}
