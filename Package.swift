@@ -159,6 +159,7 @@ let package = Package(
       dependencies: [
         "HearthSQLite", "HearthQuery", "HearthData", "HearthHub", "HearthPlugin", "HearthWire",
         "HearthZMQ", "CSQLite", "RemindersFeature", "HearthTestbed", "HearthCommandLine",
+        "HearthPostgres",
       ],
       swiftSettings: strict),
     .executableTarget(name: "hearth-demo", dependencies: ["HearthData"], swiftSettings: strict),

@@ -45,16 +45,19 @@ final class HubConnection: @unchecked Sendable {
   /// Sends `message` and waits for the reply with its id: the decoded `Reply`, or the hub's
   /// `ErrorReply` thrown (the callers turn it into a `DatabaseError` where they know the
   /// statement). Throws `DatabaseError.hubUnavailable` when no reply comes within the timeout.
-  func request<Reply: Decodable>(_ message: some Encodable, id: String, as type: Reply.Type) throws
-    -> Reply
-  {
-    let (_, frame) = try request(message, id: id)
+  func request<Reply: Decodable>(
+    _ message: some Encodable, id: String, as type: Reply.Type, timeout: Duration? = nil
+  ) throws -> Reply {
+    let (_, frame) = try request(message, id: id, timeout: timeout)
     return try WireCoding.decode(Reply.self, from: frame)
   }
 
   /// Sends `message` and returns the type and body of the reply with its id (an error reply
-  /// is thrown as `ErrorReply`).
-  func request(_ message: some Encodable, id: String) throws -> (type: String, body: Data) {
+  /// is thrown as `ErrorReply`), waiting `timeout` (the connection's unless given).
+  func request(_ message: some Encodable, id: String, timeout: Duration? = nil) throws -> (
+    type: String, body: Data
+  ) {
+    let timeout = timeout ?? self.timeout
     let body = try WireCoding.encode(message)
     return try queue.sync {
       let socket = try currentSocket()

@@ -33,7 +33,7 @@ public final class HubDatabase: DatabaseWriter {
   public let hubWait: Duration
 
   private let context = BusContext()
-  private let connection: HubConnection
+  let connection: HubConnection
   private let cursorReporter: CursorReporter
   /// The read-only connections and the bus listener, made on first use.
   private let opened = Locked<Opened?>(nil)

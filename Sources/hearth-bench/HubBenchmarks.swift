@@ -13,11 +13,15 @@ final class BenchHub: Sendable {
   let paths: HubPaths
   private let finished = DispatchSemaphore(value: 0)
 
-  init(directory: BenchmarkDirectory, didCommit: (@Sendable (Int64) -> Void)? = nil) throws {
+  init(
+    directory: BenchmarkDirectory, didCommit: (@Sendable (Int64) -> Void)? = nil,
+    configure: (inout HubConfiguration) -> Void = { _ in }
+  ) throws {
     paths = HubPaths(
       databasePath: directory.path("hearth.sqlite"), runtimeDirectory: directory.path("run"))
     var configuration = HubConfiguration(paths: paths)
     configuration.didCommit = didCommit
+    configure(&configuration)
     hub = try Hub(configuration: configuration)
     let ready = DispatchSemaphore(value: 0)
     let hub = self.hub

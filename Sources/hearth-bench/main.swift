@@ -11,7 +11,7 @@ import HearthCommandLine
 let benchmarks = [
   decodeRowsBenchmark, decodeTableBenchmark, joinGroupBenchmark, fetchAllLatencyBenchmark,
   hubWritesBenchmark, hubLatencyBenchmark, memoryBenchmark, startupBenchmark,
-  remindersSearchBenchmark, readOnlyShmBenchmark,
+  remindersSearchBenchmark, readOnlyShmBenchmark, syncBenchmark,
 ]
 
 func printError(_ text: String) {

@@ -1,0 +1,25 @@
+import Foundation
+import HearthSQLite
+import HearthWire
+
+extension HubDatabase {
+  /// Asks the hub to sync `tables` (this plugin's own) with the sync server, and runs
+  /// `action`; returns the hub's sync state. With no tables and `.status`, only asks. A
+  /// table that breaks a rule of synced tables is refused with the rule
+  /// (`DatabaseError.hubCode == .notSyncable`); `.now` waits until a round begun after the
+  /// request has pushed and pulled (`.syncFailed` when none could).
+  @discardableResult
+  public func sync(tables: [String] = [], action: SyncRequest.Action = .status) throws
+    -> SyncingReply
+  {
+    try prepare()
+    let id = UUID().uuidString.lowercased()
+    do {
+      return try connection.request(
+        SyncRequest(id: id, plugin: registration.name, tables: tables, action: action), id: id,
+        as: SyncingReply.self, timeout: action == .now ? .seconds(35) : nil)
+    } catch let error as ErrorReply {
+      throw DatabaseError(error)
+    }
+  }
+}

@@ -1,0 +1,162 @@
+import Foundation
+import HearthData
+import HearthHub
+import HearthPlugin
+import HearthPostgres
+import HearthTestbed
+import HearthWire
+
+@Table
+struct SyncItem: Sendable {
+  let id: String
+  var title: String
+  var value: Int
+}
+
+let syncBenchPlugin = PluginRegistration(
+  name: "bench", version: "1", tables: ["syncItems"],
+  migrations: [
+    .init(
+      id: "1",
+      sql: """
+        CREATE TABLE syncItems (id TEXT PRIMARY KEY NOT NULL ON CONFLICT REPLACE DEFAULT (uuid()),
+          title TEXT NOT NULL DEFAULT '', value INTEGER NOT NULL DEFAULT 0)
+        """)
+  ])
+
+/// A hub syncing with `server`, and the bench plugin on it, its table declared synced.
+struct SyncBenchHub {
+  let directory: BenchmarkDirectory
+  let hub: BenchHub
+  let plugin: HubDatabase
+
+  init(_ server: PostgresServer) throws {
+    directory = try BenchmarkDirectory()
+    hub = try BenchHub(directory: directory, configure: { $0.syncServer = server.conninfo() })
+    plugin = try HubDatabase(syncBenchPlugin, paths: hub.paths)
+    try plugin.sync(tables: ["syncItems"])
+  }
+
+  func count() throws -> Int {
+    try plugin.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM syncItems") ?? 0 }
+  }
+
+  /// Waits until the hub has pushed everything and holds `rows` rows.
+  func wait(rows: Int, timeout: Duration = .seconds(600)) throws {
+    let deadline = ContinuousClock.now + timeout
+    while try plugin.sync().pending > 0 || count() < rows {
+      guard ContinuousClock.now < deadline else { throw BenchmarkError("sync: no convergence") }
+      Thread.sleep(forTimeInterval: 0.002)
+    }
+  }
+}
+
+/// Sync through a real PostgreSQL server (started here, on a unix socket): a commit on hub A
+/// seen by a `@FetchAll` on hub B, against the same `@FetchAll` on A itself; a first sync of
+/// 10,000 and 100,000 rows to a new hub, and their push, against writing the same rows into
+/// a local database in one transaction; bytes per row on the server against the local file.
+let syncBenchmark = Benchmark(
+  name: "sync",
+  summary: "commit on A → @FetchAll on B vs on A; first sync and push of 10k/100k rows"
+) { options in
+  let postgres = try PostgresServer()
+  defer { postgres.stop() }
+  var figures = try await syncLatencyFigures(
+    postgres, rounds: options.value(options.writes, quick: 50, full: 500))
+  for rows in options.quick ? [1_000] : [10_000, 100_000] {
+    figures += try initialSyncFigures(postgres, rows: rows)
+  }
+  return figures
+}
+
+private func syncLatencyFigures(_ postgres: PostgresServer, rounds: Int) async throws -> [Figure]
+{
+  let a = try SyncBenchHub(postgres)
+  let b = try SyncBenchHub(postgres)
+  defer {
+    a.hub.stop()
+    b.hub.stop()
+  }
+  try await a.plugin.write { db in try db.execute(sql: "INSERT INTO syncItems (id) VALUES ('probe')") }
+  try b.wait(rows: 1)
+  let query = SyncItem.where { $0.id.eq("probe") }
+  // Kept for the whole run: an observation ends with its `FetchAll`.
+  let onHubA = FetchAll(query, database: a.plugin)
+  let onHubB = FetchAll(query, database: b.plugin)
+  defer { withExtendedLifetime((onHubA, onHubB)) {} }
+  var local = onHubA.values.makeAsyncIterator()
+  var remote = onHubB.values.makeAsyncIterator()
+  _ = await local.next()
+  _ = await remote.next()
+  var onA: [Double] = []
+  var onB: [Double] = []
+  for round in 1...rounds {
+    try await a.plugin.write { db in
+      try db.execute(sql: "UPDATE syncItems SET value = ? WHERE id = 'probe'", arguments: [round])
+    }
+    let committed = DispatchTime.now().uptimeNanoseconds
+    while let items = await local.next(), items.first?.value != round {}
+    onA.append(Double(DispatchTime.now().uptimeNanoseconds - committed) / 1_000)
+    while let items = await remote.next(), items.first?.value != round {}
+    onB.append(Double(DispatchTime.now().uptimeNanoseconds - committed) / 1_000)
+  }
+  return latencyFigures("sync-fetchall", ours: onB, baseline: onA)
+}
+
+/// `rows` rows made on A, pushed; then a new hub C syncs them all. Push and first sync are
+/// timed against one local transaction writing the same rows.
+private func initialSyncFigures(_ postgres: PostgresServer, rows: Int) throws -> [Figure] {
+  let a = try SyncBenchHub(postgres)
+  defer { a.hub.stop() }
+  let before = try a.count()
+  let insert = { (db: Database) in
+    for index in 0..<rows {
+      try db.execute(
+        sql: "INSERT INTO syncItems (id, title, value) VALUES (?, ?, ?)",
+        arguments: ["\(rows)-\(index)", "item \(index) of \(rows)", index])
+    }
+  }
+  let push = try timed {
+    try a.plugin.write(insert)
+    try a.wait(rows: before + rows)
+  }
+  let directory = try BenchmarkDirectory()
+  let local = try DatabaseQueue(path: directory.path("local.sqlite"))
+  try local.write { db in
+    try db.execute(sql: syncBenchPlugin.migrations[0].sql)
+  }
+  let baseline = try timed { try local.write(insert) }
+  let total = before + rows
+  let first = try timed {
+    let c = try SyncBenchHub(postgres)
+    try c.wait(rows: total)
+    c.hub.stop()
+  }
+  let size = try postgres.executeOnce(
+    "SELECT pg_total_relation_size('hearth.records') / count(*) FROM hearth.records")
+  let localBytes = try local.read { db in
+    try Int.fetchOne(
+      db,
+      sql: "SELECT (SELECT page_count FROM pragma_page_count()) * (SELECT page_size FROM pragma_page_size())"
+    ) ?? 0
+  }
+  let label = rows >= 1_000 ? "\(rows / 1_000)k" : "\(rows)"
+  return [
+    Figure(
+      bench: "sync-push-\(label)", ours: Double(rows) / (push.milliseconds / 1_000),
+      baseline: Double(rows) / (baseline.milliseconds / 1_000), unit: "rows/s"),
+    Figure(
+      bench: "sync-first-\(label)", ours: first.milliseconds, baseline: baseline.milliseconds,
+      unit: "ms"),
+    Figure(
+      bench: "sync-bytes-per-row-\(label)", ours: Double(size) ?? .nan,
+      baseline: Double(localBytes) / Double(rows), unit: "bytes"),
+  ]
+}
+
+extension PostgresServer {
+  /// The first value of `sql`'s result, run on the server.
+  func executeOnce(_ sql: String) throws -> String {
+    try PostgresConnection(conninfo()).execute(sql).rows.first?.first.flatMap { $0 } ?? ""
+  }
+}
