@@ -195,7 +195,9 @@ struct HubSession {
     }
     queue.removeAll()
     for waiter in syncWaiters {
-      reply(waiter.client, ErrorReply(id: waiter.id, code: .busy, message: "the hub is stopping; retry"))
+      reply(
+        waiter.client, ErrorReply(id: waiter.id, code: .busy, message: "the hub is stopping; retry")
+      )
     }
     syncWaiters.removeAll()
     try feed.saveCursors()

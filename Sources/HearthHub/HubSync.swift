@@ -1,6 +1,6 @@
 import Foundation
-import HearthService
 import HearthSQLite
+import HearthService
 import HearthSync
 import HearthWire
 
@@ -56,7 +56,9 @@ struct HubSync: Sendable {
 
   /// Declares `names` (tables of `plugin`) synced: checks the rules, records them, stamps
   /// their rows as changes to push, and puts the capture on them.
-  func declare(_ names: [String], of plugin: String, owned: Set<String>, at now: Int64, _ db: Database)
+  func declare(
+    _ names: [String], of plugin: String, owned: Set<String>, at now: Int64, _ db: Database
+  )
     throws
   {
     if let foreign = names.first(where: { !owned.contains($0.lowercased()) }) {
@@ -65,8 +67,8 @@ struct HubSync: Sendable {
     }
     let already = Set(try SyncStore.syncedTableNames(db))
     let tables = try SyncedTable.validate(names, alsoSynced: already, db)
-    for table in tables where !already.contains(where: { $0.lowercased() == table.name.lowercased() })
-    {
+    for table in tables
+    where !already.contains(where: { $0.lowercased() == table.name.lowercased() }) {
       try db.execute(
         sql: "INSERT INTO \(SyncStore.tables) (name, plugin, addedAt) VALUES (?, ?, ?)",
         arguments: [table.name, plugin, now])

@@ -1,4 +1,5 @@
 import Foundation
+import HearthData
 import HearthSQLite
 import HearthWire
 
@@ -21,5 +22,14 @@ extension HubDatabase {
     } catch let error as ErrorReply {
       throw DatabaseError(error)
     }
+  }
+}
+
+extension HubDatabase: SyncingDatabase {
+  public func sync(tables: [String], action: SyncEngine.Action) throws -> SyncEngine.State {
+    let state = try sync(tables: tables, action: SyncRequest.Action(rawValue: action.rawValue)!)
+    return SyncEngine.State(
+      tables: state.tables, server: state.server, zone: state.zone, pending: state.pending,
+      held: state.held, pulled: state.pulled, lastError: state.lastError)
   }
 }

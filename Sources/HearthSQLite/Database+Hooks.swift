@@ -79,8 +79,7 @@ extension Database {
       }, context)
   }
 
-  private func authorize(action: Int32, first: String?, second: String?, source: String?) -> Int32
-  {
+  private func authorize(action: Int32, first: String?, second: String?, source: String?) -> Int32 {
     if isReadingOwnSchema { return SQLITE_OK }
     if let authorizer,
       !authorizer(DatabaseAction(code: action, first: first, second: second, source: source))

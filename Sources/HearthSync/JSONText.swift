@@ -37,7 +37,8 @@ enum JSONText {
       case "\r": text += "\\r"
       case "\t": text += "\\t"
       case _ where scalar.value < 0x20:
-        text += "\\u" + String(repeating: "0", count: 4 - String(scalar.value, radix: 16).count)
+        text +=
+          "\\u" + String(repeating: "0", count: 4 - String(scalar.value, radix: 16).count)
           + String(scalar.value, radix: 16)
       default: text.unicodeScalars.append(scalar)
       }

@@ -158,7 +158,9 @@ public struct SyncApplier {
         + "VALUES (?, ?, ?, ?, ?)",
       arguments: [record.type, record.name, text, reason, parent])
     report.held += 1
-    if report.reasons.count < 5 { report.reasons.append("\(record.type) \(record.name): \(reason)") }
+    if report.reasons.count < 5 {
+      report.reasons.append("\(record.type) \(record.name): \(reason)")
+    }
   }
 }
 

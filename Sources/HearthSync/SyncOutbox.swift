@@ -14,7 +14,8 @@ public enum SyncOutbox {
   /// Up to `limit` rows with pending changes (read in one snapshot).
   public static func batch(limit: Int, _ db: Database) throws -> [Entry] {
     let tables = Dictionary(
-      try SyncStore.syncedTables(db).map { ($0.name, $0) }) { first, _ in first }
+      try SyncStore.syncedTables(db).map { ($0.name, $0) }
+    ) { first, _ in first }
     let rows = try Row.fetchAll(
       db,
       sql: "SELECT tbl, pk, pending FROM \(SyncStore.rows) WHERE pending != '{}' LIMIT ?",

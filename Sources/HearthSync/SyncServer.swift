@@ -25,9 +25,10 @@ public final class SyncServer {
   static func install(_ connection: PostgresConnection) throws {
     try connection.inTransaction {
       _ = try connection.execute("SELECT pg_advisory_xact_lock(7418)")
-      let exists = try connection.execute(
-        "SELECT 1 FROM pg_namespace WHERE nspname = 'hearth'"
-      ).rows.isEmpty == false
+      let exists =
+        try connection.execute(
+          "SELECT 1 FROM pg_namespace WHERE nspname = 'hearth'"
+        ).rows.isEmpty == false
       if exists {
         let version = try connection.execute("SELECT value FROM hearth.meta WHERE key = 'schema'")
           .rows.first?.first??.description

@@ -27,7 +27,8 @@ public struct SyncedTable: Hashable, Sendable {
         arguments: [name]) ?? name
     let keys: [Row] = try columns.filter { try ($0["pk"] as Int) > 0 }
     let foreign = try Set(
-      String.fetchAll(db, sql: "SELECT \"table\" FROM pragma_foreign_key_list(?)", arguments: [name]))
+      String.fetchAll(
+        db, sql: "SELECT \"table\" FROM pragma_foreign_key_list(?)", arguments: [name]))
     let links = try Row.fetchAll(
       db, sql: "SELECT id, \"from\" FROM pragma_foreign_key_list(?)", arguments: [name])
     let foreignKeyIDs = try Set(links.map { try $0["id"] as Int })

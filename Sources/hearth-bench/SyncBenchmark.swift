@@ -69,15 +69,16 @@ let syncBenchmark = Benchmark(
   return figures
 }
 
-private func syncLatencyFigures(_ postgres: PostgresServer, rounds: Int) async throws -> [Figure]
-{
+private func syncLatencyFigures(_ postgres: PostgresServer, rounds: Int) async throws -> [Figure] {
   let a = try SyncBenchHub(postgres)
   let b = try SyncBenchHub(postgres)
   defer {
     a.hub.stop()
     b.hub.stop()
   }
-  try await a.plugin.write { db in try db.execute(sql: "INSERT INTO syncItems (id) VALUES ('probe')") }
+  try await a.plugin.write { db in
+    try db.execute(sql: "INSERT INTO syncItems (id) VALUES ('probe')")
+  }
   try b.wait(rows: 1)
   let query = SyncItem.where { $0.id.eq("probe") }
   // Kept for the whole run: an observation ends with its `FetchAll`.
@@ -137,7 +138,8 @@ private func initialSyncFigures(_ postgres: PostgresServer, rows: Int) throws ->
   let localBytes = try local.read { db in
     try Int.fetchOne(
       db,
-      sql: "SELECT (SELECT page_count FROM pragma_page_count()) * (SELECT page_size FROM pragma_page_size())"
+      sql:
+        "SELECT (SELECT page_count FROM pragma_page_count()) * (SELECT page_size FROM pragma_page_size())"
     ) ?? 0
   }
   let label = rows >= 1_000 ? "\(rows / 1_000)k" : "\(rows)"

@@ -16,7 +16,8 @@ import Testing
       offline.stopAndRemove()
     }
     let hearth = try FeatureCLI("hearth", hub: a.process)
-    try a.todo.write { db in try db.execute(sql: "INSERT INTO lists (id, title) VALUES ('l', 'x')") }
+    try a.todo.write { db in try db.execute(sql: "INSERT INTO lists (id, title) VALUES ('l', 'x')")
+    }
     // `now` answers once a round begun after it has pushed and pulled: nothing is pending.
     let now = try hearth("sync", "now", "--json")
     #expect(now.status == 0, "\(now.errors)")
@@ -50,7 +51,9 @@ import Testing
     let setup = try hearth("sync", "setup", server.conninfo(), "--zone", "home", "--config", config)
     #expect(setup.status == 0, "\(setup.errors)")
     let written = try String(contentsOfFile: config, encoding: .utf8)
-    #expect(written == "checkpoint-interval = 0.2\nsync-server = \(server.conninfo())\nsync-zone = home\n")
+    #expect(
+      written == "checkpoint-interval = 0.2\nsync-server = \(server.conninfo())\nsync-zone = home\n"
+    )
     let mode = try FileManager.default.attributesOfItem(atPath: config)[.posixPermissions] as? Int
     #expect(mode == 0o600)
     let refused = try hearth("sync", "setup", "host=/nonexistent port=1", "--config", config)

@@ -17,8 +17,7 @@ final class SyncingHubProcess {
   private(set) var process: HubProcess
   private(set) var todo: HubDatabase
 
-  init(_ name: String, server: PostgresServer, online: Bool = true, settings: String = "") throws
-  {
+  init(_ name: String, server: PostgresServer, online: Bool = true, settings: String = "") throws {
     self.server = server
     self.settings = settings
     directory = FileManager.default.temporaryDirectory.appendingPathComponent(
@@ -147,7 +146,8 @@ func converge(
     try converge([a, b], server: server)
     #expect(try b.count("items") == 200 + acknowledged)
     let records = try server.execute(
-      "SELECT count(*), count(DISTINCT record_name) FROM hearth.records WHERE record_type = 'items'")
+      "SELECT count(*), count(DISTINCT record_name) FROM hearth.records WHERE record_type = 'items'"
+    )
     #expect(records.rows.first?[0] == "500" && records.rows.first?[1] == "500")
   }
 
@@ -199,9 +199,10 @@ func converge(
     }
     try a.killAndRestart(online: true)
     try eventually(timeout: .seconds(30)) {
-      let pushed = try server.execute(
-        "SELECT count(*) FROM pg_namespace WHERE nspname = 'hearth'"
-      ).rows.first?.first == "1"
+      let pushed =
+        try server.execute(
+          "SELECT count(*) FROM pg_namespace WHERE nspname = 'hearth'"
+        ).rows.first?.first == "1"
       return try pushed && a.status()["pushed"] != nil
     }
     try server.restart()

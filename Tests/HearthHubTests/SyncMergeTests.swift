@@ -38,7 +38,8 @@ import Testing
       try Row.fetchAll(db, sql: "SELECT id, title, done, position FROM items")
     }
     var expected: [String: [String: (time: String, value: String)]] = [:]
-    for edit in history where SyncRecord.isLater(edit.time, than: expected[edit.key]?[edit.column]?.time) {
+    for edit in history
+    where SyncRecord.isLater(edit.time, than: expected[edit.key]?[edit.column]?.time) {
       expected[edit.key, default: [:]][edit.column] = (edit.time, edit.value)
     }
     var mismatches: [String] = []
@@ -115,7 +116,8 @@ import Testing
         _ = try server.push(
           [
             SyncRecord(
-              type: "lists", name: "tie-\(run)", fields: ["title": WireValue(.init(stringLiteral: hub))],
+              type: "lists", name: "tie-\(run)",
+              fields: ["title": WireValue(.init(stringLiteral: hub))],
               times: ["title": time], created: time)
           ], hub: hub)
       }

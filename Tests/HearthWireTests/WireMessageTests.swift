@@ -96,5 +96,8 @@ import Testing
     #expect(try load("cursorSaved.json", as: CursorSavedReply.self).horizon == 17)
     let error = try load("error-unauthorized.json", as: ErrorReply.self)
     #expect(error.code == .unauthorized)
+    let sync = try load("sync.json", as: SyncRequest.self)
+    #expect(sync.action == .status && sync.tables == ["remindersLists", "reminders"])
+    #expect(try load("syncing.json", as: SyncingReply.self).pulled == 1182)
   }
 }

@@ -87,9 +87,10 @@ private func setUpSync(_ input: CommandInput) throws -> CommandOutput {
   try FileManager.default.createDirectory(
     atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
   // The URL may hold a password: the file is the owner's only.
-  guard FileManager.default.createFile(
-    atPath: path, contents: Data(lines.joined(separator: "\n").utf8),
-    attributes: [.posixPermissions: 0o600])
+  guard
+    FileManager.default.createFile(
+      atPath: path, contents: Data(lines.joined(separator: "\n").utf8),
+      attributes: [.posixPermissions: 0o600])
   else { throw CommandError("cannot write \(path)") }
   return .message(
     "the server answers; wrote sync-server and sync-zone to \(path)\n"

@@ -1,0 +1,180 @@
+import Foundation
+
+/// Keeps tables the same on every device of an account, the reference's way:
+///
+/// ```swift
+/// prepareDependencies {
+///   $0.defaultDatabase = try appDatabase()
+///   $0.defaultSyncEngine = try SyncEngine(
+///     for: $0.defaultDatabase, tables: RemindersList.self, Reminder.self, Tag.self)
+/// }
+/// @Dependency(\.defaultSyncEngine) var syncEngine
+/// try await syncEngine.syncChanges()
+/// ```
+///
+/// In Hearth the hub does the work: an engine on a hub's database (a plugin's `HubDatabase`)
+/// asks the hub to sync its tables — the hub checks the rules a synced table keeps and
+/// refuses one that breaks them, naming the rule — and from then on the hub pushes every
+/// change of them to its sync server (PostgreSQL) and applies every other device's, whether
+/// or not the plugin runs. The engine's own calls ask the hub: `syncChanges()` waits for a
+/// round of sync, `deleteLocalData()` drops this device's copy. On a database no hub writes
+/// (a program's own file) there is nothing to sync with: the engine is not running and its
+/// calls do nothing.
+public final class SyncEngine: Sendable {
+  public let database: any DatabaseWriter
+  /// The synced tables' names.
+  public let tableNames: [String]
+  private let hub: (any SyncingDatabase)?
+  private let flags = Locked((running: false, synchronizing: 0))
+
+  /// Syncs `tables` of `database` (see the type's documentation). Throws when the hub
+  /// refuses a table (`DatabaseError` with the rule it breaks). `startImmediately`
+  /// (default true) asks the hub now; otherwise `start()` does.
+  public convenience init<each T: PrimaryKeyedTable>(
+    for database: any DatabaseWriter, tables: repeat (each T).Type,
+    startImmediately: Bool = true
+  ) throws {
+    var names: [String] = []
+    for table in repeat each tables { names.append(table.tableName) }
+    try self.init(for: database, tableNames: names, startImmediately: startImmediately)
+  }
+
+  /// Syncs the tables named `tableNames` of `database`.
+  public init(
+    for database: any DatabaseWriter, tableNames: [String], startImmediately: Bool = true
+  ) throws {
+    self.database = database
+    self.tableNames = tableNames
+    hub = database as? any SyncingDatabase
+    if startImmediately { try startNow() }
+  }
+
+  /// Whether the engine has asked its hub to sync its tables (and was not stopped).
+  public var isRunning: Bool { flags.withLock { $0.running } }
+
+  /// Whether a `syncChanges` (or `sendChanges`, `fetchChanges`) is under way.
+  public var isSynchronizing: Bool { flags.withLock { $0.synchronizing > 0 } }
+
+  /// Asks the hub to sync the tables (again: it is harmless).
+  public func start() async throws { try startNow() }
+
+  private func startNow() throws {
+    guard let hub else { return }
+    _ = try hub.sync(tables: tableNames, action: .status)
+    flags.withLock { $0.running = true }
+  }
+
+  /// Stops this engine's calls (`syncChanges` and the rest do nothing until `start()`). The
+  /// hub goes on syncing the tables: other processes and devices rely on it.
+  public func stop() { flags.withLock { $0.running = false } }
+
+  /// Waits until the hub has pushed this device's changes and pulled the others' (a round
+  /// begun after the call). Throws when the server cannot be reached (the local data is
+  /// safe; its changes wait for the server).
+  public func syncChanges() async throws { try await run(.now) }
+
+  /// As `syncChanges`: the hub pushes and pulls in one round.
+  public func sendChanges() async throws { try await run(.now) }
+
+  /// As `syncChanges`: the hub pushes and pulls in one round.
+  public func fetchChanges() async throws { try await run(.now) }
+
+  /// Pushes every row again and pulls everything again, deleting nothing: for a server that
+  /// lost records, or any doubt.
+  public func resync() async throws { try await run(.resync) }
+
+  /// Deletes this device's copy of the synced tables (not the server's); the next round
+  /// pulls the server's again. (What the reference does when the account goes away.)
+  public func deleteLocalData() async throws { try await run(.deleteLocalData) }
+
+  /// The hub's sync state; nil on a database no hub writes.
+  public func state() throws -> State? {
+    try hub?.sync(tables: [], action: .status)
+  }
+
+  private func run(_ action: Action) async throws {
+    guard let hub, isRunning else { return }
+    flags.withLock { $0.synchronizing += 1 }
+    defer { flags.withLock { $0.synchronizing -= 1 } }
+    let tables = tableNames
+    try await withCheckedThrowingContinuation {
+      (continuation: CheckedContinuation<Void, any Error>) in
+      DispatchQueue.global().async {
+        continuation.resume(with: Result { _ = try hub.sync(tables: tables, action: action) })
+      }
+    }
+  }
+
+  /// What an engine asks its hub for.
+  public enum Action: String, Hashable, Sendable {
+    case status, now, resync, deleteLocalData
+  }
+
+  /// The hub's sync state.
+  public struct State: Hashable, Sendable {
+    /// Every table the hub syncs.
+    public var tables: [String]
+    /// The server (its password left out); nil when none is set up.
+    public var server: String?
+    public var zone: String
+    /// Rows whose changes the server has not taken yet.
+    public var pending: Int
+    /// Records pulled that wait to be applied.
+    public var held: Int
+    /// The server's sequence number pulled up to.
+    public var pulled: Int64
+    public var lastError: String?
+
+    public init(
+      tables: [String], server: String?, zone: String, pending: Int, held: Int, pulled: Int64,
+      lastError: String?
+    ) {
+      self.tables = tables
+      self.server = server
+      self.zone = zone
+      self.pending = pending
+      self.held = held
+      self.pulled = pulled
+      self.lastError = lastError
+    }
+  }
+}
+
+/// A database a hub writes, which can ask its hub to sync (HearthPlugin's `HubDatabase`).
+public protocol SyncingDatabase: DatabaseWriter {
+  /// Asks the hub to sync `tables` and to run `action`; its sync state.
+  func sync(tables: [String], action: SyncEngine.Action) throws -> SyncEngine.State
+}
+
+private enum DefaultSyncEngineKey: DependencyKey {
+  static var liveValue: SyncEngine {
+    DependencyValues.current.errorReporter(
+      DefaultSyncEngineNotSet(), message: nil, file: #fileID, line: #line)
+    return try! SyncEngine(for: try! DatabaseQueue(), tableNames: [])
+  }
+  static var testValue: SyncEngine { try! SyncEngine(for: try! DatabaseQueue(), tableNames: []) }
+}
+
+/// `defaultSyncEngine` was read before a program set it.
+struct DefaultSyncEngineNotSet: Error, CustomStringConvertible {
+  var description: String {
+    "no default sync engine was set: one that syncs nothing is used. Set one at start-up with "
+      + "prepareDependencies { $0.defaultSyncEngine = try SyncEngine(for: …, tables: …) }"
+  }
+}
+
+extension DependencyValues {
+  /// The sync engine of the program (`@Dependency(\.defaultSyncEngine)`).
+  public var defaultSyncEngine: SyncEngine {
+    get { self[DefaultSyncEngineKey.self] }
+    set { self[DefaultSyncEngineKey.self] = newValue }
+  }
+}
+
+extension Database {
+  /// The reference attaches its sync metadata database here
+  /// (`configuration.prepareDatabase { db in try db.attachMetadatabase() }`); in Hearth the
+  /// hub keeps sync's metadata in its own database file (`hearth_sync_rows`), which every
+  /// connection to it reads, so there is nothing to attach.
+  public func attachMetadatabase(containerIdentifier: String? = nil) throws {}
+}
