@@ -29,7 +29,10 @@ let usage = """
   prune-interval (seconds, default 60), bus-high-water-mark (default 10000),
   max-queued-requests (default 1000), wal-limit-mb (default 32), checkpoint-wait
   (seconds, default 0.05), checkpoint-retry (seconds, default 0.25),
-  checkpoint-interval (seconds, default 0.2; 0 turns the checkpointer thread off).
+  checkpoint-interval (seconds, default 0.2; 0 turns the checkpointer thread off),
+  sync-server (a PostgreSQL connection string or URL; none: no sync), sync-zone
+  (default "default"), sync-page (records a pull applies per commit, default 1000),
+  sync-clock-offset-ms (for tests: the sync clock's skew, default 0).
   An unknown key or a value out of range: exit 2, nothing started.
   One hub per database: a second one on the same database or sockets exits 1.
   SIGTERM or SIGINT: finish what is in flight, checkpoint, exit 0.

@@ -144,9 +144,12 @@ final class SyncCluster {
     var converged = false
     let deadline = ContinuousClock.now + timeout
     while ContinuousClock.now < deadline {
-      last = try hubs.map { try $0.dump() }
-      converged = try Set(last).count == 1 && isSettled()
-      if converged { break }
+      // The cheap question first (a status request each); the dumps once it says yes.
+      if try isSettled() {
+        last = try hubs.map { try $0.dump() }
+        converged = Set(last).count == 1
+        if converged { break }
+      }
       Thread.sleep(forTimeInterval: 0.05)
     }
     if !converged {
