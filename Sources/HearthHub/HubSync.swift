@@ -26,6 +26,7 @@ struct HubSync: Sendable {
       var settings = SyncService.Settings(server: server)
       settings.zone = configuration.syncZone
       settings.pullPage = configuration.syncPageSize
+      try SyncStore.setValue(configuration.syncZone, for: "zone", db)
       self.settings = settings
       service = try SyncService(settings, writer: jobs, reader: database, capture: capture)
     } else {

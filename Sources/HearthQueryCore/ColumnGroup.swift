@@ -223,3 +223,29 @@ public func _groupBindings<Value: Table>(_ value: Value, as type: Value.Type) ->
 /// stored values; such a selection is not a column group.
 @_disfavoredOverload
 public func _groupBindings<Value>(_ value: Value, as type: Any.Type) -> [QueryBinding] { [] }
+
+// MARK: - Groups on the optional side of an outer join
+
+/// A column group of a table on the optional side of an outer join (`$1.id` of
+/// `leftJoin(SyncMetadata.all) { … }`): its columns, NULL where the join found no row.
+public struct _OptionalColumnGroup<Group: _ColumnGroup>: _ColumnFragments, Sendable {
+  public typealias QueryValue = Group?
+  public let _columnFragments: [QueryFragment]
+}
+
+extension _OptionalColumns {
+  /// A column group of the table, made optional.
+  public subscript<Group: _ColumnGroup>(
+    dynamicMember keyPath: KeyPath<Wrapped.TableColumns, ColumnGroup<Wrapped, Group>>
+  ) -> _OptionalColumnGroup<Group> {
+    _OptionalColumnGroup(_columnFragments: Wrapped.columns[keyPath: keyPath]._columnFragments)
+  }
+}
+
+extension QueryExpression where QueryValue: _ColumnGroup {
+  /// `(a, b) = (c, d)`: a group against the same group of an outer join's optional side,
+  /// as row values.
+  public func eq(_ other: _OptionalColumnGroup<QueryValue>) -> SQLQueryExpression<Bool> {
+    binary(self, "=", other)
+  }
+}

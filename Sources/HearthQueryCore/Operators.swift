@@ -5,7 +5,15 @@ func binary<Value>(_ lhs: some QueryExpression, _ op: String, _ rhs: some QueryE
   -> SQLQueryExpression<Value>
 {
   SQLQueryExpression(
-    "(" + lhs.queryFragment + QueryFragment(raw: " \(op) ") + rhs.queryFragment + ")")
+    "(" + operand(lhs) + QueryFragment(raw: " \(op) ") + operand(rhs) + ")")
+}
+
+/// An operand: a group of several columns as a row value, `("a"."x", "a"."y")`.
+private func operand(_ expression: some QueryExpression) -> QueryFragment {
+  guard let group = expression as? any _ColumnFragments, group._columnFragments.count > 1 else {
+    return expression.queryFragment
+  }
+  return "(" + group.queryFragment + ")"
 }
 
 func function<Value>(_ name: String, _ arguments: QueryFragment...) -> SQLQueryExpression<Value> {

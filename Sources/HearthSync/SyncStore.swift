@@ -13,6 +13,9 @@ import HearthSQLite
 ///   the server (`pending`: column, or `$created` / `$deleted`, to the time of the change),
 ///   the times of its latest insert and delete (it exists while `created > deleted`), and
 ///   the values of columns this hub's schema does not have yet (`extra`).
+/// - `hearth_sync_metadata`: a view of `hearth_sync_rows` for plugins (HearthData's
+///   `SyncMetadata`): `recordPrimaryKey`, `recordType`, `recordName`, `zoneName`,
+///   `hasPendingChanges`, `isDeleted`, `userModificationTime` (ms), `isShared`.
 /// - `hearth_sync_held(tbl, pk, record, reason, waitsFor)`: records pulled that cannot be
 ///   applied yet (a table this hub does not sync, a parent not yet here: `waitsFor` is then
 ///   `table:key` of the parent), applied when they can be.
@@ -39,6 +42,17 @@ public enum SyncStore {
       tbl TEXT NOT NULL, pk TEXT NOT NULL, record TEXT NOT NULL, reason TEXT NOT NULL,
       waitsFor TEXT, PRIMARY KEY (tbl, pk)) WITHOUT ROWID;
     CREATE INDEX IF NOT EXISTS hearth_sync_held_waiting ON hearth_sync_held (waitsFor);
+    CREATE VIEW IF NOT EXISTS hearth_sync_metadata AS
+      SELECT pk AS recordPrimaryKey, tbl AS recordType, pk || ':' || tbl AS recordName,
+        coalesce((SELECT value FROM hearth_sync_state WHERE key = 'zone'), 'default')
+          AS zoneName,
+        pending != '{}' AS hasPendingChanges,
+        NOT (created IS NOT NULL AND (deleted IS NULL OR created > deleted)) AS isDeleted,
+        CAST(substr(max(coalesce(created, ''), coalesce(deleted, ''),
+          coalesce((SELECT max(value) FROM json_each(hearth_sync_rows.times)), '')), 1, 15)
+          AS INTEGER) AS userModificationTime,
+        0 AS isShared
+      FROM hearth_sync_rows;
     """
 
   /// Creates the tables (idempotent), and this database's hub id the first time.

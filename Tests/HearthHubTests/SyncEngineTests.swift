@@ -100,3 +100,33 @@ struct SyncedItem: Sendable {
     #expect(try local.state() == nil)
   }
 }
+
+/// `SyncMetadata`, joined the reference's way.
+@Suite(.serialized) struct SyncMetadataTests {
+  @Test func aSyncedRowJoinsItsMetadataByItsSyncMetadataID() async throws {
+    let cluster = try SyncCluster(["a"])
+    defer { cluster.stop() }
+    let a = cluster[0].todo
+    _ = try SyncEngine(for: a, tables: SyncedList.self, SyncedItem.self)
+    try await a.write { db in
+      try SyncedList.insert { SyncedList(id: "l1", title: "One", color: 0) }.execute(db)
+    }
+    try await SyncEngine(for: a, tables: SyncedList.self).syncChanges()
+    let rows = try await a.read { db in
+      try SyncedList
+        .leftJoin(SyncMetadata.all) { $0.syncMetadataID.eq($1.id) }
+        .select { ($0.title, $1.recordName, $1.hasPendingChanges, $1.isDeleted) }
+        .fetchAll(db)
+    }
+    #expect(rows.count == 1)
+    #expect(rows.first?.1 == "l1:lists")
+    #expect(rows.first?.2 == false && rows.first?.3 == false)
+    let list = SyncedList(id: "l1", title: "One", color: 0)
+    let metadata = try await a.read { db in
+      try SyncMetadata.where { $0.recordName.eq("l1:lists") }.fetchOne(db)
+    }
+    #expect(metadata?.id == list.syncMetadataID)
+    #expect(metadata?.zoneName == "default")
+    #expect((metadata?.userModificationTime ?? 0) > 1_700_000_000_000)
+  }
+}
