@@ -82,24 +82,13 @@ struct HubSync: Sendable {
   func status(id: String, _ db: Database) throws -> SyncingReply {
     SyncingReply(
       id: id, tables: try SyncStore.syncedTableNames(db),
-      server: settings.map { Self.withoutPassword($0.server) }, zone: settings?.zone ?? "default",
+      server: settings.map { SyncService.Settings.shown($0.server) },
+      zone: settings?.zone ?? "default",
       hub: capture.clock.hub, pending: try SyncStore.pendingCount(db),
       held: try SyncStore.heldCount(db), pulled: try SyncStore.cursor(db).seq,
       pushed: try SyncStore.value("lastPush", db).flatMap { Int64($0) },
-      lastError: try SyncStore.value("lastError", db))
-  }
-
-  /// A connection string as it may be shown: its password replaced.
-  static func withoutPassword(_ server: String) -> String {
-    var shown = server
-    if let range = shown.range(of: #"password\s*=\s*\S+"#, options: .regularExpression) {
-      shown.replaceSubrange(range, with: "password=…")
-    }
-    if let range = shown.range(of: #"://[^:/@]+:[^@]+@"#, options: .regularExpression) {
-      let user = shown[range].dropFirst(3).prefix { $0 != ":" }
-      shown.replaceSubrange(range, with: "://\(user):…@")
-    }
-    return shown
+      lastError: try SyncStore.value("lastError", db),
+      accountChange: try SyncStore.value("accountChange", db))
   }
 }
 
@@ -154,11 +143,25 @@ extension HubSession {
           try sync.declare(request.tables, of: plugin, owned: owned, at: now, db)
         }
       }
+      let account = sync.settings?.account
       switch request.action {
       case .status, .now: break
       case .resync: try commitAsSync { db in try SyncStore.resync(db) }
       case .deleteLocalData:
-        try commitAsSync { db in try SyncStore.deleteLocalData(capture: sync.capture, db) }
+        try commitAsSync { db in
+          try SyncStore.deleteLocalData(capture: sync.capture, db)
+          if let account { try SyncStore.acceptAccount(account, db) }
+        }
+      case .acceptAccount:
+        guard let account else {
+          throw ErrorReply(
+            id: request.id, code: .syncFailed, message: "no sync server is set up: no account")
+        }
+        // This hub's rows go to the new account, and its rows come here: nothing deleted.
+        try commitAsSync { db in
+          try SyncStore.acceptAccount(account, db)
+          try SyncStore.resync(db)
+        }
       }
       if request.action == .now {
         guard let service = sync.service else {

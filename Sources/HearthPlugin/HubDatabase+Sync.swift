@@ -30,6 +30,7 @@ extension HubDatabase: SyncingDatabase {
     let state = try sync(tables: tables, action: SyncRequest.Action(rawValue: action.rawValue)!)
     return SyncEngine.State(
       tables: state.tables, server: state.server, zone: state.zone, pending: state.pending,
-      held: state.held, pulled: state.pulled, lastError: state.lastError)
+      held: state.held, pulled: state.pulled, lastError: state.lastError,
+      accountChange: state.accountChange)
   }
 }

@@ -23,6 +23,26 @@ public final class SyncService: Sendable {
     /// How long it waits for a doorbell before it looks anyway.
     public var pollInterval: Duration = .seconds(1)
     public var retryDelay: ClosedRange<Duration> = .milliseconds(100)...(.seconds(5))
+    /// The account as it is shown and remembered (`hearth_sync_state.account`): the server
+    /// without its password, and the zone.
+    public var account: String { Self.account(server: server, zone: zone) }
+
+    public static func account(server: String, zone: String) -> String {
+      "\(shown(server)) (zone \(zone))"
+    }
+
+    /// A connection string as it may be shown: its password left out.
+    public static func shown(_ server: String) -> String {
+      var shown = server
+      if let range = shown.range(of: #"password\s*=\s*\S+"#, options: .regularExpression) {
+        shown.replaceSubrange(range, with: "password=…")
+      }
+      if let range = shown.range(of: #"://[^:/@]+:[^@]+@"#, options: .regularExpression) {
+        let user = shown[range].dropFirst(3).prefix { $0 != ":" }
+        shown.replaceSubrange(range, with: "://\(user):…@")
+      }
+      return shown
+    }
 
     public init(server: String) { self.server = server }
   }
@@ -74,6 +94,10 @@ public final class SyncService: Sendable {
         rounds.withLock { $0.begun += 1 }
         let connected = try server ?? connect()
         server = connected
+        if try isPaused() {
+          bell.wait(timeout: settings.pollInterval)
+          continue
+        }
         try pushAll(connected)
         try pullAll(connected)
         rounds.withLock { $0.finished = $0.begun }
@@ -95,6 +119,17 @@ public final class SyncService: Sendable {
         delay = min(delay * 2, settings.retryDelay.upperBound)
       }
     }
+  }
+
+  /// Whether the account changed since this hub last synced and nobody has said yet what
+  /// becomes of its rows (`SyncStore.checkAccount`): nothing is pushed or pulled meanwhile.
+  private func isPaused() throws -> Bool {
+    let account = settings.account
+    let stored = try reader.read { db in try SyncStore.value("account", db) }
+    guard stored != account else { return false }
+    let (paused, message) = try writer.write { db in try SyncStore.checkAccount(account, db) }
+    if let message { logger.warning(message) }
+    return paused
   }
 
   private func connect() throws -> SyncServer {

@@ -168,3 +168,36 @@ extension SyncStore {
     try setCursor(.start, db)
   }
 }
+
+extension SyncStore {
+  /// Compares the account this hub syncs now with the one it synced before: the first one
+  /// is remembered; another one pauses sync (`accountChange`, and `lastError` saying what to
+  /// do) until `acceptAccount` or `deleteLocalData` says what becomes of this hub's rows —
+  /// they are neither pushed to the new account nor replaced by its rows without a word.
+  /// Returns whether sync is paused, and a message the first time.
+  public static func checkAccount(_ account: String, _ db: Database) throws -> (
+    paused: Bool, message: String?
+  ) {
+    guard let stored = try value("account", db) else {
+      try setValue(account, for: "account", db)
+      return (false, nil)
+    }
+    guard stored != account else { return (false, nil) }
+    let change = "\(stored) → \(account)"
+    guard try value("accountChange", db) != change else { return (true, nil) }
+    let message =
+      "the sync account changed (\(change)); nothing is pushed or pulled until this hub's "
+      + "rows are kept for the new account (hearth sync account keep, or a SyncEngine's "
+      + "acceptAccount()) or dropped for its rows (a SyncEngine's deleteLocalData())"
+    try setValue(change, for: "accountChange", db)
+    try setValue(message, for: "lastError", db)
+    return (true, message)
+  }
+
+  /// Syncs with `account` from now on, clearing a change the hub waited on.
+  public static func acceptAccount(_ account: String, _ db: Database) throws {
+    try setValue(account, for: "account", db)
+    try setValue(nil, for: "accountChange", db)
+    try setValue(nil, for: "lastError", db)
+  }
+}

@@ -339,11 +339,13 @@ public struct CursorRequest: Codable, Hashable, Sendable {
 /// `sync`: a plugin asks the hub to sync tables it owns (with the server, and every hub of
 /// the account); any client asks for the sync state, a round of sync now (`action`
 /// `now`: answered once a round begun after the request has pushed and pulled), a
-/// `resync` (everything pushed and pulled again, nothing deleted) or, as a plugin,
-/// `deleteLocalData` (the synced tables emptied here, not on the server, and pulled again).
+/// `resync` (everything pushed and pulled again, nothing deleted), `acceptAccount` (after
+/// the account changed: this hub's rows kept for the new one) or, as a plugin,
+/// `deleteLocalData` (the synced tables emptied here, not on the server, and pulled again;
+/// after an account change, from the new account).
 public struct SyncRequest: Codable, Hashable, Sendable {
   public enum Action: String, Codable, Hashable, Sendable {
-    case status, now, resync, deleteLocalData
+    case status, now, resync, deleteLocalData, acceptAccount
   }
 
   public var v = WireProtocol.version
@@ -396,10 +398,13 @@ public struct SyncingReply: Codable, Hashable, Sendable {
   public var pulled: Int64
   public var pushed: Int64?
   public var lastError: String?
+  /// `old → new` when the account changed since this hub last synced: nothing is pushed or
+  /// pulled until `acceptAccount` or `deleteLocalData`.
+  public var accountChange: String?
 
   public init(
     id: String, tables: [String], server: String?, zone: String, hub: String, pending: Int,
-    held: Int, pulled: Int64, pushed: Int64?, lastError: String?
+    held: Int, pulled: Int64, pushed: Int64?, lastError: String?, accountChange: String? = nil
   ) {
     self.id = id
     self.tables = tables
@@ -411,6 +416,7 @@ public struct SyncingReply: Codable, Hashable, Sendable {
     self.pulled = pulled
     self.pushed = pushed
     self.lastError = lastError
+    self.accountChange = accountChange
   }
 }
 

@@ -130,3 +130,76 @@ struct SyncedItem: Sendable {
     #expect((metadata?.userModificationTime ?? 0) > 1_700_000_000_000)
   }
 }
+
+/// A hub whose server or zone changed waits for a word before it pushes or pulls.
+@Suite(.serialized) struct SyncAccountTests {
+  final class DropsLocalData: SyncEngineDelegate {
+    let told = Locked<[SyncEngine.AccountChange]>([])
+    func syncEngine(_ syncEngine: SyncEngine, accountChanged change: SyncEngine.AccountChange)
+      async
+    {
+      told.withLock { $0.append(change) }
+      try? await syncEngine.deleteLocalData()
+    }
+  }
+
+  @Test func anAccountChangePausesSyncUntilTheRowsAreKeptOrDropped() async throws {
+    let cluster = try SyncCluster(["a", "b"])
+    defer { cluster.stop() }
+    try await cluster[0].todo.write { db in
+      try SyncedList.insert { SyncedList(id: "home", title: "From zone default", color: 0) }
+        .execute(db)
+    }
+    try cluster.converge()
+    // B moves to zone "work", where C has a list of its own.
+    let c = try SyncedHub("c", server: cluster.server) { $0.syncZone = "work" }
+    defer { c.stopAndRemove() }
+    try await c.todo.write { db in
+      try SyncedList.insert { SyncedList(id: "desk", title: "From zone work", color: 0) }
+        .execute(db)
+    }
+    try await SyncEngine(for: c.todo, tables: SyncedList.self).syncChanges()
+    cluster[1].configure = { $0.syncZone = "work" }
+    try cluster[1].goOnline()
+    let b = cluster[1].todo
+    try eventually { try cluster[1].status()["accountChange"] as? String != nil }
+    let change = try #require(cluster[1].status()["accountChange"] as? String)
+    #expect(change.contains("zone default") && change.contains("zone work"), "\(change)")
+    // Nothing moved either way meanwhile.
+    #expect(try await b.read { db in try SyncedList.fetchAll(db) }.map(\.id) == ["home"])
+    await #expect(throws: SyncEngineError.self) {
+      try await SyncEngine(for: b, tables: SyncedList.self).syncChanges()
+    }
+    // The delegate drops B's rows for zone work's.
+    let delegate = DropsLocalData()
+    let engine = try SyncEngine(for: b, tables: SyncedList.self, delegate: delegate)
+    try await engine.syncChanges()
+    #expect(delegate.told.withLock { $0.count } == 1)
+    try await engine.syncChanges()
+    #expect(try await b.read { db in try SyncedList.fetchAll(db) }.map(\.id) == ["desk"])
+    #expect(try cluster[1].status()["accountChange"] == nil)
+    // Zone default still has its row: nothing of B's was pushed to, or deleted from, it.
+    let zones = try cluster.server.execute(
+      "SELECT zone, record_name FROM hearth.records ORDER BY zone, record_name")
+    #expect(zones.rows.map { $0.compactMap { $0 } } == [["default", "home"], ["work", "desk"]])
+  }
+
+  @Test func keepingTheRowsPushesThemToTheNewAccount() async throws {
+    let cluster = try SyncCluster(["a"])
+    defer { cluster.stop() }
+    try await cluster[0].todo.write { db in
+      try SyncedList.insert { SyncedList(id: "mine", title: "Kept", color: 0) }.execute(db)
+    }
+    try cluster.converge()
+    cluster[0].configure = { $0.syncZone = "new" }
+    try cluster[0].goOnline()
+    try eventually { try cluster[0].status()["accountChange"] as? String != nil }
+    let hearth = try RawClient(cluster[0].running.paths).send(
+      #"{"v":1,"type":"sync","id":"keep","action":"acceptAccount"}"#)
+    #expect(hearth["type"] as? String == "syncing")
+    try await SyncEngine(for: cluster[0].todo, tables: SyncedList.self).syncChanges()
+    let zones = try cluster.server.execute(
+      "SELECT zone, record_name FROM hearth.records ORDER BY zone, record_name")
+    #expect(zones.rows.map { $0.compactMap { $0 } } == [["default", "mine"], ["new", "mine"]])
+  }
+}

@@ -26,25 +26,30 @@ public final class SyncEngine: Sendable {
   public let tableNames: [String]
   private let hub: (any SyncingDatabase)?
   private let flags = Locked((running: false, synchronizing: 0))
+  /// Told when the hub's account changed since it last synced (see `SyncEngineDelegate`).
+  public let delegate: (any SyncEngineDelegate)?
 
   /// Syncs `tables` of `database` (see the type's documentation). Throws when the hub
   /// refuses a table (`DatabaseError` with the rule it breaks). `startImmediately`
   /// (default true) asks the hub now; otherwise `start()` does.
   public convenience init<each T: PrimaryKeyedTable>(
     for database: any DatabaseWriter, tables: repeat (each T).Type,
-    startImmediately: Bool = true
+    startImmediately: Bool = true, delegate: (any SyncEngineDelegate)? = nil
   ) throws {
     var names: [String] = []
     for table in repeat each tables { names.append(table.tableName) }
-    try self.init(for: database, tableNames: names, startImmediately: startImmediately)
+    try self.init(
+      for: database, tableNames: names, startImmediately: startImmediately, delegate: delegate)
   }
 
   /// Syncs the tables named `tableNames` of `database`.
   public init(
-    for database: any DatabaseWriter, tableNames: [String], startImmediately: Bool = true
+    for database: any DatabaseWriter, tableNames: [String], startImmediately: Bool = true,
+    delegate: (any SyncEngineDelegate)? = nil
   ) throws {
     self.database = database
     self.tableNames = tableNames
+    self.delegate = delegate
     hub = database as? any SyncingDatabase
     if startImmediately { try startNow() }
   }
@@ -55,8 +60,12 @@ public final class SyncEngine: Sendable {
   /// Whether a `syncChanges` (or `sendChanges`, `fetchChanges`) is under way.
   public var isSynchronizing: Bool { flags.withLock { $0.synchronizing > 0 } }
 
-  /// Asks the hub to sync the tables (again: it is harmless).
-  public func start() async throws { try startNow() }
+  /// Asks the hub to sync the tables (again: it is harmless); tells the delegate when the
+  /// account changed.
+  public func start() async throws {
+    try startNow()
+    try await checkAccount()
+  }
 
   private func startNow() throws {
     guard let hub else { return }
@@ -71,7 +80,10 @@ public final class SyncEngine: Sendable {
   /// Waits until the hub has pushed this device's changes and pulled the others' (a round
   /// begun after the call). Throws when the server cannot be reached (the local data is
   /// safe; its changes wait for the server).
-  public func syncChanges() async throws { try await run(.now) }
+  public func syncChanges() async throws {
+    try await checkAccount()
+    try await run(.now)
+  }
 
   /// As `syncChanges`: the hub pushes and pulls in one round.
   public func sendChanges() async throws { try await run(.now) }
@@ -84,8 +96,22 @@ public final class SyncEngine: Sendable {
   public func resync() async throws { try await run(.resync) }
 
   /// Deletes this device's copy of the synced tables (not the server's); the next round
-  /// pulls the server's again. (What the reference does when the account goes away.)
+  /// pulls the server's again — after an account change, the new account's. (What the
+  /// reference does when the account goes away.)
   public func deleteLocalData() async throws { try await run(.deleteLocalData) }
+
+  /// After an account change: keeps this device's rows, for the new account (they are
+  /// pushed to it, and its rows pulled here; nothing is deleted).
+  public func acceptAccount() async throws { try await run(.acceptAccount) }
+
+  /// When the hub waits on an account change: the delegate decides (it calls
+  /// `deleteLocalData()` or `acceptAccount()`); without one, `SyncEngineError.accountChanged`
+  /// — nothing of this device is deleted, or pushed to another account, without a word.
+  private func checkAccount() async throws {
+    guard isRunning, let change = try state()?.accountChange else { return }
+    guard let delegate else { throw SyncEngineError.accountChanged(change) }
+    await delegate.syncEngine(self, accountChanged: .switchAccounts(change))
+  }
 
   /// The hub's sync state; nil on a database no hub writes.
   public func state() throws -> State? {
@@ -107,7 +133,13 @@ public final class SyncEngine: Sendable {
 
   /// What an engine asks its hub for.
   public enum Action: String, Hashable, Sendable {
-    case status, now, resync, deleteLocalData
+    case status, now, resync, deleteLocalData, acceptAccount
+  }
+
+  /// How the account changed: another server or zone than the one this hub synced with
+  /// (`old → new`).
+  public enum AccountChange: Hashable, Sendable {
+    case switchAccounts(String)
   }
 
   /// The hub's sync state.
@@ -124,10 +156,12 @@ public final class SyncEngine: Sendable {
     /// The server's sequence number pulled up to.
     public var pulled: Int64
     public var lastError: String?
+    /// `old → new` while the hub waits on an account change.
+    public var accountChange: String?
 
     public init(
       tables: [String], server: String?, zone: String, pending: Int, held: Int, pulled: Int64,
-      lastError: String?
+      lastError: String?, accountChange: String? = nil
     ) {
       self.tables = tables
       self.server = server
@@ -136,6 +170,29 @@ public final class SyncEngine: Sendable {
       self.held = held
       self.pulled = pulled
       self.lastError = lastError
+      self.accountChange = accountChange
+    }
+  }
+}
+
+/// Told of what the app decides, the reference's way.
+public protocol SyncEngineDelegate: AnyObject, Sendable {
+  /// The hub's account changed: call `syncEngine.deleteLocalData()` to drop this device's
+  /// rows for the new account's, or `syncEngine.acceptAccount()` to keep them for it.
+  func syncEngine(_ syncEngine: SyncEngine, accountChanged change: SyncEngine.AccountChange)
+    async
+}
+
+/// A sync engine's refusal.
+public enum SyncEngineError: Error, Hashable, Sendable, CustomStringConvertible {
+  /// The account changed (`old → new`) and no delegate decided what becomes of the rows.
+  case accountChanged(String)
+
+  public var description: String {
+    switch self {
+    case .accountChanged(let change):
+      "the sync account changed (\(change)): call deleteLocalData() to take the new account's "
+        + "rows, or acceptAccount() to keep this device's for it"
     }
   }
 }

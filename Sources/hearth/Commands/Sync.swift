@@ -15,6 +15,9 @@ let syncCommand = Command(
     now         a round of sync now: answers once a round begun after the request has
                 pushed and pulled (exit 1, with the last error, when none could in 30 s).
     resync      every row pushed again and everything pulled again; nothing is deleted.
+    account keep
+                after the server or zone changed (sync waits, and says so): keeps this
+                hub's rows for the new account (pushed to it, its rows pulled here).
     setup URL   checks that the server (a libpq connection string or postgresql:// URL)
                 answers and makes its schema, then writes sync-server (and sync-zone)
                 into hearthd's config file ($XDG_CONFIG_HOME/hearth/hearthd.conf, or
@@ -27,6 +30,11 @@ let syncCommand = Command(
   case "status": return try syncState(paths, action: .status)
   case "now": return try syncState(paths, action: .now)
   case "resync": return try syncState(paths, action: .resync)
+  case "account":
+    guard input.positionals.dropFirst().first == "keep" else {
+      throw CommandError.usage("hearth sync account takes keep")
+    }
+    return try syncState(paths, action: .acceptAccount)
   case "setup": return try setUpSync(input)
   case let other:
     throw CommandError.usage("hearth sync takes status, now, resync or setup URL, not \(other)")
@@ -59,6 +67,7 @@ private func syncState(_ paths: HubPaths, action: SyncRequest.Action) throws -> 
       "server    pulled to \(state.pulled), pushed \(state.pushed.map(String.init) ?? "nothing yet")",
       "error     \(state.lastError ?? "none")",
     ].joined(separator: "\n")
+      + (state.accountChange.map { "\naccount   changed: \($0) (hearth sync account keep)" } ?? "")
   }
 }
 
