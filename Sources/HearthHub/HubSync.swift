@@ -170,11 +170,11 @@ extension HubSession {
             message: "no sync server is set up (hearth sync setup URL, then restart hearthd)")
         }
         syncWaiters.append(
-          (client, request.id, service.nextRound, hub.clock.elapsed + configuration.syncWait))
+          (client, request.id, service.requestRound(), hub.clock.elapsed + configuration.syncWait))
       } else {
+        if request.action != .status || !request.tables.isEmpty { sync.service?.requestRound() }
         reply(client, try hub.database.read { db in try sync.status(id: request.id, db) })
       }
-      sync.service?.localChange()
     } catch let error as SyncSchemaError {
       reply(client, ErrorReply(id: request.id, code: .notSyncable, message: error.description))
     } catch var refusal as ErrorReply {

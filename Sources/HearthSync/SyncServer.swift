@@ -74,17 +74,29 @@ public final class SyncServer {
   /// Starts listening for the doorbell.
   public func listen() throws { try connection.listen("hearth") }
 
-  /// Waits up to `timeout` for the doorbell (or `wake`, a descriptor that becomes readable);
-  /// returns whether either rang.
-  public func wait(timeout: Duration, orReadable wake: Int32) throws -> Bool {
+  /// What ended a wait.
+  public enum Wake: Sendable {
+    /// The server's NOTIFY: another hub (or this one) pushed.
+    case doorbell
+    /// The local descriptor.
+    case woken
+    case timeout
+  }
+
+  /// Waits up to `timeout` for the doorbell or `wake`, a descriptor that becomes readable.
+  public func wait(timeout: Duration, orReadable wake: Int32) throws -> Wake {
     var descriptors = [
       pollfd(fd: connection.socket, events: Int16(POLLIN), revents: 0),
       pollfd(fd: wake, events: Int16(POLLIN), revents: 0),
     ]
     let ready = poll(&descriptors, 2, Int32(clamping: timeout.milliseconds))
-    guard ready > 0 else { return false }
-    if descriptors[0].revents != 0 { _ = try connection.notifications() }
-    return true
+    guard ready > 0 else { return .timeout }
+    if descriptors[0].revents != 0 {
+      // A closed connection reads as readable too: `notifications` then throws.
+      _ = try connection.notifications()
+      return .doorbell
+    }
+    return .woken
   }
 }
 
@@ -175,7 +187,8 @@ let serverSchema = """
   BEGIN
     INSERT INTO hearth.hubs AS h (hub, zone, pulled, pulled_at)
     VALUES (p_hub, p_zone, p_seq, now())
-    ON CONFLICT (hub) DO UPDATE SET pulled = p_seq, pulled_at = now();
+    ON CONFLICT (hub) DO UPDATE SET pulled = p_seq, pulled_at = now()
+      WHERE h.pulled IS DISTINCT FROM p_seq;
     SELECT coalesce(json_agg(json_build_object('type', record_type, 'name', record_name,
       'fields', fields, 'times', times, 'created', created, 'deleted', deleted, 'seq', seq)
       ORDER BY seq, record_type, record_name), '[]')

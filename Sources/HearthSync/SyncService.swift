@@ -54,8 +54,10 @@ public final class SyncService: Sendable {
   let logger = Logger(label: "hearthd.sync")
   private let bell: Doorbell
   private let stopping = Locked(false)
-  /// Rounds (a push and a pull) begun and finished.
-  private let rounds = Locked((begun: 0, finished: 0))
+  /// Rounds begun and finished, and what the next round must do: push after a local
+  /// commit, pull after the server's doorbell, both when asked (`requestRound`) and every
+  /// `pollInterval` — so a hub busy with tables it does not sync asks nothing of the server.
+  private let rounds = Locked((begun: 0, finished: 0, push: true, pull: true))
 
   public init(
     _ settings: Settings, writer: any SyncWriter, reader: any DatabaseReader,
@@ -71,7 +73,22 @@ public final class SyncService: Sendable {
   public var hub: String { capture.clock.hub }
 
   /// Something was committed locally: look for changes to push now.
-  public func localChange() { bell.ring() }
+  public func localChange() {
+    rounds.withLock { $0.push = true }
+    bell.ring()
+  }
+
+  /// A whole round now, a push and a pull; returns its number: once `finishedRounds`
+  /// reaches it, it has pushed and pulled.
+  @discardableResult
+  public func requestRound() -> Int {
+    let round = rounds.withLock { rounds in
+      (rounds.push, rounds.pull) = (true, true)
+      return rounds.begun + 1
+    }
+    bell.ring()
+    return round
+  }
 
   public func stop() {
     stopping.withLock { $0 = true }
@@ -80,9 +97,6 @@ public final class SyncService: Sendable {
 
   private var isStopping: Bool { stopping.withLock { $0 } }
 
-  /// The number the next round to begin will have: once `finishedRounds` reaches it, a
-  /// round begun after now has pushed and pulled.
-  public var nextRound: Int { rounds.withLock { $0.begun + 1 } }
   public var finishedRounds: Int { rounds.withLock { $0.finished } }
 
   /// Serves until `stop()`.
@@ -90,22 +104,31 @@ public final class SyncService: Sendable {
     var server: SyncServer?
     var delay = settings.retryDelay.lowerBound
     while !isStopping {
+      // What this round does, taken as it begins (a request after this waits for the next).
+      let due = rounds.withLock { rounds in
+        defer { (rounds.push, rounds.pull) = (false, false) }
+        rounds.begun += 1
+        return (push: rounds.push, pull: rounds.pull)
+      }
       do {
-        rounds.withLock { $0.begun += 1 }
         let connected = try server ?? connect()
         server = connected
         if try isPaused() {
+          rounds.withLock { ($0.push, $0.pull) = (true, true) }
           bell.wait(timeout: settings.pollInterval)
           continue
         }
-        try pushAll(connected)
-        try pullAll(connected)
+        if due.push { try pushAll(connected) }
+        if due.pull { try pullAll(connected) }
         rounds.withLock { $0.finished = $0.begun }
         delay = settings.retryDelay.lowerBound
-        if try connected.wait(timeout: settings.pollInterval, orReadable: bell.descriptor) {
-          bell.clear()
+        switch try connected.wait(timeout: settings.pollInterval, orReadable: bell.descriptor) {
+        case .doorbell: rounds.withLock { $0.pull = true }
+        case .woken: bell.clear()
+        case .timeout: rounds.withLock { ($0.push, $0.pull) = (true, true) }
         }
       } catch {
+        rounds.withLock { ($0.push, $0.pull) = (true, true) }
         // Stopping: what failed is the hub's writer closing, not the server.
         if isStopping { break }
         server = nil
