@@ -16,9 +16,20 @@ public final class SyncServer {
   public static let schemaVersion = 1
 
   public init(_ conninfo: String, zone: String = "default") throws {
-    connection = try PostgresConnection(conninfo)
+    connection = try PostgresConnection(Self.withConnectTimeout(conninfo))
     self.zone = zone
     try Self.install(connection)
+  }
+
+  /// `conninfo` with a 10-second `connect_timeout` unless it sets one: a server that does
+  /// not answer must not hold the service (and hearthd's stop) for the system's TCP
+  /// timeout of minutes.
+  public static func withConnectTimeout(_ conninfo: String) -> String {
+    guard !conninfo.contains("connect_timeout") else { return conninfo }
+    if conninfo.hasPrefix("postgresql://") || conninfo.hasPrefix("postgres://") {
+      return conninfo + (conninfo.contains("?") ? "&" : "?") + "connect_timeout=10"
+    }
+    return conninfo + " connect_timeout=10"
   }
 
   /// Makes the schema if it is not there (one hub at a time: an advisory lock).
