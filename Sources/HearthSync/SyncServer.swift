@@ -76,6 +76,11 @@ public final class SyncServer {
     return try JSONDecoder().decode([SyncRecord].self, from: Data(text.utf8))
   }
 
+  /// Whether the zone is on the server (a push makes it; deleting it deletes its records).
+  public func zoneExists() throws -> Bool {
+    try !connection.execute("SELECT 1 FROM hearth.zones WHERE zone = $1", [zone]).rows.isEmpty
+  }
+
   /// The server's last sequence number.
   public func lastSequence() throws -> Int64 {
     let result = try connection.execute("SELECT seq FROM hearth.clock WHERE id = 1")

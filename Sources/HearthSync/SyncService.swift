@@ -113,7 +113,7 @@ public final class SyncService: Sendable {
       do {
         let connected = try server ?? connect()
         server = connected
-        if try isPaused() {
+        if try isPaused(connected, checkingZone: due.push && due.pull) {
           rounds.withLock { ($0.push, $0.pull) = (true, true) }
           bell.wait(timeout: settings.pollInterval)
           continue
@@ -146,11 +146,21 @@ public final class SyncService: Sendable {
 
   /// Whether the account changed since this hub last synced and nobody has said yet what
   /// becomes of its rows (`SyncStore.checkAccount`): nothing is pushed or pulled meanwhile.
-  private func isPaused() throws -> Bool {
-    let account = settings.account
-    let stored = try reader.read { db in try SyncStore.value("account", db) }
+  /// A zone this hub has pulled from that is gone from the server (someone deleted it) is
+  /// the same: nothing of this hub is deleted, or pushed to make the zone again, unasked.
+  /// (The zone is looked for in whole rounds only: a connection, a request, the poll.)
+  private func isPaused(_ server: SyncServer, checkingZone: Bool) throws -> Bool {
+    var account = settings.account
+    let (stored, cursor) = try reader.read { db in
+      (try SyncStore.value("account", db), try SyncStore.cursor(db))
+    }
+    if checkingZone, stored == account, cursor.seq > 0, try !server.zoneExists() {
+      account = SyncStore.zoneDeleted(account)
+    }
     guard stored != account else { return false }
-    let (paused, message) = try writer.write { db in try SyncStore.checkAccount(account, db) }
+    let (paused, message) = try writer.write { [account] db in
+      try SyncStore.checkAccount(account, db)
+    }
     if let message { logger.warning(message) }
     return paused
   }

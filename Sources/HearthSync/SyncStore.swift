@@ -183,16 +183,29 @@ extension SyncStore {
       return (false, nil)
     }
     guard stored != account else { return (false, nil) }
-    let change = "\(stored) → \(account)"
+    let isZoneDeleted = account == zoneDeleted(stored)
+    let change = isZoneDeleted ? account : "\(stored) → \(account)"
     guard try value("accountChange", db) != change else { return (true, nil) }
     let message =
-      "the sync account changed (\(change)); nothing is pushed or pulled until this hub's "
-      + "rows are kept for the new account (hearth sync account keep, or a SyncEngine's "
-      + "acceptAccount()) or dropped for its rows (a SyncEngine's deleteLocalData())"
+      isZoneDeleted
+      ? "the sync zone was deleted on the server (\(stored)); nothing is deleted here, and "
+        + "nothing pushed or pulled until this hub's rows are kept and pushed again (hearth "
+        + "sync account keep, or a SyncEngine's acceptAccount()) or dropped (a SyncEngine's "
+        + "deleteLocalData())"
+      : "the sync account changed (\(change)); nothing is pushed or pulled until this hub's "
+        + "rows are kept for the new account (hearth sync account keep, or a SyncEngine's "
+        + "acceptAccount()) or dropped for its rows (a SyncEngine's deleteLocalData())"
     try setValue(change, for: "accountChange", db)
     try setValue(message, for: "lastError", db)
     return (true, message)
   }
+
+  /// What `accountChange` says when the zone of `account` was deleted on the server.
+  public static func zoneDeleted(_ account: String) -> String {
+    "\(zoneDeletedPrefix)\(account)"
+  }
+
+  public static let zoneDeletedPrefix = "zone deleted on the server: "
 
   /// Syncs with `account` from now on, clearing a change the hub waited on.
   public static func acceptAccount(_ account: String, _ db: Database) throws {

@@ -203,3 +203,48 @@ struct SyncedItem: Sendable {
     #expect(zones.rows.map { $0.compactMap { $0 } } == [["default", "mine"], ["new", "mine"]])
   }
 }
+
+/// A zone deleted on the server deletes nothing here without a word.
+@Suite(.serialized) struct SyncZoneDeletedTests {
+  final class Records: SyncEngineDelegate {
+    let told = Locked<[SyncEngine.AccountChange]>([])
+    func syncEngine(_ syncEngine: SyncEngine, accountChanged change: SyncEngine.AccountChange)
+      async
+    {
+      told.withLock { $0.append(change) }
+      try? await syncEngine.acceptAccount()
+    }
+  }
+
+  @Test func aZoneDeletedOnTheServerPausesUntilTheRowsAreKeptAndPushedAgain() async throws {
+    let cluster = try SyncCluster(["a"])
+    defer { cluster.stop() }
+    let a = cluster[0].todo
+    try await a.write { db in
+      try SyncedList.insert { SyncedList(id: "kept", title: "Mine", color: 0) }.execute(db)
+    }
+    try cluster.converge()
+    try cluster.server.execute("DELETE FROM hearth.zones WHERE zone = 'default'")
+    // The next whole round (within the poll interval) finds the zone gone: nothing deleted
+    // here, nothing pushed.
+    let engine = try SyncEngine(for: a, tables: SyncedList.self, delegate: Records())
+    try eventually {
+      try (cluster[0].status()["accountChange"] as? String)?
+        .hasPrefix("zone deleted on the server") == true
+    }
+    #expect(try await a.read { db in try SyncedList.fetchCount(db) } == 1)
+    #expect(
+      try cluster.server.execute("SELECT count(*) FROM hearth.records").rows.first?.first == "0")
+    // The delegate keeps the rows: they are pushed again, and the zone is back.
+    try await engine.syncChanges()
+    let delegate = try #require(engine.delegate as? Records)
+    #expect(delegate.told.withLock { $0.count } == 1)
+    if case .zoneDeleted? = delegate.told.withLock({ $0.first }) {
+    } else {
+      Issue.record("told \(delegate.told.withLock { $0 })")
+    }
+    try await engine.syncChanges()
+    let records = try cluster.server.execute("SELECT record_name FROM hearth.records")
+    #expect(records.rows.map { $0.first ?? nil } == ["kept"])
+  }
+}

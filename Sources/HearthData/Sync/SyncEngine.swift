@@ -110,7 +110,11 @@ public final class SyncEngine: Sendable {
   private func checkAccount() async throws {
     guard isRunning, let change = try state()?.accountChange else { return }
     guard let delegate else { throw SyncEngineError.accountChanged(change) }
-    await delegate.syncEngine(self, accountChanged: .switchAccounts(change))
+    let prefix = "zone deleted on the server: "
+    await delegate.syncEngine(
+      self,
+      accountChanged: change.hasPrefix(prefix)
+        ? .zoneDeleted(String(change.dropFirst(prefix.count))) : .switchAccounts(change))
   }
 
   /// The hub's sync state; nil on a database no hub writes.
@@ -140,6 +144,9 @@ public final class SyncEngine: Sendable {
   /// (`old → new`).
   public enum AccountChange: Hashable, Sendable {
     case switchAccounts(String)
+    /// The zone this device synced was deleted on the server (the reference's zone
+    /// `.deleted`/`.purged`; here nothing local is deleted before the delegate says so).
+    case zoneDeleted(String)
   }
 
   /// The hub's sync state.
