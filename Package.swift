@@ -78,7 +78,8 @@ let package = Package(
     .target(name: "HearthPostgres", dependencies: ["CPostgreSQL"], swiftSettings: strict),
     // Sync across hubs: its clock so far (the service on PostgreSQL is issue 17's rest).
     .target(
-      name: "HearthSync", dependencies: ["HearthSQLite", "HearthPostgres", "HearthSupport"],
+      name: "HearthSync",
+      dependencies: ["HearthSQLite", "HearthPostgres", "HearthSupport", "HearthWire"],
       swiftSettings: strict),
     .target(name: "HearthDependencies", dependencies: ["HearthSupport"], swiftSettings: strict),
     // Subcommands, options, help and exit codes, for every executable.

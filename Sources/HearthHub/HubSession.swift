@@ -272,7 +272,11 @@ struct HubSession {
       configuration.didCommit?(event.event.seq)
     }
     answer()
-    if !events.isEmpty { hub.sync.service?.localChange() }
+    if let service = hub.sync.service,
+      events.contains(where: { hub.sync.capture.captures(any: $0.event.tables.keys) })
+    {
+      service.localChange()
+    }
     for event in events { feed.publish(event) }
     // Between two commits: no client's transaction is split.
     if hub.walBound.restartIsDue {

@@ -50,9 +50,10 @@ struct HubSync: Sendable {
   func schemaChanged(_ db: Database) throws {
     let tables = try SyncStore.syncedTables(db)
     try capture.install(tables, on: db)
+    let applier = SyncApplier(capture: capture, tables: tables)
     var report = SyncApplier.Report()
-    try SyncApplier(capture: capture, tables: tables).retryHeld(report: &report, db)
-    try SyncApplier(capture: capture, tables: tables).replayExtras(db)
+    try applier.retryHeld(report: &report, db)
+    try applier.replayExtras(db)
   }
 
   /// Declares `names` (tables of `plugin`) synced: checks the rules, records them, stamps

@@ -31,6 +31,10 @@ extension HubDatabase: SyncingDatabase {
     return SyncEngine.State(
       tables: state.tables, server: state.server, zone: state.zone, pending: state.pending,
       held: state.held, pulled: state.pulled, lastError: state.lastError,
-      accountChange: state.accountChange)
+      accountChange: state.accountChange.map { change in
+        change.hasPrefix(SyncingReply.zoneDeletedPrefix)
+          ? .zoneDeleted(String(change.dropFirst(SyncingReply.zoneDeletedPrefix.count)))
+          : .switchAccounts(change)
+      })
   }
 }

@@ -16,18 +16,26 @@ enum JSONText {
     return result
   }
 
+  /// Any value through Foundation's coder (keys sorted), for what is not a dictionary of
+  /// strings.
+  static func encode(_ value: some Encodable) throws -> String {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = .sortedKeys
+    return String(decoding: try encoder.encode(value), as: UTF8.self)
+  }
+
   /// A dictionary of strings as a JSON object, keys sorted.
   static func object(_ strings: [String: String]) -> String {
     if strings.isEmpty { return "{}" }
     var text = "{"
     for (index, key) in strings.keys.sorted().enumerated() {
       if index > 0 { text += "," }
-      text += quoted(key) + ":" + quoted(strings[key]!)
+      text += quoteIdentifier(key) + ":" + quoteIdentifier(strings[key]!)
     }
     return text + "}"
   }
 
-  static func quoted(_ string: String) -> String {
+  static func quoteIdentifier(_ string: String) -> String {
     var text = "\""
     for scalar in string.unicodeScalars {
       switch scalar {

@@ -83,7 +83,8 @@ public struct SyncApplier {
     let exists =
       try Int.fetchOne(
         db,
-        sql: "SELECT 1 FROM main.\(quoted(table.name)) WHERE \(quoted(table.primaryKey)) = ?",
+        sql:
+          "SELECT 1 FROM main.\(quoteIdentifier(table.name)) WHERE \(quoteIdentifier(table.primaryKey)) = ?",
         arguments: [record.name]) != nil
     do {
       try capture.muting(table.name, record.name) {
@@ -96,7 +97,8 @@ public struct SyncApplier {
           try update(table, record.name, merged, db)
         } else if !row.isAlive, exists {
           try db.execute(
-            sql: "DELETE FROM main.\(quoted(table.name)) WHERE \(quoted(table.primaryKey)) = ?",
+            sql:
+              "DELETE FROM main.\(quoteIdentifier(table.name)) WHERE \(quoteIdentifier(table.primaryKey)) = ?",
             arguments: [record.name])
         }
       }
@@ -130,10 +132,10 @@ public struct SyncApplier {
   private func insert(
     _ table: SyncedTable, _ key: String, _ values: [(String, DatabaseValue)], _ db: Database
   ) throws {
-    let columns = [quoted(table.primaryKey)] + values.map { quoted($0.0) }
+    let columns = [quoteIdentifier(table.primaryKey)] + values.map { quoteIdentifier($0.0) }
     let marks = Array(repeating: "?", count: columns.count).joined(separator: ", ")
     try db.execute(
-      sql: "INSERT INTO main.\(quoted(table.name)) (\(columns.joined(separator: ", "))) "
+      sql: "INSERT INTO main.\(quoteIdentifier(table.name)) (\(columns.joined(separator: ", "))) "
         + "VALUES (\(marks))",
       arguments: StatementArguments([DatabaseValue(storage: .text(key))] + values.map(\.1)))
   }
@@ -141,10 +143,10 @@ public struct SyncApplier {
   func update(
     _ table: SyncedTable, _ key: String, _ values: [(String, DatabaseValue)], _ db: Database
   ) throws {
-    let assignments = values.map { "\(quoted($0.0)) = ?" }.joined(separator: ", ")
+    let assignments = values.map { "\(quoteIdentifier($0.0)) = ?" }.joined(separator: ", ")
     try db.execute(
-      sql: "UPDATE main.\(quoted(table.name)) SET \(assignments) "
-        + "WHERE \(quoted(table.primaryKey)) = ?",
+      sql: "UPDATE main.\(quoteIdentifier(table.name)) SET \(assignments) "
+        + "WHERE \(quoteIdentifier(table.primaryKey)) = ?",
       arguments: StatementArguments(values.map(\.1) + [DatabaseValue(storage: .text(key))]))
   }
 

@@ -41,6 +41,8 @@ public final class SyncCapture: Sendable {
   public let clock: SyncClock
   /// The row whose capture is off (`*` for every row of every table).
   private let muted = Locked<(table: String, key: String)?>(nil)
+  /// The tables the triggers are on (lowercased), as last installed.
+  private let installed = Locked<Set<String>>([])
 
   public init(clock: SyncClock) { self.clock = clock }
 
@@ -91,20 +93,28 @@ public final class SyncCapture: Sendable {
       db,
       sql: "SELECT name FROM temp.sqlite_master WHERE type = 'trigger' AND name LIKE ?",
       arguments: [Self.triggerPrefix + "%"])
-    for name in existing { try db.execute(sql: "DROP TRIGGER temp.\(quoted(name))") }
+    for name in existing { try db.execute(sql: "DROP TRIGGER temp.\(quoteIdentifier(name))") }
     for table in tables {
       for sql in Self.triggers(for: table) { try db.execute(sql: sql) }
     }
+    installed.withLock { $0 = Set(tables.map { $0.name.lowercased() }) }
+  }
+
+  /// Whether one of `tables` is captured: a commit that changed none of them owes the server
+  /// nothing (the hub rings the service only for those that did).
+  public func captures(any tables: some Sequence<String>) -> Bool {
+    let installed = installed.withLock { $0 }
+    return !installed.isEmpty && tables.contains { installed.contains($0.lowercased()) }
   }
 
   /// The four triggers of one table: insert, update (the key unchanged), a change of the
   /// key (a delete of the old row and an insert of the new), delete.
   static func triggers(for table: SyncedTable) -> [String] {
-    let name = quoted(table.name)
-    let literal = sqlString(table.name)
-    let key = quoted(table.primaryKey)
+    let name = quoteIdentifier(table.name)
+    let literal = sqlLiteral(table.name)
+    let key = quoteIdentifier(table.primaryKey)
     let prefix = triggerPrefix + table.name.lowercased().filter { $0.isLetter || $0.isNumber }
-    let columns = table.columns.map { (sqlString($0), quoted($0)) }
+    let columns = table.columns.map { (sqlLiteral($0), quoteIdentifier($0)) }
     let allTimes =
       columns.isEmpty
       ? "'{}'" : "json_object(" + columns.map { "\($0.0), t" }.joined(separator: ", ") + ")"
@@ -163,12 +173,5 @@ public final class SyncCapture: Sendable {
 
 }
 
-/// An SQL string literal.
-func sqlString(_ text: String) -> String {
-  "'" + text.replacingOccurrences(of: "'", with: "''") + "'"
-}
-
-/// An SQL identifier in double quotes.
-func quoted(_ name: String) -> String {
-  "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
-}
+/// `text` as an SQL string literal (`DatabaseValue`'s own form of it).
+func sqlLiteral(_ text: String) -> String { DatabaseValue(storage: .text(text)).description }

@@ -30,7 +30,8 @@ public enum SyncOutbox {
       if let table = tables[name],
         let values = try Row.fetchOne(
           db,
-          sql: "SELECT * FROM main.\(quoted(table.name)) WHERE \(quoted(table.primaryKey)) = ?",
+          sql:
+            "SELECT * FROM main.\(quoteIdentifier(table.name)) WHERE \(quoteIdentifier(table.primaryKey)) = ?",
           arguments: [key])
       {
         for column in table.columns {

@@ -77,13 +77,10 @@ struct SyncRow {
   }
 
   func save(_ db: Database) throws {
-    let encoder = JSONEncoder()
-    encoder.outputFormatting = .sortedKeys
-    func json<T: Encodable>(_ value: T) throws -> String {
-      String(decoding: try encoder.encode(value), as: UTF8.self)
-    }
+    // Foundation's coder only for the rare row with columns kept aside.
     let extra =
-      extraTimes.isEmpty ? nil : try json(Extra(fields: extraFields, times: extraTimes))
+      extraTimes.isEmpty
+      ? nil : try JSONText.encode(Extra(fields: extraFields, times: extraTimes))
     try db.execute(
       sql: """
         INSERT OR REPLACE INTO \(SyncStore.rows) (tbl, pk, times, pending, created, deleted, extra)

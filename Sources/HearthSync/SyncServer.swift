@@ -81,12 +81,6 @@ public final class SyncServer {
     try !connection.execute("SELECT 1 FROM hearth.zones WHERE zone = $1", [zone]).rows.isEmpty
   }
 
-  /// The server's last sequence number.
-  public func lastSequence() throws -> Int64 {
-    let result = try connection.execute("SELECT seq FROM hearth.clock WHERE id = 1")
-    return Int64(result.rows.first?.first.flatMap { $0 } ?? "0") ?? 0
-  }
-
   /// Starts listening for the doorbell.
   public func listen() throws { try connection.listen("hearth") }
 

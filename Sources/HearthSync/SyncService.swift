@@ -78,6 +78,9 @@ public final class SyncService: Sendable {
     bell.ring()
   }
 
+  /// The next round pushes and pulls.
+  private func wantWholeRound() { rounds.withLock { ($0.push, $0.pull) = (true, true) } }
+
   /// A whole round now, a push and a pull; returns its number: once `finishedRounds`
   /// reaches it, it has pushed and pulled.
   @discardableResult
@@ -114,7 +117,7 @@ public final class SyncService: Sendable {
         let connected = try server ?? connect()
         server = connected
         if try isPaused(connected, checkingZone: due.push && due.pull) {
-          rounds.withLock { ($0.push, $0.pull) = (true, true) }
+          wantWholeRound()
           bell.wait(timeout: settings.pollInterval)
           continue
         }
@@ -125,19 +128,16 @@ public final class SyncService: Sendable {
         switch try connected.wait(timeout: settings.pollInterval, orReadable: bell.descriptor) {
         case .doorbell: rounds.withLock { $0.pull = true }
         case .woken: bell.clear()
-        case .timeout: rounds.withLock { ($0.push, $0.pull) = (true, true) }
+        case .timeout: wantWholeRound()
         }
       } catch {
-        rounds.withLock { ($0.push, $0.pull) = (true, true) }
+        wantWholeRound()
         // Stopping: what failed is the hub's writer closing, not the server.
         if isStopping { break }
         server = nil
         logger.warning("sync with the server failed (retrying in \(delay)): \(error)")
         let message = "\(error)"
-        _ = try? writer.write { db in
-          try SyncStore.setValue(message, for: "lastError", db)
-          try SyncStore.setValue(String(Date().timeIntervalSince1970), for: "lastErrorAt", db)
-        }
+        _ = try? writer.write { db in try SyncStore.setValue(message, for: "lastError", db) }
         bell.wait(timeout: delay)
         delay = min(delay * 2, settings.retryDelay.upperBound)
       }

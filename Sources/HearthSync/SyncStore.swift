@@ -1,12 +1,14 @@
 import Foundation
 import HearthSQLite
+import HearthWire
 
 /// The sync service's tables in the hub's database (hub tables: plugins read them, only
 /// the hub writes them), and its small state.
 ///
 /// - `hearth_sync_state(key, value)`: `hub` (this database's id in the times it makes),
 ///   `clock` (the greatest time it made or saw), `cursor` (the server's sequence number,
-///   record type and name pulled up to, as JSON), `lastError`, `lastPush`, `lastPull`.
+///   record type and name pulled up to, as JSON), `lastError`, `lastPush` (the server's
+///   number of this hub's last push), `zone`, `account` and `accountChange`.
 /// - `hearth_sync_tables(name, plugin, addedAt)`: the synced tables.
 /// - `hearth_sync_rows(tbl, pk, times, pending, created, deleted, extra)`: one row per synced
 ///   row, alive or deleted: the time of each column's value, the local changes not yet on
@@ -128,15 +130,15 @@ extension SyncStore {
   /// Records every row of `table` as a change to push (all its columns, inserted now): what
   /// a table that starts to be synced owes the server.
   public static func stampExistingRows(of table: SyncedTable, _ db: Database) throws {
-    let columns = table.columns.map { "\(sqlString($0)), t" }.joined(separator: ", ")
+    let columns = table.columns.map { "\(sqlLiteral($0)), t" }.joined(separator: ", ")
     let times = table.columns.isEmpty ? "'{}'" : "json_object(\(columns))"
     try db.execute(
       sql: """
         INSERT OR IGNORE INTO \(rows) (tbl, pk, times, pending, created)
         SELECT ?, k, o, json_set(o, '$."$created"', t), t FROM (
           SELECT k, t, \(times) AS o FROM (
-            SELECT CAST(\(quoted(table.primaryKey)) AS TEXT) AS k, hearth_sync_now() AS t
-            FROM main.\(quoted(table.name))))
+            SELECT CAST(\(quoteIdentifier(table.primaryKey)) AS TEXT) AS k, hearth_sync_now() AS t
+            FROM main.\(quoteIdentifier(table.name))))
         """, arguments: [table.name])
   }
 
@@ -160,7 +162,7 @@ extension SyncStore {
   public static func deleteLocalData(capture: SyncCapture, _ db: Database) throws {
     try capture.mutingAll {
       for table in try syncedTables(db).reversed() {
-        try db.execute(sql: "DELETE FROM main.\(quoted(table.name))")
+        try db.execute(sql: "DELETE FROM main.\(quoteIdentifier(table.name))")
       }
     }
     try db.execute(sql: "DELETE FROM \(rows)")
@@ -185,7 +187,6 @@ extension SyncStore {
     guard stored != account else { return (false, nil) }
     let isZoneDeleted = account == zoneDeleted(stored)
     let change = isZoneDeleted ? account : "\(stored) → \(account)"
-    guard try value("accountChange", db) != change else { return (true, nil) }
     let message =
       isZoneDeleted
       ? "the sync zone was deleted on the server (\(stored)); nothing is deleted here, and "
@@ -195,17 +196,17 @@ extension SyncStore {
       : "the sync account changed (\(change)); nothing is pushed or pulled until this hub's "
         + "rows are kept for the new account (hearth sync account keep, or a SyncEngine's "
         + "acceptAccount()) or dropped for its rows (a SyncEngine's deleteLocalData())"
+    // Said again after a reconnection cleared the last error, logged once.
+    if try value("lastError", db) != message { try setValue(message, for: "lastError", db) }
+    guard try value("accountChange", db) != change else { return (true, nil) }
     try setValue(change, for: "accountChange", db)
-    try setValue(message, for: "lastError", db)
     return (true, message)
   }
 
   /// What `accountChange` says when the zone of `account` was deleted on the server.
   public static func zoneDeleted(_ account: String) -> String {
-    "\(zoneDeletedPrefix)\(account)"
+    SyncingReply.zoneDeletedPrefix + account
   }
-
-  public static let zoneDeletedPrefix = "zone deleted on the server: "
 
   /// Syncs with `account` from now on, clearing a change the hub waited on.
   public static func acceptAccount(_ account: String, _ db: Database) throws {

@@ -26,11 +26,10 @@ public struct SyncedTable: Hashable, Sendable {
         db, sql: "SELECT name FROM sqlite_schema WHERE type = 'table' AND name = ? COLLATE NOCASE",
         arguments: [name]) ?? name
     let keys: [Row] = try columns.filter { try ($0["pk"] as Int) > 0 }
-    let foreign = try Set(
-      String.fetchAll(
-        db, sql: "SELECT \"table\" FROM pragma_foreign_key_list(?)", arguments: [name]))
     let links = try Row.fetchAll(
-      db, sql: "SELECT id, \"from\" FROM pragma_foreign_key_list(?)", arguments: [name])
+      db, sql: "SELECT id, \"table\", \"from\" FROM pragma_foreign_key_list(?)",
+      arguments: [name])
+    let foreign = try Set(links.map { try $0["table"] as String })
     let foreignKeyIDs = try Set(links.map { try $0["id"] as Int })
     return SyncedTable(
       name: canonical,

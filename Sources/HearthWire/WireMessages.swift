@@ -398,9 +398,11 @@ public struct SyncingReply: Codable, Hashable, Sendable {
   public var pulled: Int64
   public var pushed: Int64?
   public var lastError: String?
-  /// `old → new` when the account changed since this hub last synced: nothing is pushed or
+  /// `old → new` when the account changed since this hub last synced, or
+  /// `zone deleted on the server: <account>` (`zoneDeletedPrefix`): nothing is pushed or
   /// pulled until `acceptAccount` or `deleteLocalData`.
   public var accountChange: String?
+  public static let zoneDeletedPrefix = "zone deleted on the server: "
 
   public init(
     id: String, tables: [String], server: String?, zone: String, hub: String, pending: Int,

@@ -66,10 +66,8 @@ struct SyncedItem: Sendable {
     #expect(back.map(\.id) == ["l"])
     #expect(try await a.read { db in try SyncedList.fetchCount(db) } == 1)
 
-    // Stopped, the engine asks nothing; the hub goes on.
     engineOnB.stop()
     #expect(!engineOnB.isRunning)
-    try await engineOnB.syncChanges()
   }
 
   @Test func aTableThatBreaksARuleIsRefusedWithTheRule() throws {
@@ -133,16 +131,6 @@ struct SyncedItem: Sendable {
 
 /// A hub whose server or zone changed waits for a word before it pushes or pulls.
 @Suite(.serialized) struct SyncAccountTests {
-  final class DropsLocalData: SyncEngineDelegate {
-    let told = Locked<[SyncEngine.AccountChange]>([])
-    func syncEngine(_ syncEngine: SyncEngine, accountChanged change: SyncEngine.AccountChange)
-      async
-    {
-      told.withLock { $0.append(change) }
-      try? await syncEngine.deleteLocalData()
-    }
-  }
-
   @Test func anAccountChangePausesSyncUntilTheRowsAreKeptOrDropped() async throws {
     let cluster = try SyncCluster(["a", "b"])
     defer { cluster.stop() }
@@ -170,8 +158,12 @@ struct SyncedItem: Sendable {
     await #expect(throws: SyncEngineError.self) {
       try await SyncEngine(for: b, tables: SyncedList.self).syncChanges()
     }
+    // A stopped engine asks its hub nothing, so it meets no account change either.
+    let stopped = try SyncEngine(for: b, tables: SyncedList.self)
+    stopped.stop()
+    try await stopped.syncChanges()
     // The delegate drops B's rows for zone work's.
-    let delegate = DropsLocalData()
+    let delegate = AccountDelegate(keepsRows: false)
     let engine = try SyncEngine(for: b, tables: SyncedList.self, delegate: delegate)
     try await engine.syncChanges()
     #expect(delegate.told.withLock { $0.count } == 1)
@@ -206,16 +198,6 @@ struct SyncedItem: Sendable {
 
 /// A zone deleted on the server deletes nothing here without a word.
 @Suite(.serialized) struct SyncZoneDeletedTests {
-  final class Records: SyncEngineDelegate {
-    let told = Locked<[SyncEngine.AccountChange]>([])
-    func syncEngine(_ syncEngine: SyncEngine, accountChanged change: SyncEngine.AccountChange)
-      async
-    {
-      told.withLock { $0.append(change) }
-      try? await syncEngine.acceptAccount()
-    }
-  }
-
   @Test func aZoneDeletedOnTheServerPausesUntilTheRowsAreKeptAndPushedAgain() async throws {
     let cluster = try SyncCluster(["a"])
     defer { cluster.stop() }
@@ -227,7 +209,8 @@ struct SyncedItem: Sendable {
     try cluster.server.execute("DELETE FROM hearth.zones WHERE zone = 'default'")
     // The next whole round (within the poll interval) finds the zone gone: nothing deleted
     // here, nothing pushed.
-    let engine = try SyncEngine(for: a, tables: SyncedList.self, delegate: Records())
+    let engine = try SyncEngine(
+      for: a, tables: SyncedList.self, delegate: AccountDelegate(keepsRows: true))
     try eventually {
       try (cluster[0].status()["accountChange"] as? String)?
         .hasPrefix("zone deleted on the server") == true
@@ -237,7 +220,7 @@ struct SyncedItem: Sendable {
       try cluster.server.execute("SELECT count(*) FROM hearth.records").rows.first?.first == "0")
     // The delegate keeps the rows: they are pushed again, and the zone is back.
     try await engine.syncChanges()
-    let delegate = try #require(engine.delegate as? Records)
+    let delegate = try #require(engine.delegate as? AccountDelegate)
     #expect(delegate.told.withLock { $0.count } == 1)
     if case .zoneDeleted? = delegate.told.withLock({ $0.first }) {
     } else {
@@ -246,5 +229,22 @@ struct SyncedItem: Sendable {
     try await engine.syncChanges()
     let records = try cluster.server.execute("SELECT record_name FROM hearth.records")
     #expect(records.rows.map { $0.first ?? nil } == ["kept"])
+  }
+}
+
+/// Records what it is told of account changes and keeps this device's rows or drops them.
+final class AccountDelegate: SyncEngineDelegate {
+  let keepsRows: Bool
+  let told = Locked<[SyncEngine.AccountChange]>([])
+
+  init(keepsRows: Bool) { self.keepsRows = keepsRows }
+
+  func syncEngine(_ syncEngine: SyncEngine, accountChanged change: SyncEngine.AccountChange) async {
+    told.withLock { $0.append(change) }
+    if keepsRows {
+      try? await syncEngine.acceptAccount()
+    } else {
+      try? await syncEngine.deleteLocalData()
+    }
   }
 }

@@ -10,7 +10,8 @@ import Testing
 
 /// A hearthd process that syncs (or not, while `online` is false), over one directory kept
 /// across its restarts and kills.
-final class SyncingHubProcess {
+final class SyncingHubProcess: SyncPeer {
+  let name: String
   let directory: URL
   let server: PostgresServer
   let settings: String
@@ -18,6 +19,7 @@ final class SyncingHubProcess {
   private(set) var todo: HubDatabase
 
   init(_ name: String, server: PostgresServer, online: Bool = true, settings: String = "") throws {
+    self.name = name
     self.server = server
     self.settings = settings
     directory = FileManager.default.temporaryDirectory.appendingPathComponent(
@@ -56,10 +58,6 @@ final class SyncingHubProcess {
     (process, todo) = try Self.start(directory, server, online: online, settings)
   }
 
-  func status() throws -> [String: Any] {
-    try RawClient(paths).send(#"{"v":1,"type":"sync","id":"status"}"#)
-  }
-
   /// What every run of the hub so far wrote to its log.
   var logLines: [String] {
     let logs = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
@@ -69,43 +67,10 @@ final class SyncingHubProcess {
     }
   }
 
-  func count(_ table: String) throws -> Int {
-    try todo.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM \(table)") ?? 0 }
-  }
-
-  func dump() throws -> String {
-    try todo.read { db in
-      let lists = try Row.fetchAll(db, sql: "SELECT * FROM lists ORDER BY id")
-      let items = try Row.fetchAll(db, sql: "SELECT * FROM items ORDER BY id")
-      return (lists + items).map(\.description).joined(separator: "\n")
-    }
-  }
-
   func stopAndRemove() {
     _ = process.terminate()
     try? FileManager.default.removeItem(at: directory)
   }
-}
-
-/// Waits until `hubs` have equal rows and have pushed and pulled everything; records what
-/// each has otherwise.
-func converge(
-  _ hubs: [SyncingHubProcess], server: PostgresServer, timeout: Duration = .seconds(60),
-  sourceLocation: SourceLocation = #_sourceLocation
-) throws {
-  let deadline = ContinuousClock.now + timeout
-  while ContinuousClock.now < deadline {
-    let last = try server.execute("SELECT seq FROM hearth.clock").rows.first?.first ?? nil
-    let statuses = try hubs.map { try $0.status() }
-    let settled = statuses.allSatisfy {
-      $0["pending"] as? Int == 0 && ($0["pulled"] as? Int).map(String.init) == last
-    }
-    if settled, try Set(hubs.map { try $0.dump() }).count == 1 { return }
-    Thread.sleep(forTimeInterval: 0.05)
-  }
-  Issue.record(
-    "no convergence within \(timeout): \(try hubs.map { try $0.status() })",
-    sourceLocation: sourceLocation)
 }
 
 @Suite(.serialized) struct SyncFailureTests {

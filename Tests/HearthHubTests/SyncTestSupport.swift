@@ -30,7 +30,7 @@ let todoPlugin = PluginRegistration(
 
 /// One device: a hub in its own directory, syncing with `server` while online, and the
 /// `todo` plugin's connection to it.
-final class SyncedHub {
+final class SyncedHub: SyncPeer {
   let name: String
   let directory: URL
   let server: PostgresServer
@@ -84,26 +84,7 @@ final class SyncedHub {
     todo = try HubDatabase.registered(newer, paths: running.paths)
   }
 
-  /// The `sync` request's reply.
-  func status() throws -> [String: Any] {
-    try RawClient(running.paths).send(#"{"v":1,"type":"sync","id":"status"}"#)
-  }
-
-  /// Every row of the synced tables, ordered: what must be equal on every hub.
-  func dump() throws -> String {
-    var configuration = Configuration()
-    configuration.readonly = true
-    let queue = try DatabaseQueue(path: running.paths.databasePath, configuration: configuration)
-    return try queue.read { db in
-      let lists = try Row.fetchAll(db, sql: "SELECT * FROM lists ORDER BY id")
-      let items = try Row.fetchAll(db, sql: "SELECT * FROM items ORDER BY id")
-      return (lists + items).map(\.description).joined(separator: "\n")
-    }
-  }
-
-  func count(_ table: String) throws -> Int {
-    try todo.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM \(table)") ?? 0 }
-  }
+  var paths: HubPaths { running.paths }
 
   func stopAndRemove() {
     running.stop()
@@ -125,14 +106,7 @@ final class SyncCluster {
 
   subscript(_ index: Int) -> SyncedHub { hubs[index] }
 
-  /// Whether every hub has pushed everything and pulled everything the server has.
-  func isSettled() throws -> Bool {
-    let last = try server.execute("SELECT seq FROM hearth.clock").rows.first?.first ?? nil
-    return try hubs.allSatisfy { hub in
-      let status = try hub.status()
-      return status["pending"] as? Int == 0 && (status["pulled"] as? Int).map(String.init) == last
-    }
-  }
+  func isSettled() throws -> Bool { try HearthHubTests.isSettled(hubs, server: server) }
 
   /// Waits until every hub has the same rows, with nothing left to push or pull; returns the
   /// dump.
@@ -140,27 +114,8 @@ final class SyncCluster {
   func converge(
     timeout: Duration = .seconds(60), sourceLocation: SourceLocation = #_sourceLocation
   ) throws -> String {
-    var last: [String] = []
-    var converged = false
-    let deadline = ContinuousClock.now + timeout
-    while ContinuousClock.now < deadline {
-      // The cheap question first (a status request each); the dumps once it says yes.
-      if try isSettled() {
-        last = try hubs.map { try $0.dump() }
-        converged = Set(last).count == 1
-        if converged { break }
-      }
-      Thread.sleep(forTimeInterval: 0.05)
-    }
-    if !converged {
-      let states = try hubs.map { hub in
-        "\(hub.name): \(try hub.status()), \(try hub.dump().split(separator: "\n").count) rows"
-      }
-      Issue.record(
-        "the hubs did not converge within \(timeout): \(states.joined(separator: "; "))",
-        sourceLocation: sourceLocation)
-    }
-    return last.first ?? ""
+    try HearthHubTests.converge(
+      hubs, server: server, timeout: timeout, sourceLocation: sourceLocation)
   }
 
   func stop() {
@@ -175,4 +130,66 @@ extension PostgresServer {
   func execute(_ sql: String, _ parameters: [String?] = []) throws -> PostgresResult {
     try PostgresConnection(conninfo()).execute(sql, parameters)
   }
+}
+
+/// One device of a sync test: an in-process hub or a hearthd process, with the `todo`
+/// plugin on it.
+protocol SyncPeer {
+  var name: String { get }
+  var paths: HubPaths { get }
+  var todo: HubDatabase { get }
+}
+
+extension SyncPeer {
+  /// The `sync` request's reply.
+  func status() throws -> [String: Any] {
+    try RawClient(paths).send(#"{"v":1,"type":"sync","id":"status"}"#)
+  }
+
+  /// Every row of the synced tables, ordered: what must be equal on every hub.
+  func dump() throws -> String {
+    try todo.read { db in
+      let lists = try Row.fetchAll(db, sql: "SELECT * FROM lists ORDER BY id")
+      let items = try Row.fetchAll(db, sql: "SELECT * FROM items ORDER BY id")
+      return (lists + items).map(\.description).joined(separator: "\n")
+    }
+  }
+
+  func count(_ table: String) throws -> Int {
+    try todo.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM \(table)") ?? 0 }
+  }
+}
+
+/// Whether every peer has pushed everything and pulled everything the server has.
+func isSettled(_ peers: [any SyncPeer], server: PostgresServer) throws -> Bool {
+  let last = try server.execute("SELECT seq FROM hearth.clock").rows.first?.first ?? nil
+  return try peers.allSatisfy { peer in
+    let status = try peer.status()
+    return status["pending"] as? Int == 0 && (status["pulled"] as? Int).map(String.init) == last
+  }
+}
+
+/// Waits until every peer has the same rows, with nothing left to push or pull, and returns
+/// the dump; records what each has otherwise.
+@discardableResult
+func converge(
+  _ peers: [any SyncPeer], server: PostgresServer, timeout: Duration = .seconds(60),
+  sourceLocation: SourceLocation = #_sourceLocation
+) throws -> String {
+  let deadline = ContinuousClock.now + timeout
+  while ContinuousClock.now < deadline {
+    // The cheap question first (a status request each); the dumps once it says yes.
+    if try isSettled(peers, server: server) {
+      let dumps = try peers.map { try $0.dump() }
+      if Set(dumps).count == 1 { return dumps[0] }
+    }
+    Thread.sleep(forTimeInterval: 0.05)
+  }
+  let states = try peers.map { peer in
+    "\(peer.name): \(try peer.status()), \(try peer.dump().split(separator: "\n").count) rows"
+  }
+  Issue.record(
+    "the hubs did not converge within \(timeout): \(states.joined(separator: "; "))",
+    sourceLocation: sourceLocation)
+  return ""
 }

@@ -109,12 +109,8 @@ public final class SyncEngine: Sendable {
   /// — nothing of this device is deleted, or pushed to another account, without a word.
   private func checkAccount() async throws {
     guard isRunning, let change = try state()?.accountChange else { return }
-    guard let delegate else { throw SyncEngineError.accountChanged(change) }
-    let prefix = "zone deleted on the server: "
-    await delegate.syncEngine(
-      self,
-      accountChanged: change.hasPrefix(prefix)
-        ? .zoneDeleted(String(change.dropFirst(prefix.count))) : .switchAccounts(change))
+    guard let delegate else { throw SyncEngineError.accountChanged(change.description) }
+    await delegate.syncEngine(self, accountChanged: change)
   }
 
   /// The hub's sync state; nil on a database no hub writes.
@@ -142,11 +138,18 @@ public final class SyncEngine: Sendable {
 
   /// How the account changed: another server or zone than the one this hub synced with
   /// (`old → new`).
-  public enum AccountChange: Hashable, Sendable {
+  public enum AccountChange: Hashable, Sendable, CustomStringConvertible {
     case switchAccounts(String)
     /// The zone this device synced was deleted on the server (the reference's zone
     /// `.deleted`/`.purged`; here nothing local is deleted before the delegate says so).
     case zoneDeleted(String)
+
+    public var description: String {
+      switch self {
+      case .switchAccounts(let change): change
+      case .zoneDeleted(let account): "zone deleted on the server: \(account)"
+      }
+    }
   }
 
   /// The hub's sync state.
@@ -164,11 +167,11 @@ public final class SyncEngine: Sendable {
     public var pulled: Int64
     public var lastError: String?
     /// `old → new` while the hub waits on an account change.
-    public var accountChange: String?
+    public var accountChange: AccountChange?
 
     public init(
       tables: [String], server: String?, zone: String, pending: Int, held: Int, pulled: Int64,
-      lastError: String?, accountChange: String? = nil
+      lastError: String?, accountChange: AccountChange? = nil
     ) {
       self.tables = tables
       self.server = server
