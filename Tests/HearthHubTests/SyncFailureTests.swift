@@ -73,113 +73,116 @@ final class SyncingHubProcess: SyncPeer {
   }
 }
 
-@Suite(.serialized) struct SyncFailureTests {
-  /// Transactions acknowledged before a SIGKILL reach the other hub once the killed one is
-  /// back, each once; so do those committed while no server was configured.
-  @Test func aKilledHubLosesAndDuplicatesNothingOfWhatItCommittedBeforeItsPush() throws {
-    let server = try PostgresServer()
-    defer { server.stop() }
-    let a = try SyncingHubProcess("a", server: server, online: false)
-    let b = try SyncingHubProcess("b", server: server)
-    defer {
-      a.stopAndRemove()
-      b.stopAndRemove()
-    }
-    try a.todo.write { db in try db.execute(sql: "INSERT INTO lists (id) VALUES ('l')") }
-    for batch in 0..<4 {
-      try a.todo.write { db in
-        for item in 0..<50 {
-          try db.execute(
-            sql: "INSERT INTO items (id, listID, title) VALUES (?, 'l', 'offline')",
-            arguments: ["off-\(batch)-\(item)"])
+extension SyncSuites {
+  @Suite(.serialized) struct SyncFailureTests {
+    /// Transactions acknowledged before a SIGKILL reach the other hub once the killed one is
+    /// back, each once; so do those committed while no server was configured.
+    @Test func aKilledHubLosesAndDuplicatesNothingOfWhatItCommittedBeforeItsPush() throws {
+      let server = try PostgresServer()
+      defer { server.stop() }
+      let a = try SyncingHubProcess("a", server: server, online: false)
+      let b = try SyncingHubProcess("b", server: server)
+      defer {
+        a.stopAndRemove()
+        b.stopAndRemove()
+      }
+      try a.todo.write { db in try db.execute(sql: "INSERT INTO lists (id) VALUES ('l')") }
+      for batch in 0..<4 {
+        try a.todo.write { db in
+          for item in 0..<50 {
+            try db.execute(
+              sql: "INSERT INTO items (id, listID, title) VALUES (?, 'l', 'offline')",
+              arguments: ["off-\(batch)-\(item)"])
+          }
         }
       }
+      // Committed, never pushed: killed, then started with its server.
+      try a.killAndRestart()
+      // Now online: one-row transactions, killed in the middle of them.
+      var acknowledged = 0
+      for item in 0..<300 {
+        if item == 150 { try a.killAndRestart() }
+        try a.todo.write { db in
+          try db.execute(
+            sql: "INSERT INTO items (id, listID, title) VALUES (?, 'l', 'online')",
+            arguments: ["on-\(item)"])
+        }
+        acknowledged += 1
+      }
+      try converge([a, b], server: server)
+      #expect(try b.count("items") == 200 + acknowledged)
+      let records = try server.execute(
+        "SELECT count(*), count(DISTINCT record_name) FROM hearth.records WHERE record_type = 'items'"
+      )
+      #expect(records.rows.first?[0] == "500" && records.rows.first?[1] == "500")
     }
-    // Committed, never pushed: killed, then started with its server.
-    try a.killAndRestart()
-    // Now online: one-row transactions, killed in the middle of them.
-    var acknowledged = 0
-    for item in 0..<300 {
-      if item == 150 { try a.killAndRestart() }
+
+    /// A hub killed while it pulls 3,000 records, 50 a page, resumes from the last page it
+    /// applied and ends with every row once.
+    @Test func aHubKilledInTheMiddleOfAPullResumesAndEndsEqual() throws {
+      let server = try PostgresServer()
+      defer { server.stop() }
+      let a = try SyncingHubProcess("a", server: server)
+      defer { a.stopAndRemove() }
+      // The list first, in a push of its own: the items' pages then apply one by one (in one
+      // push they would come first, "items" before "lists", and wait for it).
+      try a.todo.write { db in try db.execute(sql: "INSERT INTO lists (id) VALUES ('l')") }
+      try eventually { try a.status()["pending"] as? Int == 0 }
       try a.todo.write { db in
-        try db.execute(
-          sql: "INSERT INTO items (id, listID, title) VALUES (?, 'l', 'online')",
-          arguments: ["on-\(item)"])
+        for item in 0..<3_000 {
+          try db.execute(
+            sql: "INSERT INTO items (id, listID, title) VALUES (?, 'l', ?)",
+            arguments: [String(format: "i%05d", item), "item \(item)"])
+        }
       }
-      acknowledged += 1
+      try eventually { try a.status()["pending"] as? Int == 0 }
+      // B knows the tables before it meets the server, so it applies page by page.
+      let b = try SyncingHubProcess(
+        "b", server: server, online: false, settings: "sync-page = 50\n")
+      defer { b.stopAndRemove() }
+      try b.restart(online: true)
+      try eventually(timeout: .seconds(30)) { try b.count("items") > 0 }
+      let before = try b.count("items")
+      try b.killAndRestart()
+      try converge([a, b], server: server)
+      #expect(before < 3_000, "the kill came after the whole pull (\(before) rows)")
+      #expect(try b.count("items") == 3_000)
     }
-    try converge([a, b], server: server)
-    #expect(try b.count("items") == 200 + acknowledged)
-    let records = try server.execute(
-      "SELECT count(*), count(DISTINCT record_name) FROM hearth.records WHERE record_type = 'items'"
-    )
-    #expect(records.rows.first?[0] == "500" && records.rows.first?[1] == "500")
-  }
 
-  /// A hub killed while it pulls 3,000 records, 50 a page, resumes from the last page it
-  /// applied and ends with every row once.
-  @Test func aHubKilledInTheMiddleOfAPullResumesAndEndsEqual() throws {
-    let server = try PostgresServer()
-    defer { server.stop() }
-    let a = try SyncingHubProcess("a", server: server)
-    defer { a.stopAndRemove() }
-    // The list first, in a push of its own: the items' pages then apply one by one (in one
-    // push they would come first, "items" before "lists", and wait for it).
-    try a.todo.write { db in try db.execute(sql: "INSERT INTO lists (id) VALUES ('l')") }
-    try eventually { try a.status()["pending"] as? Int == 0 }
-    try a.todo.write { db in
-      for item in 0..<3_000 {
-        try db.execute(
-          sql: "INSERT INTO items (id, listID, title) VALUES (?, 'l', ?)",
-          arguments: [String(format: "i%05d", item), "item \(item)"])
+    /// The server restarts while a hub pushes 5,000 changes 500 at a time: each batch lands
+    /// whole, once; the hub says what failed and goes on.
+    @Test func aServerRestartedDuringAPushLeavesEveryBatchWholeAndOnce() throws {
+      let server = try PostgresServer()
+      defer { server.stop() }
+      let a = try SyncingHubProcess("a", server: server, online: false)
+      defer { a.stopAndRemove() }
+      try a.todo.write { db in
+        try db.execute(sql: "INSERT INTO lists (id) VALUES ('l')")
+        for item in 0..<5_000 {
+          try db.execute(
+            sql: "INSERT INTO items (id, listID, title) VALUES (?, 'l', 'x')",
+            arguments: ["i\(item)"])
+        }
       }
-    }
-    try eventually { try a.status()["pending"] as? Int == 0 }
-    // B knows the tables before it meets the server, so it applies page by page.
-    let b = try SyncingHubProcess("b", server: server, online: false, settings: "sync-page = 50\n")
-    defer { b.stopAndRemove() }
-    try b.restart(online: true)
-    try eventually(timeout: .seconds(30)) { try b.count("items") > 0 }
-    let before = try b.count("items")
-    try b.killAndRestart()
-    try converge([a, b], server: server)
-    #expect(before < 3_000, "the kill came after the whole pull (\(before) rows)")
-    #expect(try b.count("items") == 3_000)
-  }
-
-  /// The server restarts while a hub pushes 5,000 changes 500 at a time: each batch lands
-  /// whole, once; the hub says what failed and goes on.
-  @Test func aServerRestartedDuringAPushLeavesEveryBatchWholeAndOnce() throws {
-    let server = try PostgresServer()
-    defer { server.stop() }
-    let a = try SyncingHubProcess("a", server: server, online: false)
-    defer { a.stopAndRemove() }
-    try a.todo.write { db in
-      try db.execute(sql: "INSERT INTO lists (id) VALUES ('l')")
-      for item in 0..<5_000 {
-        try db.execute(
-          sql: "INSERT INTO items (id, listID, title) VALUES (?, 'l', 'x')",
-          arguments: ["i\(item)"])
+      try a.killAndRestart(online: true)
+      try eventually(timeout: .seconds(30)) {
+        let pushed =
+          try server.execute(
+            "SELECT count(*) FROM pg_namespace WHERE nspname = 'hearth'"
+          ).rows.first?.first == "1"
+        return try pushed && a.status()["pushed"] != nil
       }
+      try server.restart()
+      try eventually(timeout: .seconds(60)) { try a.status()["pending"] as? Int == 0 }
+      let batches = try server.execute(
+        "SELECT seq, count(*) FROM hearth.records GROUP BY seq ORDER BY seq")
+      let sizes = batches.rows.compactMap { $0[1].flatMap { Int($0) } }
+      #expect(sizes.reduce(0, +) == 5_001)
+      // Every batch but the last has 500 records: none was cut by the restart.
+      #expect(sizes.dropLast().allSatisfy { $0 == 500 }, "\(sizes)")
+      let distinct = try server.execute(
+        "SELECT count(DISTINCT (record_type, record_name)) FROM hearth.records")
+      #expect(distinct.rows.first?.first == "5001")
     }
-    try a.killAndRestart(online: true)
-    try eventually(timeout: .seconds(30)) {
-      let pushed =
-        try server.execute(
-          "SELECT count(*) FROM pg_namespace WHERE nspname = 'hearth'"
-        ).rows.first?.first == "1"
-      return try pushed && a.status()["pushed"] != nil
-    }
-    try server.restart()
-    try eventually(timeout: .seconds(60)) { try a.status()["pending"] as? Int == 0 }
-    let batches = try server.execute(
-      "SELECT seq, count(*) FROM hearth.records GROUP BY seq ORDER BY seq")
-    let sizes = batches.rows.compactMap { $0[1].flatMap { Int($0) } }
-    #expect(sizes.reduce(0, +) == 5_001)
-    // Every batch but the last has 500 records: none was cut by the restart.
-    #expect(sizes.dropLast().allSatisfy { $0 == 500 }, "\(sizes)")
-    let distinct = try server.execute(
-      "SELECT count(DISTINCT (record_type, record_name)) FROM hearth.records")
-    #expect(distinct.rows.first?.first == "5001")
   }
 }
