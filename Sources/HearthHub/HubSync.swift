@@ -79,6 +79,13 @@ struct HubSync: Sendable {
     try schemaChanged(db)
   }
 
+  /// Whether `names` are tables `plugin` owns that are synced already.
+  func isDeclared(_ names: [String], of plugin: String, _ db: Database) throws -> Bool {
+    let owned = try HubStore.ownedTables(of: plugin, db)
+    let synced = Set(try SyncStore.syncedTableNames(db).map { $0.lowercased() })
+    return names.allSatisfy { owned.contains($0.lowercased()) && synced.contains($0.lowercased()) }
+  }
+
   /// The reply to `sync`.
   func status(id: String, _ db: Database) throws -> SyncingReply {
     SyncingReply(
@@ -138,11 +145,16 @@ extension HubSession {
   mutating func sync(client: Data, request: SyncRequest) {
     let (sync, now) = (hub.sync, hub.millisecondsNow())
     do {
-      if let plugin = request.plugin, !request.tables.isEmpty {
+      // Declaring tables already synced (a plugin does at each start) writes nothing.
+      var declared = false
+      if let plugin = request.plugin, !request.tables.isEmpty,
+        try !hub.database.read({ db in try sync.isDeclared(request.tables, of: plugin, db) })
+      {
         try commitAsSync { db in
           let owned = try HubStore.ownedTables(of: plugin, db)
           try sync.declare(request.tables, of: plugin, owned: owned, at: now, db)
         }
+        declared = true
       }
       let account = sync.settings?.account
       switch request.action {
@@ -173,7 +185,7 @@ extension HubSession {
         syncWaiters.append(
           (client, request.id, service.requestRound(), hub.clock.elapsed + configuration.syncWait))
       } else {
-        if request.action != .status || !request.tables.isEmpty { sync.service?.requestRound() }
+        if request.action != .status || declared { sync.service?.requestRound() }
         reply(client, try hub.database.read { db in try sync.status(id: request.id, db) })
       }
     } catch let error as SyncSchemaError {

@@ -39,10 +39,20 @@ struct PluginPolicy {
   /// which it writes itself whenever `t` is written or created.
   static let shadowSuffixes = ["_data", "_idx", "_content", "_docsize", "_config"]
 
-  /// Whether the plugin owns `table` (lower-cased): one of its tables, or a shadow table of
-  /// one of its full-text tables.
+  /// The prefix of the table a migration rebuilds one of its tables into (SQLite's way of
+  /// changing a column's type or key: fill `new_t` from `t`, drop `t`, rename `new_t` to `t`).
+  static let rebuildPrefix = "new_"
+
+  /// Whether the plugin owns `table` (lower-cased): one of its tables, a shadow table of
+  /// one of its full-text tables, or, in a migration, the `new_` table one of its tables is
+  /// rebuilt into.
   func owns(_ table: String) -> Bool {
-    ownedTables.contains(table)
+    if mode == .migration, table.hasPrefix(Self.rebuildPrefix),
+      ownedTables.contains(String(table.dropFirst(Self.rebuildPrefix.count)))
+    {
+      return true
+    }
+    return ownedTables.contains(table)
       || Self.shadowSuffixes.contains {
         table.hasSuffix($0) && ownedTables.contains(String(table.dropLast($0.count)))
       }

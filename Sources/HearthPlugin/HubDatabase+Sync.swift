@@ -26,6 +26,19 @@ extension HubDatabase {
 }
 
 extension HubDatabase: SyncingDatabase {
+  /// Declares `tables` synced, unless the hub's file shows they are already (what a plugin
+  /// does at each start, so a command that only reads works while the hub is down).
+  public func declareSynced(_ tables: [String]) throws {
+    let synced = try read { db in
+      try db.tableExists(HubTables.syncedTables)
+        ? Set(
+          try String.fetchAll(db, sql: "SELECT lower(name) FROM \(HubTables.syncedTables)"))
+        : []
+    }
+    guard !tables.allSatisfy({ synced.contains($0.lowercased()) }) else { return }
+    try sync(tables: tables)
+  }
+
   public func sync(tables: [String], action: SyncEngine.Action) throws -> SyncEngine.State {
     let state = try sync(tables: tables, action: SyncRequest.Action(rawValue: action.rawValue)!)
     return SyncEngine.State(

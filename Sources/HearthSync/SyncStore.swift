@@ -23,7 +23,7 @@ import HearthWire
 ///   `table:key` of the parent), applied when they can be.
 public enum SyncStore {
   public static let state = "hearth_sync_state"
-  public static let tables = "hearth_sync_tables"
+  public static let tables = HubTables.syncedTables
   public static let rows = "hearth_sync_rows"
   public static let held = "hearth_sync_held"
 

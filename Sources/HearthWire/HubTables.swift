@@ -23,6 +23,8 @@ public enum HubTables {
   public static let cursors = "hearth_cursors"
   /// `id, plugin, seq, reply, at`: the exactly-once records.
   public static let requests = "hearth_requests"
+  /// `name, plugin, addedAt`: the tables the hub syncs (see Protocols, "Sync").
+  public static let syncedTables = "hearth_sync_tables"
 
   /// The last committed sequence number: the feed's newest entry, or the number saved when
   /// pruning emptied the feed (a commit does not write `lastSeq`: one page less per COMMIT).

@@ -40,7 +40,7 @@ struct RemindersActionsTests {
         Tag.order(by: \.title).select(\.title), in: db,
         sql: #"SELECT "tags"."title" FROM "tags" ORDER BY "tags"."title""#, rows: "food\nshop")
       try assertQuery(
-        Reminder.order(by: \.id).select { ($0.title, $0.position) }, in: db,
+        Reminder.order { $0.rowid }.select { ($0.title, $0.position) }, in: db,
         rows: "Milk | 0\nReport | 0")
     }
   }
@@ -63,9 +63,9 @@ struct RemindersActionsTests {
     #expect(announced.isEmpty)
     try database.read { db in
       try assertQuery(
-        Reminder.order(by: \.id).select { ($0.title, $0.status) }, in: db,
+        Reminder.order { $0.rowid }.select { ($0.title, $0.status) }, in: db,
         rows: "Call | 0\nLater | 0\nDone soon | 2")
-      try assertQuery(ReminderAlert.select(\.reminderID), in: db, rows: "\(due.reminder.id)")
+      try assertQuery(ReminderAlert.select(\.reminderID), in: db, rows: due.reminder.id.uuidString.lowercased())
       #expect(try Queries.stats(db).pastDueCount == 1)
     }
     _ = later
@@ -95,11 +95,11 @@ struct RemindersActionsTests {
     #expect(moved.map(\.reminder.title).prefix(1) == ["Third"])
     try database.read { db in
       try assertQuery(
-        Reminder.order { ($0.position, $0.id) }.select(\.title), in: db,
+        Reminder.order { ($0.position, $0.rowid) }.select(\.title), in: db,
         rows: "Third\nFirst\nSecond, renamed")
     }
     let refusal = #expect(throws: CommandError.self) {
-      try database.write { try RemindersActions.delete([first.reminder.id, 404], $0) }
+      try database.write { try RemindersActions.delete([first.reminder.id, UUID()], $0) }
     }
     #expect(refusal?.exitCode == .notFound)
     try database.write { try RemindersActions.delete([first.reminder.id], $0) }
@@ -111,7 +111,7 @@ struct RemindersActionsTests {
       try RemindersActions.addList(title: "Trip", color: Color(parsing: "green"), $0)
     }
     _ = try add("Passport") { $0.list = "Trip" }
-    _ = try add("Tickets") { $0.list = "\(list.id)" }
+    _ = try add("Tickets") { $0.list = ShortID.of(list.id) }
     let renamed = try database.write {
       try RemindersActions.editList("trip", title: "Holiday", color: nil, $0)
     }
@@ -132,5 +132,61 @@ struct RemindersActionsTests {
     #expect(try titles("barista") == ["Buy oat milk"])
     #expect(try titles("family") == ["Call Ana"])
     #expect(try titles("nothing").isEmpty)
+  }
+
+  @Test func aHandleIsAnIdPrefixThatNamesOneReminder() throws {
+    let milk = try add("Milk")
+    let id = milk.reminder.id
+    func resolve(_ handle: String) throws -> Reminder.ID {
+      try database.read { try RemindersActions.reminderID(handle, $0) }
+    }
+    #expect(try resolve(ShortID.of(id)) == id)
+    #expect(try resolve(String(ShortID.of(id).prefix(4)).uppercased()) == id)
+    #expect(try resolve(id.uuidString) == id)
+    let tooShort = #expect(throws: CommandError.self) { try resolve("ab") }
+    #expect(tooShort?.exitCode == .usage)
+    let missing = #expect(throws: CommandError.self) {
+      try resolve(id.uuidString.first == "0" ? "1111" : "0000")
+    }
+    #expect(missing?.exitCode == .notFound)
+  }
+
+  @Test func theUUIDMigrationKeepsEveryRowAndRelation() throws {
+    let old = try DatabaseQueue()
+    try migrator.migrate(old, upTo: "Create reminders tables")
+    try old.write { db in
+      try db.execute(
+        sql: """
+          INSERT INTO remindersLists (id, title, position) VALUES (1, 'Home', 0), (2, 'Work', 1);
+          INSERT INTO reminders (id, remindersListID, title, notes, position)
+          VALUES (1, 1, 'Milk', 'oat', 0), (2, 2, 'Report', '', 0), (3, 1, 'Plants', '', 1);
+          INSERT INTO tags (id, title) VALUES (1, 'shop'), (2, 'weekly');
+          INSERT INTO remindersTags (reminderID, tagID) VALUES (1, 1), (1, 2), (2, 2);
+          INSERT INTO reminderAlerts (reminderID, dueDate, announcedAt)
+          VALUES (3, '2026-01-01 09:00:00.000', '2026-01-01 09:00:01.000');
+          """)
+    }
+    try migrator.migrate(old)
+    try old.read { db in
+      let rows = try Queries.rows(db, Reminder.where { _ in true })
+      #expect(rows.map(\.reminder.title) == ["Milk", "Plants", "Report"])
+      #expect(rows.map(\.listTitle) == ["Home", "Home", "Work"])
+      #expect(rows.map(\.tags) == [["shop", "weekly"], [], ["weekly"]])
+      #expect(Set(rows.map(\.reminder.id)).count == 3)
+      let alert = try ReminderAlert.fetchAll(db)
+      #expect(alert.map(\.reminderID) == [rows[1].reminder.id])
+      // The full-text index follows the reminders' rowids, kept from their old ids.
+      #expect(try Queries.search(db, "oat").map(\.reminderID) == [rows[0].reminder.id])
+      #expect(try Queries.search(db, "weekly").count == 2)
+      #expect(try Row.fetchAll(db, sql: "PRAGMA foreign_key_check").isEmpty)
+    }
+    // And it goes on working: new rows get UUIDs, tags join them.
+    let added = try old.write { db in
+      var new = NewReminder(title: "Bread")
+      new.tags = ["Shop"]
+      return try RemindersActions.add(new, db)
+    }
+    #expect(added.tags == ["shop"])
+    #expect(try old.read { try Queries.search($0, "bread").count } == 1)
   }
 }

@@ -19,20 +19,22 @@ import Testing
       "--tag", "errands", "--notes", "semi-skimmed, two litres", "--json")
     #expect(run.status == 0, "\(run.errors)")
     let added = try #require(try run.json() as? [String: Any])
-    let milk = try #require((added["reminder"] as? [String: Any])?["id"] as? Int)
+    let milkID = try #require((added["reminder"] as? [String: Any])?["id"] as? String)
+    let milk = String(milkID.prefix(ShortID.length))  // the handle lines show
+    #expect(UUID(uuidString: milkID) != nil)
     #expect((added["reminder"] as? [String: Any])?["priority"] as? String == "high")
     #expect(added["listTitle"] as? String == "Reminders")
     #expect(added["tags"] as? [String] == ["errands", "home"])
 
     run = try reminders("list-add", "Work", "--color", "green", "--json")
     #expect(run.status == 0)
-    let work = try #require((try run.json() as? [String: Any])?["id"] as? Int)
+    let work = try #require((try run.json() as? [String: Any])?["id"] as? String)
     #expect((try run.json() as? [String: Any])?["color"] as? String == "#5bc26a")
-    run = try reminders("list-edit", String(work), "--title", "Office", "--json")
+    run = try reminders("list-edit", work, "--title", "Office", "--json")
     #expect((try run.json() as? [String: Any])?["title"] as? String == "Office")
 
     try reminders("add", "Write report", "--list", "office", "--due", "2000-01-01", "--flag")
-    try reminders("add", "File taxes", "--list", String(work))
+    try reminders("add", "File taxes", "--list", work)
     try reminders("add", "Call the bank", "--notes", "ask about the milk money")
 
     // Lists with their open counts.
@@ -67,7 +69,7 @@ import Testing
     // Search: titles, notes and tags; the title match ranks first; matches are marked.
     run = try reminders("search", "milk", "--json")
     let hits = try #require(try run.json() as? [[String: Any]])
-    #expect(hits.map { $0["reminderID"] as? Int }.first == milk)
+    #expect(hits.map { $0["reminderID"] as? String }.first == milkID)
     #expect(hits.count == 2)
     #expect(hits.first?["title"] as? String == "Buy [milk]")
     #expect((hits.last?["snippet"] as? String)?.contains("[milk]") == true)
@@ -76,15 +78,15 @@ import Testing
 
     // Edit, tag, untag, info.
     run = try reminders(
-      "edit", String(milk), "--title", "Buy oat milk", "--due", "none", "--priority", "low",
+      "edit", milk, "--title", "Buy oat milk", "--due", "none", "--priority", "low",
       "--unflag", "--json")
     #expect(run.status == 0, "\(run.errors)")
     let edited = try #require((try run.json() as? [String: Any])?["reminder"] as? [String: Any])
     #expect(edited["title"] as? String == "Buy oat milk" && edited["dueDate"] == nil)
     #expect(try reminders("search", "oat").output.contains("[oat]"))
-    try reminders("untag", String(milk), "#errands")
-    try reminders("tag", String(milk), "shop", "home")
-    run = try reminders("info", String(milk))
+    try reminders("untag", milk, "#errands")
+    try reminders("tag", milk, "shop", "home")
+    run = try reminders("info", milk)
     #expect(run.output.contains("#home  #shop") && run.output.contains("semi-skimmed"))
     #expect(try reminders("search", "shop").output.contains("Buy oat milk"))
     #expect(try reminders("search", "errands").output.contains("Nothing matches"))
@@ -95,18 +97,17 @@ import Testing
     let bankID = try #require(
       rows.compactMap { $0["reminder"] as? [String: Any] }.first {
         $0["title"] as? String == "Call the bank"
-      }?[
-        "id"] as? Int)
-    run = try reminders("move", String(bankID), "0", "--json")
+      }?["id"] as? String)
+    run = try reminders("move", bankID, "0", "--json")
     #expect(run.status == 0, "\(run.errors)")
     #expect(try titles("show", "--list", "Reminders") == ["Call the bank", "Buy oat milk"])
 
     // Complete, reopen, delete.
-    try reminders("complete", String(milk), "--now")
+    try reminders("complete", milk, "--now")
     #expect(try titles("show", "--completed") == ["Buy oat milk"])
-    try reminders("reopen", String(milk))
+    try reminders("reopen", milk)
     #expect(try titles("show", "--completed") == [])
-    try reminders("delete", String(bankID))
+    try reminders("delete", bankID)
     #expect(try titles("show", "--all").contains("Call the bank") == false)
     run = try reminders("list-delete", "Office", "--json")
     #expect((try run.json() as? [String: Any])?["deletedReminders"] as? Int == 2)
@@ -132,14 +133,17 @@ import Testing
     defer { live.stop() }
     let hub = live.process
     let reminders = try FeatureCLI("hearth-reminders", hub: hub)
-    try reminders("add", "Keep me")
+    let keep = try #require(
+      (try reminders("add", "Keep me", "--json").json() as? [String: Any])?["reminder"]
+        as? [String: Any])?["id"] as? String
     func count() throws -> Int {
       (try reminders("stats", "--json").json() as? [String: Int])?["allCount"] ?? -1
     }
 
-    var run = try reminders("info", "999")
-    #expect(run.status == 4 && run.errors.contains("no reminder 999"))
-    run = try reminders("complete", "1", "999")
+    let missing = keep?.hasPrefix("9999") == true ? "8888" : "9999"
+    var run = try reminders("info", missing)
+    #expect(run.status == 4 && run.errors.contains("no reminder \(missing)"), "\(run.errors)")
+    run = try reminders("complete", try #require(keep), missing)
     #expect(run.status == 4)
     #expect(try reminders("show", "--completed", "--json").output == "[]\n")  // not half-done
     run = try reminders("add", "Dentist", "--due", "2026-02-30")
@@ -148,8 +152,10 @@ import Testing
     #expect(run.status == 2)
     run = try reminders("add", "Dentist", "--priority", "urgent")
     #expect(run.status == 2 && run.errors.contains("not a priority"))
-    run = try reminders("edit", "abc")
-    #expect(run.status == 2 && run.errors.contains("ID must be a number"))
+    run = try reminders("edit", "ab")
+    #expect(run.status == 2 && run.errors.contains("'ab' is not a reminder id"), "\(run.errors)")
+    run = try reminders("edit", "xyz!")
+    #expect(run.status == 2 && run.errors.contains("is not a reminder id"))
     run = try reminders("frobnicate")
     #expect(run.status == 2 && run.errors.contains("unknown command"))
     run = try reminders("add")
@@ -203,8 +209,8 @@ import Testing
     _ = try hub.waitUntilReady()
     let reminders = try FeatureCLI("hearth-reminders", hub: hub)
     try reminders("add", "Past", "--due", "2001-01-01")
-    try reminders("add", "Done soon")
-    try reminders("complete", "2")
+    let soon = try reminders("add", "Done soon", "--json").json() as? [String: Any]
+    try reminders("complete", try #require((soon?["reminder"] as? [String: Any])?["id"] as? String))
 
     // Another process sees the announcement on the bus.
     let observer = try HubDatabase.registered(
@@ -254,14 +260,15 @@ import Testing
     defer { live.stop() }
     let hub = live.process
     let reminders = try FeatureCLI("hearth-reminders", hub: hub)
-    try reminders("add", "First")
+    let first = try reminders("add", "First", "--json").json() as? [String: Any]
+    let firstID = try #require((first?["reminder"] as? [String: Any])?["id"] as? String)
     let screen = try reminders.startInTerminal(["watch"])
     defer { screen.stop() }
     eventually { screen.text.contains("First") }
     #expect(screen.text.contains("1 open · 0 today · 0 past due · 0 completed"))
     try reminders("add", "Second", "--flag")
     eventually { screen.text.contains("Second  ⚑") }
-    try reminders("complete", "1", "--now")
+    try reminders("complete", firstID, "--now")
     eventually { screen.text.contains("· 1 completed") && !screen.text.contains("First") }
 
     // The hub is killed and comes back: the watch lives on and keeps redrawing.

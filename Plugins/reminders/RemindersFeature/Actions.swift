@@ -32,18 +32,39 @@ struct ReminderEdit: Sendable {
 
 enum RemindersActions {
 
-  static func findReminder(_ id: Int, _ db: Database) throws -> Reminder {
+  static func findReminder(_ id: Reminder.ID, _ db: Database) throws -> Reminder {
     guard let reminder = try Reminder.find(id).fetchOne(db) else {
-      throw CommandError.notFound("no reminder \(id); `hearth-reminders show --all` lists them")
+      throw CommandError.notFound(
+        "no reminder \(ShortID.of(id)); `hearth-reminders show --all` lists them")
     }
     return reminder
   }
 
-  /// A list by id or (case-insensitive) title.
+  /// The reminder a typed handle (a prefix of its id, as `show` prints) names.
+  static func reminderID(_ handle: String, _ db: Database) throws -> Reminder.ID {
+    try ShortID.resolve(handle, what: "reminder") { pattern in
+      try Reminder.where { #sql("\($0.id) LIKE \(pattern)") }.select(\.id).limit(2).fetchAll(db)
+    }
+  }
+
+  static func reminderIDs(_ handles: [String], _ db: Database) throws -> [Reminder.ID] {
+    guard !handles.isEmpty else { throw CommandError.usage("missing ID") }
+    return try handles.map { try reminderID($0, db) }
+  }
+
+  /// A list by (case-insensitive) title, or by a prefix of its id.
   static func findList(_ text: String, _ db: Database) throws -> RemindersList {
-    if let id = Int(text), let list = try RemindersList.find(id).fetchOne(db) { return list }
     if let list = try RemindersList.where({ $0.title.collate(.nocase).eq(text) }).fetchOne(db) {
       return list
+    }
+    let pattern = try? ShortID.pattern(text, what: "list")
+    if let pattern {
+      let found = try RemindersList.where { #sql("\($0.id) LIKE \(pattern)") }.limit(2)
+        .fetchAll(db)
+      if found.count == 1 { return found[0] }
+      if found.count > 1 {
+        throw CommandError.usage("'\(text)' names more than one list; type more of its id")
+      }
     }
     throw CommandError.notFound("no list '\(text)'; `hearth-reminders lists` shows them")
   }
@@ -58,7 +79,7 @@ enum RemindersActions {
       .returning(\.id).fetchOne(db)!
   }
 
-  /// The tags named, created when new.
+  /// The tags named (an existing tag whatever the case it is typed in), created when new.
   static func tagIDs(_ titles: [String], _ db: Database) throws -> [Tag.ID] {
     try titles.map { raw in
       let title = try checkedTitle(raw.hasPrefix("#") ? String(raw.dropFirst()) : raw, what: "tag")
@@ -66,7 +87,8 @@ enum RemindersActions {
       if let tag = try Tag.where({ $0.title.collate(.nocase).eq(title) }).fetchOne(db) {
         return tag.id
       }
-      return try Tag.insert { Tag.Draft(title: title) }.returning(\.id).fetchOne(db)!
+      try Tag.insert { Tag(title: title) }.execute(db)
+      return title
     }
   }
 
@@ -181,7 +203,8 @@ enum RemindersActions {
   {
     _ = try findReminder(id, db)
     let titles = titles.map { $0.hasPrefix("#") ? String($0.dropFirst()) : $0 }
-    let tagIDs = try Tag.where { $0.title.collate(.nocase).in(titles) }.select(\.id).fetchAll(db)
+    let tagIDs = try Tag.where { $0.title.collate(.nocase).in(titles) }.select(\.title)
+      .fetchAll(db)
     try ReminderTag.where { $0.reminderID.eq(id) && $0.tagID.in(tagIDs) }.delete().execute(db)
     return try Queries.rows(db, Reminder.find(id)).first!
   }

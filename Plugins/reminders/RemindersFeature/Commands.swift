@@ -14,11 +14,14 @@ func color(_ input: CommandInput) throws -> Color? {
   }
 }
 
-func ids(_ input: CommandInput) throws -> [Int] {
-  let ids = try input.positionals.indices.map { try input.positional($0, as: Int.self, name: "ID") }
-  guard !ids.isEmpty else { throw CommandError.usage("missing ID") }
-  return ids
+/// The handles (id prefixes, as `show` prints them) of the command's positional IDs.
+func handles(_ input: CommandInput) throws -> [String] {
+  guard !input.positionals.isEmpty else { throw CommandError.usage("missing ID") }
+  return input.positionals
 }
+
+/// Ids as commands print them.
+func shown(_ ids: [Reminder.ID]) -> String { ids.map(ShortID.of).joined(separator: ", ") }
 
 let lists = Command("lists", summary: "the lists, with how many reminders each has open") { _ in
   @Dependency(\.defaultDatabase) var database
@@ -34,7 +37,7 @@ let addList = Command(
   let title = try checkedTitle(try input.text(from: 0, name: "TITLE"))
   let color = try color(input)
   let list = try database.write { try RemindersActions.addList(title: title, color: color, $0) }
-  return .values(list) { "Created list \($0.id) \"\($0.title)\"." }
+  return .values(list) { "Created list \(ShortID.of($0.id)) \"\($0.title)\"." }
 }
 
 let editList = Command(
@@ -48,7 +51,7 @@ let editList = Command(
   let edited = try database.write {
     try RemindersActions.editList(target, title: title, color: color, $0)
   }
-  return .values(edited) { "List \($0.id) is \"\($0.title)\" (\($0.color.hex))." }
+  return .values(edited) { "List \(ShortID.of($0.id)) is \"\($0.title)\" (\($0.color.hex))." }
 }
 
 let deleteList = Command(
@@ -58,8 +61,8 @@ let deleteList = Command(
   let target = try input.positional(0, name: "LIST")
   let (list, count) = try database.write { try RemindersActions.deleteList(target, $0) }
   return .message(
-    "Deleted list \(list.id) \"\(list.title)\" and its \(count) reminder(s).",
-    json: ["id": list.id, "deletedReminders": count])
+    "Deleted list \(ShortID.of(list.id)) \"\(list.title)\" and its \(count) reminder(s).",
+    json: ["id": list.id.uuidString, "deletedReminders": count])
 }
 
 let add = Command(
@@ -99,10 +102,9 @@ let show = Command(
 
 let info = Command("info", arguments: "ID", summary: "one reminder, notes included") { input in
   @Dependency(\.defaultDatabase) var database
-  let id = try input.positional(0, as: Int.self, name: "ID")
+  let handle = try input.positional(0, name: "ID")
   let row = try database.read { db in
-    _ = try RemindersActions.findReminder(id, db)
-    return try Queries.rows(db, Reminder.find(id)).first!
+    try Queries.rows(db, Reminder.find(try RemindersActions.reminderID(handle, db))).first!
   }
   return .values(row) { row in
     line(row) + (row.reminder.notes.isEmpty ? "" : "\n\n" + row.reminder.notes)
@@ -118,7 +120,7 @@ let edit = Command(
 ) { input in
   @Dependency(\.defaultDatabase) var database
   @Dependency(\.date.now) var now
-  let id = try input.positional(0, as: Int.self, name: "ID")
+  let handle = try input.positional(0, name: "ID")
   var edit = ReminderEdit()
   edit.title = try input.option("title").map { try checkedTitle($0) }
   edit.notes = try notes(input)
@@ -129,7 +131,9 @@ let edit = Command(
   edit.list = input.option("list")
   if input.flag("flag") { edit.isFlagged = true }
   if input.flag("unflag") { edit.isFlagged = false }
-  let row = try database.write { [edit] in try RemindersActions.edit(id, edit, $0) }
+  let row = try database.write { [edit] db in
+    try RemindersActions.edit(try RemindersActions.reminderID(handle, db), edit, db)
+  }
   return .values(row) { "Changed:\n" + line($0) }
 }
 
@@ -140,46 +144,68 @@ let complete = Command(
 ) { input in
   @Dependency(\.defaultDatabase) var database
   @Dependency(\.date.now) var now
-  let ids = try ids(input)
+  let handles = try handles(input)
   let status: Reminder.Status = input.flag("now") ? .completed : .completing
-  try database.write { try RemindersActions.complete(ids, status: status, now: now, $0) }
+  let ids = try database.write { db in
+    let ids = try RemindersActions.reminderIDs(handles, db)
+    try RemindersActions.complete(ids, status: status, now: now, db)
+    return ids
+  }
   return .message(
-    "\(status == .completed ? "Completed" : "Completing") \(ids.map(String.init).joined(separator: ", ")).",
-    json: ["ids": ids, "status": status == .completed ? "completed" : "completing"])
+    "\(status == .completed ? "Completed" : "Completing") \(shown(ids)).",
+    json: [
+      "ids": ids.map { $0.uuidString },
+      "status": status == .completed ? "completed" : "completing",
+    ])
 }
 
 let reopen = Command("reopen", arguments: "ID", summary: "marks a reminder not completed") {
   input in
   @Dependency(\.defaultDatabase) var database
-  let id = try input.positional(0, as: Int.self, name: "ID")
-  try database.write { try RemindersActions.reopen(id, $0) }
-  return .message("Reopened \(id).", json: ["id": id])
+  let handle = try input.positional(0, name: "ID")
+  let id = try database.write { db in
+    let id = try RemindersActions.reminderID(handle, db)
+    try RemindersActions.reopen(id, db)
+    return id
+  }
+  return .message("Reopened \(ShortID.of(id)).", json: ["id": id.uuidString])
 }
 
 let delete = Command("delete", arguments: "ID…", summary: "deletes reminders") { input in
   @Dependency(\.defaultDatabase) var database
-  let ids = try ids(input)
-  try database.write { try RemindersActions.delete(ids, $0) }
-  return .message("Deleted \(ids.map(String.init).joined(separator: ", ")).", json: ["ids": ids])
+  let handles = try handles(input)
+  let ids = try database.write { db in
+    let ids = try RemindersActions.reminderIDs(handles, db)
+    try RemindersActions.delete(ids, db)
+    return ids
+  }
+  return .message(
+    "Deleted \(shown(ids)).", json: ["ids": ids.map { $0.uuidString }])
 }
 
 let tag = Command("tag", arguments: "ID TAG…", summary: "tags a reminder") { input in
   @Dependency(\.defaultDatabase) var database
-  let id = try input.positional(0, as: Int.self, name: "ID")
+  let handle = try input.positional(0, name: "ID")
   let titles = Array(input.positionals.dropFirst())
   guard !titles.isEmpty else { throw CommandError.usage("missing TAG") }
-  return .values(try database.write { try RemindersActions.tag(id, with: titles, $0) }) {
-    line($0)
-  }
+  return .values(
+    try database.write { db in
+      try RemindersActions.tag(try RemindersActions.reminderID(handle, db), with: titles, db)
+    }
+  ) { line($0) }
 }
 
 let untag = Command("untag", arguments: "ID TAG…", summary: "removes tags from a reminder") {
   input in
   @Dependency(\.defaultDatabase) var database
-  let id = try input.positional(0, as: Int.self, name: "ID")
+  let handle = try input.positional(0, name: "ID")
   let titles = Array(input.positionals.dropFirst())
   guard !titles.isEmpty else { throw CommandError.usage("missing TAG") }
-  return .values(try database.write { try RemindersActions.untag(id, titles, $0) }) { line($0) }
+  return .values(
+    try database.write { db in
+      try RemindersActions.untag(try RemindersActions.reminderID(handle, db), titles, db)
+    }
+  ) { line($0) }
 }
 
 let search = Command(
@@ -203,9 +229,11 @@ let move = Command(
   "move", arguments: "ID POSITION", summary: "moves a reminder within its list (0 is the top)"
 ) { input in
   @Dependency(\.defaultDatabase) var database
-  let id = try input.positional(0, as: Int.self, name: "ID")
+  let handle = try input.positional(0, name: "ID")
   let position = try input.positional(1, as: Int.self, name: "POSITION")
   guard position >= 0 else { throw CommandError.usage("POSITION must be 0 or more") }
   return .values(
-    try database.write { try RemindersActions.move(id, to: position, $0) }, render: render)
+    try database.write { db in
+      try RemindersActions.move(try RemindersActions.reminderID(handle, db), to: position, db)
+    }, render: render)
 }

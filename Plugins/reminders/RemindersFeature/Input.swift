@@ -93,16 +93,15 @@ func filtered(_ input: CommandInput, _ db: Database) throws -> Where<Reminder> {
   if input.flag("scheduled") { query = query.where { $0.isScheduled } }
   if input.flag("past-due") { query = query.where { $0.isPastDue } }
   if let tagTitle = input.option("tag") {
-    let tagged = ReminderTag.join(Tag.all) { $0.tagID.eq($1.id) }
-      .where { _, t in t.title.collate(.nocase).eq(tagTitle) }
-      .select { r, _ in r.reminderID }
+    let tagged = ReminderTag.where { $0.tagID.collate(.nocase).eq(tagTitle) }
+      .select(\.reminderID)
     query = query.where { $0.id.in(tagged) }
   }
   return query
 }
 
 let filterOptions = """
-  --list LIST     one list (its id or title)
+  --list LIST     one list (its title or id)
   --tag TAG       reminders with this tag
   --flagged, --today, --scheduled, --past-due
   --completed     completed ones instead of open ones; --all for both

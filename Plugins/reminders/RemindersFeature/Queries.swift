@@ -89,11 +89,10 @@ package enum Queries {
     -> [ReminderRow]
   {
     let ids = found.map(\.reminder.id)
-    var tags: [Int: [String]] = [:]
+    var tags: [Reminder.ID: [String]] = [:]
     let pairs = try ReminderTag.where { $0.reminderID.in(ids) }
-      .join(Tag.all) { $0.tagID.eq($1.id) }
-      .order { _, t in t.title }
-      .select { ($0.reminderID, $1.title) }
+      .order(by: \.tagID)
+      .select { ($0.reminderID, $0.tagID) }
       .fetchAll(db)
     for (id, title) in pairs { tags[id, default: []].append(title) }
     return found.map {
@@ -114,7 +113,7 @@ package enum Queries {
   {
     let query = ftsQuery(text)
     return ReminderText.where { $0.match(query) }
-      .join(Reminder.all) { $0.rowid.eq($1.id) }
+      .join(Reminder.all) { $0.rowid.eq($1.rowid) }
       .order { t, _ in t.rank }
       .limit(limit)
       .select {
@@ -137,7 +136,7 @@ package enum Queries {
 
 @Selection
 package struct SearchHit: Codable, Hashable {
-  package let reminderID: Int
+  package let reminderID: UUID
   package let title: String
   package let snippet: String
   package let tags: String

@@ -25,7 +25,7 @@ func line(_ row: ReminderRow, now: Date = currentDate()) -> String {
     case .completing: "[~]"
     case .completed: "[x]"
     }
-  var parts = [String(format: "%4d", reminder.id), box, reminder.title]
+  var parts = [ShortID.of(reminder.id), box, reminder.title]
   if let priority = reminder.priority {
     parts.append(String(repeating: "!", count: priority.rawValue))
   }
@@ -58,15 +58,14 @@ func render(_ stats: Stats) -> String {
 func render(_ lists: [ListSummary]) -> String {
   guard !lists.isEmpty else { return "No lists yet: `hearth-reminders list-add Groceries`." }
   return lists.map {
-    String(format: "%4d  ", $0.list.id)
-      + "\($0.list.title)  \($0.list.color.hex)  \($0.openCount) open"
+    ShortID.of($0.list.id) + "  \($0.list.title)  \($0.list.color.hex)  \($0.openCount) open"
   }
   .joined(separator: "\n")
 }
 
 func line(_ hit: SearchHit) -> String {
-  var text = String(format: "%4d  ", hit.reminderID) + hit.title
+  var text = ShortID.of(hit.reminderID) + "  " + hit.title
   if !hit.tags.isEmpty { text += "  #" + hit.tags.split(separator: " ").joined(separator: " #") }
-  if hit.snippet.contains("[") { text += "\n      " + hit.snippet }
+  if hit.snippet.contains("[") { text += "\n          " + hit.snippet }
   return text
 }

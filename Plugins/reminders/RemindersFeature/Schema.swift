@@ -7,7 +7,7 @@ import HearthPlugin
 
 @Table
 struct RemindersList: Codable, Hashable, Identifiable {
-  let id: Int
+  let id: UUID
   @Column(as: Color.HexRepresentation.self)
   var color: Color = .blue
   var position = 0
@@ -16,7 +16,7 @@ struct RemindersList: Codable, Hashable, Identifiable {
 
 @Table
 struct Reminder: Codable, Hashable, Identifiable {
-  let id: Int
+  let id: UUID
   var remindersListID: RemindersList.ID
   var title = ""
   var notes = ""
@@ -46,20 +46,36 @@ struct Reminder: Codable, Hashable, Identifiable {
   }
 }
 
+/// A tag, keyed by its title (as the reference's): the same tag made on two devices is one
+/// row once they sync.
 @Table
 struct Tag: Codable, Hashable, Identifiable {
-  let id: Int
-  var title = ""
+  @Column(primaryKey: true)
+  var title: String
+  var id: String { title }
 }
 
+/// A reminder's tag. Its key is made of the two it joins (`ReminderTag.key`), so tagging a
+/// reminder on two devices makes one row.
 @Table("remindersTags")
-struct ReminderTag: Hashable {
+struct ReminderTag: Hashable, Identifiable {
+  let id: String
   var reminderID: Reminder.ID
   var tagID: Tag.ID
+
+  init(reminderID: Reminder.ID, tagID: Tag.ID) {
+    self.id = Self.key(reminderID, tagID)
+    self.reminderID = reminderID
+    self.tagID = tagID
+  }
+
+  static func key(_ reminderID: Reminder.ID, _ tagID: Tag.ID) -> String {
+    reminderID.uuidString.lowercased() + "/" + tagID
+  }
 }
 
 /// The full-text index of reminders: title, notes and tag names, one row per reminder
-/// (`rowid` = the reminder's id), kept by the triggers of the schema.
+/// (`rowid` = the reminder's rowid), kept by the triggers of the schema.
 @Table
 struct ReminderText: FTS5 {
   let rowid: Int
@@ -155,6 +171,13 @@ extension NamedCases {
   }
 }
 
+/// The engine that keeps the lists, reminders and tags the same on every device of the
+/// account (the alerts and the full-text index are each device's own).
+package func remindersSyncEngine(for database: any DatabaseWriter) throws -> SyncEngine {
+  try SyncEngine(
+    for: database, tables: RemindersList.self, Reminder.self, Tag.self, ReminderTag.self)
+}
+
 /// What the feature tells the hub: its tables (named by their types; the full-text table's
 /// shadow tables follow it) and migrations.
 package func remindersRegistration() throws -> PluginRegistration {
@@ -239,5 +262,109 @@ package var migrator: DatabaseMigrator {
     )
     .execute(db)
   }
+  migrator.registerMigration("Key reminders by UUID, for sync") { db in
+    try db.execute(sql: uuidKeysMigration)
+  }
   return migrator
 }
+
+/// The second migration: every table's integer key becomes a UUID (text, `uuid()` for new
+/// rows), every row and relation kept, the SQLite way (a `new_` table filled from the old
+/// one, the old dropped, the new renamed). Each migrated row keeps its old integer id as its
+/// rowid, so the full-text index (keyed by rowid) stays valid and the attachments feature
+/// can find the new id of a row it named by number. Tags are keyed by their title, and a
+/// reminder's tag by the two ids it joins; the alerts keep integer ids (they are not synced).
+private let uuidKeysMigration = """
+  DROP TRIGGER "reminders_text_insert";
+  DROP TRIGGER "reminders_text_update";
+  DROP TRIGGER "reminders_text_delete";
+  DROP TRIGGER "remindersTags_text_insert";
+  DROP TRIGGER "remindersTags_text_delete";
+  CREATE TABLE "new_remindersLists" (
+    "id" TEXT PRIMARY KEY NOT NULL ON CONFLICT REPLACE DEFAULT (uuid()),
+    "color" INTEGER NOT NULL DEFAULT 4889071,
+    "position" INTEGER NOT NULL DEFAULT 0,
+    "title" TEXT NOT NULL CHECK (length("title") BETWEEN 1 AND 200)
+  ) STRICT;
+  INSERT INTO "new_remindersLists" ("rowid", "id", "color", "position", "title")
+  SELECT "id", uuid(), "color", "position", "title" FROM "remindersLists";
+  CREATE TABLE "new_reminders" (
+    "id" TEXT PRIMARY KEY NOT NULL ON CONFLICT REPLACE DEFAULT (uuid()),
+    "remindersListID" TEXT NOT NULL
+      REFERENCES "new_remindersLists"("id") ON DELETE CASCADE,
+    "title" TEXT NOT NULL CHECK (length("title") BETWEEN 1 AND 1000),
+    "notes" TEXT NOT NULL DEFAULT '',
+    "dueDate" TEXT,
+    "isFlagged" INTEGER NOT NULL DEFAULT 0,
+    "priority" INTEGER CHECK ("priority" BETWEEN 1 AND 3),
+    "status" INTEGER NOT NULL DEFAULT 0 CHECK ("status" BETWEEN 0 AND 2),
+    "completingAt" TEXT,
+    "position" INTEGER NOT NULL DEFAULT 0
+  ) STRICT;
+  INSERT INTO "new_reminders" ("rowid", "id", "remindersListID", "title", "notes", "dueDate",
+    "isFlagged", "priority", "status", "completingAt", "position")
+  SELECT r."id", uuid(), l."id", r."title", r."notes", r."dueDate", r."isFlagged",
+    r."priority", r."status", r."completingAt", r."position"
+  FROM "reminders" r JOIN "new_remindersLists" l ON l."rowid" = r."remindersListID";
+  CREATE TABLE "new_tags" (
+    "title" TEXT PRIMARY KEY NOT NULL CHECK (length("title") BETWEEN 1 AND 100)
+  ) STRICT;
+  INSERT INTO "new_tags" ("rowid", "title") SELECT "id", "title" FROM "tags";
+  CREATE TABLE "new_remindersTags" (
+    "id" TEXT PRIMARY KEY NOT NULL,
+    "reminderID" TEXT NOT NULL REFERENCES "new_reminders"("id") ON DELETE CASCADE,
+    "tagID" TEXT NOT NULL REFERENCES "new_tags"("title") ON DELETE CASCADE
+  ) STRICT;
+  INSERT INTO "new_remindersTags" ("id", "reminderID", "tagID")
+  SELECT r."id" || '/' || t."title", r."id", t."title"
+  FROM "remindersTags" rt
+  JOIN "new_reminders" r ON r."rowid" = rt."reminderID"
+  JOIN "new_tags" t ON t."rowid" = rt."tagID";
+  CREATE TABLE "new_reminderAlerts" (
+    "id" INTEGER PRIMARY KEY AUTOINCREMENT,
+    "reminderID" TEXT NOT NULL REFERENCES "new_reminders"("id") ON DELETE CASCADE,
+    "dueDate" TEXT NOT NULL,
+    "announcedAt" TEXT NOT NULL,
+    UNIQUE ("reminderID", "dueDate")
+  ) STRICT;
+  INSERT INTO "new_reminderAlerts" ("id", "reminderID", "dueDate", "announcedAt")
+  SELECT a."id", r."id", a."dueDate", a."announcedAt"
+  FROM "reminderAlerts" a JOIN "new_reminders" r ON r."rowid" = a."reminderID";
+  DROP TABLE "remindersTags";
+  DROP TABLE "reminderAlerts";
+  DROP TABLE "reminders";
+  DROP TABLE "tags";
+  DROP TABLE "remindersLists";
+  ALTER TABLE "new_remindersLists" RENAME TO "remindersLists";
+  ALTER TABLE "new_reminders" RENAME TO "reminders";
+  ALTER TABLE "new_tags" RENAME TO "tags";
+  ALTER TABLE "new_remindersTags" RENAME TO "remindersTags";
+  ALTER TABLE "new_reminderAlerts" RENAME TO "reminderAlerts";
+  CREATE INDEX "reminders_list" ON "reminders"("remindersListID", "position");
+  CREATE INDEX "reminders_due" ON "reminders"("dueDate") WHERE "dueDate" IS NOT NULL;
+  CREATE INDEX "remindersTags_reminder" ON "remindersTags"("reminderID");
+  CREATE INDEX "remindersTags_tag" ON "remindersTags"("tagID");
+  CREATE TRIGGER "reminders_text_insert" AFTER INSERT ON "reminders" BEGIN
+    INSERT INTO "reminderTexts"("rowid", "title", "notes", "tags")
+    VALUES (new."rowid", new."title", new."notes", '');
+  END;
+  CREATE TRIGGER "reminders_text_update" AFTER UPDATE OF "title", "notes" ON "reminders" BEGIN
+    UPDATE "reminderTexts" SET "title" = new."title", "notes" = new."notes"
+    WHERE "rowid" = new."rowid";
+  END;
+  CREATE TRIGGER "reminders_text_delete" AFTER DELETE ON "reminders" BEGIN
+    DELETE FROM "reminderTexts" WHERE "rowid" = old."rowid";
+  END;
+  CREATE TRIGGER "remindersTags_text_insert" AFTER INSERT ON "remindersTags" BEGIN
+    UPDATE "reminderTexts" SET "tags" = (
+      SELECT group_concat("tagID", ' ') FROM "remindersTags"
+      WHERE "reminderID" = new."reminderID")
+    WHERE "rowid" = (SELECT "rowid" FROM "reminders" WHERE "id" = new."reminderID");
+  END;
+  CREATE TRIGGER "remindersTags_text_delete" AFTER DELETE ON "remindersTags" BEGIN
+    UPDATE "reminderTexts" SET "tags" = coalesce((
+      SELECT group_concat("tagID", ' ') FROM "remindersTags"
+      WHERE "reminderID" = old."reminderID"), '')
+    WHERE "rowid" = (SELECT "rowid" FROM "reminders" WHERE "id" = old."reminderID");
+  END;
+  """

@@ -6,7 +6,10 @@ import RemindersFeature
 
 let tool = remindersTool()
 do {
-  try prepareDependencies { $0.defaultDatabase = try HubDatabase(remindersRegistration()) }
+  try prepareDependencies {
+    $0.defaultDatabase = try HubDatabase(remindersRegistration())
+    $0.defaultSyncEngine = try remindersSyncEngine(for: $0.defaultDatabase)
+  }
 } catch {
   exit(tool.report(error).rawValue)
 }

@@ -69,7 +69,7 @@ public final class SyncEngine: Sendable {
 
   private func startNow() throws {
     guard let hub else { return }
-    _ = try hub.sync(tables: tableNames, action: .status)
+    try hub.declareSynced(tableNames)
     flags.withLock { $0.running = true }
   }
 
@@ -211,6 +211,14 @@ public enum SyncEngineError: Error, Hashable, Sendable, CustomStringConvertible 
 public protocol SyncingDatabase: DatabaseWriter {
   /// Asks the hub to sync `tables` and to run `action`; its sync state.
   func sync(tables: [String], action: SyncEngine.Action) throws -> SyncEngine.State
+  /// Asks the hub to sync `tables`, unless it does already.
+  func declareSynced(_ tables: [String]) throws
+}
+
+extension SyncingDatabase {
+  public func declareSynced(_ tables: [String]) throws {
+    _ = try sync(tables: tables, action: .status)
+  }
 }
 
 private enum DefaultSyncEngineKey: DependencyKey {
