@@ -43,17 +43,20 @@ import Testing
     let (hub, directory) = (live.process, live.directory)
     let reminders = try FeatureCLI("hearth-reminders", hub: hub)
     let attachments = try FeatureCLI("hearth-attachments", hub: hub)
-    try reminders("add", "Milk")
-    try reminders("add", "Bread")
+    let milk = try reminders.made("add", "Milk", key: "reminder")
+    let bread = try reminders.made("add", "Bread", key: "reminder")
+    let (m, b) = (String(milk.prefix(8)), String(bread.prefix(6)))
 
-    var run = try attachments("add", "reminders", "1", "--note", "semi-skimmed", "--json")
+    var run = try attachments("add", "reminders", m, "--note", "semi-skimmed", "--json")
     #expect(run.status == 0, "\(run.errors)")
     #expect((try run.json() as? [String: Any])?["kind"] as? String == "note")
-    run = try attachments("add", "Reminders", "1", "--link", "https://example.com/milk", "--json")
+    let note = try #require((try run.json() as? [String: Any])?["id"] as? String)
+    #expect((try run.json() as? [String: Any])?["ownerID"] as? String == milk.lowercased())
+    run = try attachments("add", "Reminders", milk, "--link", "https://example.com/milk", "--json")
     #expect((try run.json() as? [String: Any])?["ownerTable"] as? String == "reminders")
     let image = directory.appendingPathComponent("cat.png")
     try png("cat").write(to: image)
-    run = try attachments("add", "reminders", "2", "--image", image.path, "--json")
+    run = try attachments("add", "reminders", b, "--image", image.path, "--json")
     #expect(run.status == 0, "\(run.errors)")
     let imageOutput = try #require(try run.json() as? [String: Any])
     let digest = try #require(imageOutput["value"] as? String)
@@ -61,35 +64,37 @@ import Testing
     let stored = try #require(imageOutput["path"] as? String)
     #expect(FileManager.default.contents(atPath: stored) == png("cat"))
     // The same picture twice is one file.
-    try attachments("add", "reminders", "1", "--image", image.path)
+    let milkImage = try attachments.made("add", "reminders", m, "--image", image.path)
 
-    run = try attachments("list", "reminders", "1", "--json")
+    run = try attachments("list", "reminders", m, "--json")
     let listed = try #require(try run.json() as? [[String: Any]])
     #expect(listed.map { $0["kind"] as? String } == ["note", "link", "image"])
-    #expect(try attachments("list").output.contains("reminders/2  image"))
-    run = try attachments("show", "1")
+    #expect(try attachments("list").output.contains("reminders/\(bread.prefix(8).lowercased())  image"))
+    run = try attachments("show", String(note.prefix(4)))
     #expect(run.status == 0 && run.output.contains("semi-skimmed"))
     #expect(try attachments("verify", "--json").output.contains("\"verified\":1"))
 
     // Bad input: each refused, nothing written.
     run = try attachments("add", "reminders", "99", "--note", "x")
     #expect(run.status == 4 && run.errors.contains("reminders has no row 99"))
+    run = try attachments("add", "reminders", "Milk", "--note", "x")
+    #expect(run.status == 4 && run.errors.contains("reminders has no row Milk"))
     run = try attachments("add", "nowhere", "1", "--note", "x")
     #expect(run.status == 4 && run.errors.contains("no table 'nowhere'"))
     let text = directory.appendingPathComponent("not-an-image.png")
     try Data("just text".utf8).write(to: text)
-    run = try attachments("add", "reminders", "1", "--image", text.path)
+    run = try attachments("add", "reminders", m, "--image", text.path)
     #expect(run.status == 2 && run.errors.contains("is not an image"))
-    run = try attachments("add", "reminders", "1", "--link", "not a link")
+    run = try attachments("add", "reminders", m, "--link", "not a link")
     #expect(run.status == 2)
-    run = try attachments("add", "reminders", "1", "--note", "a", "--link", "https://a.b")
+    run = try attachments("add", "reminders", m, "--note", "a", "--link", "https://a.b")
     #expect(run.status == 2 && run.errors.contains("exactly one"))
     run = try attachments(
-      "add", "reminders", "1", "--note", "-", input: Data(repeating: 0x61, count: 10 << 20))
+      "add", "reminders", m, "--note", "-", input: Data(repeating: 0x61, count: 10 << 20))
     #expect(run.status == 2 && run.errors.contains("longer than 1 MiB"))
-    run = try attachments("add", "reminders", "1", "--note", "-", input: Data([0xFF, 0xFE]))
+    run = try attachments("add", "reminders", m, "--note", "-", input: Data([0xFF, 0xFE]))
     #expect(run.status == 2 && run.errors.contains("not valid UTF-8"))
-    #expect(try attachments("show", "42").status == 4)
+    #expect(try attachments("show", note.hasPrefix("4242") ? "4343" : "4242").status == 4)
     #expect((try attachments("list", "--json").json() as? [Any])?.count == 4)
     // (the watch below adds a fifth)
 
@@ -97,7 +102,7 @@ import Testing
     let screen = try attachments.startInTerminal(["watch", "reminders"])
     defer { screen.stop() }
     eventually { screen.text.contains("semi-skimmed") }
-    try attachments("add", "reminders", "2", "--link", "https://example.com/bread")
+    let breadLink = try attachments.made("add", "reminders", b, "--link", "https://example.com/bread")
     eventually { screen.text.contains("https://example.com/bread") }
 
     // A damaged file is found.
@@ -110,13 +115,16 @@ import Testing
     // attachments; the image file no attachment names any more is collected.
     let (duty, output) = try attachments.start(["run", "--interval", "0.1", "--file-age", "0.5"])
     defer { duty.stop() }
-    // Reminder 1's image and the bread link go; reminder 2 keeps its image.
-    try attachments("delete", "4", "5")
-    try reminders("delete", "1")
-    try eventually { try attachments("list", "reminders", "1", "--json").output == "[]\n" }
-    #expect(try attachments("list", "reminders", "2").output.contains("image"))
+    // Milk's image and the bread link go; bread keeps its image.
+    try attachments("delete", String(milkImage.prefix(6)), breadLink)
+    try reminders("delete", m)
+    try eventually {
+      (try attachments("list", "reminders", "--json").json() as? [[String: Any]])?.count == 1
+    }
+    #expect(try attachments("list", "reminders", b).output.contains("image"))
+    #expect(try attachments("list", "reminders", m).errors.contains("reminders has no row"))
     #expect(FileManager.default.fileExists(atPath: stored))
-    try reminders("delete", "2")
+    try reminders("delete", b)
     try eventually { try attachments("list", "--json").output == "[]\n" }
     eventually { !FileManager.default.fileExists(atPath: stored) }
     #expect(duty.isRunning, "\(output.lines.suffix(5))")

@@ -12,9 +12,10 @@ import Testing
     defer { live.stop() }
     let cli = try FeatureCLI(feature, hub: live.process)
     let reminders = try FeatureCLI("hearth-reminders", hub: live.process)
+    var milk = ""
     if feature == "hearth-attachments" {
-      try reminders("add", "Milk")
-      try cli("add", "reminders", "1", "--note", "semi-skimmed")
+      milk = try reminders.made("add", "Milk", key: "reminder")
+      try cli("add", "reminders", milk, "--note", "semi-skimmed")
     }
     let (duty, output) = try cli.start(["run", "--interval", "0.1"])
     defer { duty.stop() }
@@ -30,7 +31,7 @@ import Testing
     switch feature {
     case "hearth-attachments":
       // Still following the bus: another feature's delete removes the attachment.
-      try reminders("delete", "1")
+      try reminders("delete", milk)
       eventually { (try? cli("list", "--json").output) == "[]\n" }
     case "hearth-facts":
       eventually { (try? cli("today").status) == 0 }

@@ -47,6 +47,16 @@ struct FeatureCLI {
     try run(executable, arguments, input: input)
   }
 
+  /// Runs a command that makes a row (`add`, `list-add`…) with `--json` and returns the
+  /// made row's id: the `id` of the output, or of its `key` member (`reminder`…).
+  func made(_ arguments: String..., key: String? = nil) throws -> String {
+    let run = try self.run(executable, arguments + ["--json"])
+    #expect(run.status == 0, "\(arguments): \(run.errors)")
+    var object = try #require(try run.json() as? [String: Any])
+    if let key { object = try #require(object[key] as? [String: Any]) }
+    return try #require(object["id"] as? String)
+  }
+
   func run(_ path: String, _ arguments: [String], input: Data? = nil) throws -> FeatureRun {
     // A command that refuses its input exits before reading it all: a write to its closed
     // pipe must fail, not kill the test process.

@@ -18,23 +18,69 @@ package enum AttachmentActions {
     return table
   }
 
-  package static func requireOwner(_ table: String, _ id: Int, _ db: Database) throws -> String {
+  /// The column that names a row of `table`: its one primary-key column (text, for a
+  /// synced table: a UUID), else its rowid.
+  static func ownerKey(_ table: String, _ db: Database) throws -> (name: String, isText: Bool) {
+    let keys = try Row.fetchAll(
+      db, sql: "SELECT name, upper(type) AS type FROM pragma_table_info(?) WHERE pk > 0",
+      arguments: [table])
+    guard keys.count == 1 else { return ("rowid", false) }
+    return (try keys[0]["name"], (try keys[0]["type"] as String).contains("TEXT"))
+  }
+
+  /// The owner row `handle` names in `table` (which must exist): its key, or for a text key
+  /// a unique prefix of it (as commands show ids); returns the table's exact name and the
+  /// row's key as text.
+  package static func requireOwner(_ table: String, _ handle: String, _ db: Database) throws
+    -> (table: String, id: String)
+  {
     let table = try ownerTable(table, db)
-    guard
-      try #sql("SELECT 1 FROM \(quote: table) WHERE rowid = \(id)", as: Int.self).fetchOne(db)
-        != nil
-    else { throw CommandError.notFound("\(table) has no row \(id)") }
-    return table
-  }
-
-  package static func find(_ id: Int, _ db: Database) throws -> Attachment {
-    guard let attachment = try Attachment.find(id).fetchOne(db) else {
-      throw CommandError.notFound("no attachment \(id); `hearth-attachments list` shows them")
+    let key = try ownerKey(table, db)
+    let select = "SELECT CAST(\(quoteIdentifier(key.name)) AS TEXT) FROM \(quoteIdentifier(table))"
+    if let exact = try String.fetchOne(
+      db, sql: select + " WHERE \(quoteIdentifier(key.name)) = ?", arguments: [handle])
+    {
+      return (table, exact)
     }
-    return attachment
+    if key.isText, let pattern = try? ShortID.pattern(handle, what: "row") {
+      let found = try String.fetchAll(
+        db, sql: select + " WHERE \(quoteIdentifier(key.name)) LIKE ? LIMIT 2",
+        arguments: [pattern])
+      if found.count > 1 {
+        throw CommandError.usage("'\(handle)' names more than one row of \(table); type more")
+      }
+      if let id = found.first { return (table, id) }
+    }
+    throw CommandError.notFound("\(table) has no row \(handle)")
   }
 
-  /// Removes the attachments whose owner row (or table) is gone; returns how many.
+  /// The attachment a typed handle (a prefix of its id, as `list` shows) names.
+  package static func find(_ handle: String, _ db: Database) throws -> Attachment {
+    let id = try ShortID.resolve(handle, what: "attachment") { pattern in
+      try Attachment.where { #sql("\($0.id) LIKE \(pattern)") }.select(\.id).limit(2)
+        .fetchAll(db)
+    }
+    return try Attachment.find(id).fetchOne(db)!
+  }
+
+  /// Owners named by number (attached before their table was keyed by UUID) named by
+  /// their new key: a table rebuilt with UUID keys keeps each row's old id as its rowid.
+  package static func adoptRenumberedOwners(_ table: String, _ db: Database) throws {
+    let key = try ownerKey(table, db)
+    guard key.isText else { return }
+    let (t, k) = (quoteIdentifier(table), quoteIdentifier(key.name))
+    try db.execute(
+      sql: """
+        UPDATE attachments SET ownerID = (
+          SELECT \(k) FROM \(t) WHERE \(t).rowid = CAST(attachments.ownerID AS INTEGER))
+        WHERE ownerTable = ? AND ownerID NOT GLOB '*[^0-9]*'
+          AND NOT EXISTS (SELECT 1 FROM \(t) WHERE \(k) = attachments.ownerID)
+          AND EXISTS (SELECT 1 FROM \(t) WHERE \(t).rowid = CAST(attachments.ownerID AS INTEGER))
+        """, arguments: [table])
+  }
+
+  /// Removes the attachments whose owner row (or table) is gone; returns how many. Owners
+  /// named by their old number are first named by their new key (`adoptRenumberedOwners`).
   package static func sweepOrphans(_ db: Database) throws -> Int {
     var removed = 0
     let tables = try Attachment.select(\.ownerTable).distinct().fetchAll(db)
@@ -46,10 +92,13 @@ package enum AttachmentActions {
         )
         != nil
       if exists {
-        try #sql(
-          "DELETE FROM attachments WHERE ownerTable = \(table) AND ownerID NOT IN (SELECT rowid FROM \(quote: table))"
-        )
-        .execute(db)
+        try adoptRenumberedOwners(table, db)
+        let key = quoteIdentifier(try ownerKey(table, db).name)
+        try db.execute(
+          sql: """
+            DELETE FROM attachments WHERE ownerTable = ?
+              AND ownerID NOT IN (SELECT CAST(\(key) AS TEXT) FROM \(quoteIdentifier(table)))
+            """, arguments: [table])
       } else {
         try Attachment.where { $0.ownerTable.eq(table) }.delete().execute(db)
       }
@@ -83,31 +132,36 @@ package enum AttachmentActions {
     return removed
   }
 
-  /// Attaches `kind` to row `id` of `table`, which must exist.
+  /// Attaches `kind` to the row `handle` names in `table` (see `requireOwner`).
   package static func attach(
-    _ kind: Attachment.Kind, to table: String, _ id: Int, now: Date, _ db: Database
+    _ kind: Attachment.Kind, to table: String, _ handle: String, now: Date, _ db: Database
   ) throws -> Attachment {
-    let owner = try requireOwner(table, id, db)
+    let owner = try requireOwner(table, handle, db)
     return try Attachment.insert {
-      Attachment.Draft(ownerTable: owner, ownerID: id, createdAt: now, kind: kind)
+      Attachment.Draft(ownerTable: owner.table, ownerID: owner.id, createdAt: now, kind: kind)
     }
     .returning(\.self).fetchOne(db)!
   }
 
-  /// The attachments of `table` (of its row `id`), or all, in the order they were made.
-  package static func list(table: String?, id: Int?, _ db: Database) throws -> [Attachment] {
+  /// The attachments of `table` (of the row `handle` names), or all, oldest first.
+  package static func list(table: String?, handle: String?, _ db: Database) throws
+    -> [Attachment]
+  {
     var query = Attachment.where { _ in true }
-    if let table {
+    if let table, let handle {
+      let owner = try requireOwner(table, handle, db)
+      query = query.where { $0.ownerTable.eq(owner.table) && $0.ownerID.eq(owner.id) }
+    } else if let table {
       let name = try ownerTable(table, db)
       query = query.where { $0.ownerTable.eq(name) }
     }
-    if let id { query = query.where { $0.ownerID.eq(id) } }
-    return try query.order(by: \.id).fetchAll(db)
+    return try query.order { ($0.createdAt, $0.rowid) }.fetchAll(db)
   }
 
-  /// Deletes the attachments `ids`; none when one of them does not exist.
-  package static func delete(_ ids: [Int], _ db: Database) throws {
-    for id in ids { _ = try find(id, db) }
+  /// Deletes the attachments the handles name; none when one of them names none.
+  package static func delete(_ handles: [String], _ db: Database) throws -> [Attachment.ID] {
+    let ids = try handles.map { try find($0, db).id }
     try Attachment.where { $0.id.in(ids) }.delete().execute(db)
+    return ids
   }
 }

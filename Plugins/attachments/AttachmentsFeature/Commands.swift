@@ -12,9 +12,9 @@ let imageLimit = 32 << 20
 
 /// What people and scripts see of an attachment.
 struct AttachmentOutput: Codable {
-  var id: Int
+  var id: UUID
   var ownerTable: String
-  var ownerID: Int
+  var ownerID: String
   var createdAt: Date
   var kind: String
   var value: String
@@ -35,7 +35,8 @@ struct AttachmentOutput: Codable {
 
   var line: String {
     let shown = kind == "note" && value.count > 60 ? String(value.prefix(59)) + "…" : value
-    return String(format: "%4d  ", id) + "\(ownerTable)/\(ownerID)  \(kind)  "
+    let owner = UUID(uuidString: ownerID).map(ShortID.of) ?? ownerID
+    return ShortID.of(id) + "  \(ownerTable)/\(owner)  \(kind)  "
       + shown.replacingOccurrences(of: "\n", with: " ")
   }
 }
@@ -86,7 +87,8 @@ let add = Command(
   "add", arguments: "TABLE ID (--link URL | --note TEXT|- | --image PATH)",
   summary: "attaches a link, a note or an image to row ID of TABLE",
   details: """
-    TABLE is any feature's table (reminders, syncUps, facts…); the row must exist.
+    TABLE is any feature's table (reminders, syncUps, facts…); ID names a row of it that
+    exists: its key, or a prefix of it as the feature's commands show it.
     --note - reads the note from standard input (UTF-8, at most 1 MiB).
     --image takes a PNG, JPEG, GIF or WebP file of at most 32 MiB.
     """,
@@ -96,7 +98,7 @@ let add = Command(
   @Dependency(\.date.now) var now
   let store = imageStore()
   let table = try input.positional(0, name: "TABLE")
-  let id = try input.positional(1, as: Int.self, name: "ID")
+  let id = try input.positional(1, name: "ID")
   let kind = try attachmentKind(input, store: store)
   let attachment = try database.write {
     try AttachmentActions.attach(kind, to: table, id, now: now, $0)
@@ -110,8 +112,8 @@ let list = Command(
   @Dependency(\.defaultDatabase) var database
   let store = imageStore()
   let table = input.positionals.first
-  let id = input.positionals.count > 1 ? try input.positional(1, as: Int.self, name: "ID") : nil
-  let outputs = try database.read { try AttachmentActions.list(table: table, id: id, $0) }
+  let handle = input.positionals.count > 1 ? input.positionals[1] : nil
+  let outputs = try database.read { try AttachmentActions.list(table: table, handle: handle, $0) }
     .map { AttachmentOutput($0, store: store) }
   return .values(outputs) { outputs in
     outputs.isEmpty ? "No attachments." : outputs.map(\.line).joined(separator: "\n")
@@ -123,12 +125,12 @@ let show = Command(
 ) { input in
   @Dependency(\.defaultDatabase) var database
   let store = imageStore()
-  let id = try input.positional(0, as: Int.self, name: "ID")
-  let attachment = try database.read { try AttachmentActions.find(id, $0) }
+  let handle = try input.positional(0, name: "ID")
+  let attachment = try database.read { try AttachmentActions.find(handle, $0) }
   let output = AttachmentOutput(attachment, store: store)
   if case .image(let digest) = attachment.kind, try !store.verify(digest) {
     throw CommandError(
-      "the file of image attachment \(id) is missing or damaged (\(store.url(digest).path))")
+      "the file of image attachment \(ShortID.of(attachment.id)) is missing or damaged (\(store.url(digest).path))")
   }
   return .values(output) { output in
     "\(output.line)\n\ncreated \(output.createdAt)"
@@ -139,10 +141,12 @@ let show = Command(
 
 let delete = Command("delete", arguments: "ID…", summary: "deletes attachments") { input in
   @Dependency(\.defaultDatabase) var database
-  let ids = try input.positionals.indices.map { try input.positional($0, as: Int.self, name: "ID") }
-  guard !ids.isEmpty else { throw CommandError.usage("missing ID") }
-  try database.write { try AttachmentActions.delete(ids, $0) }
-  return .message("Deleted \(ids.map(String.init).joined(separator: ", ")).", json: ["ids": ids])
+  let handles = input.positionals
+  guard !handles.isEmpty else { throw CommandError.usage("missing ID") }
+  let ids = try database.write { try AttachmentActions.delete(handles, $0) }
+  return .message(
+    "Deleted \(ids.map(ShortID.of).joined(separator: ", ")).",
+    json: ["ids": ids.map(\.uuidString)])
 }
 
 let verify = Command(
@@ -166,9 +170,11 @@ let watchAttachments = Command(
   @Dependency(\.defaultDatabase) var database
   let store = imageStore()
   let table = input.positionals.first
-  _ = try database.read { try AttachmentActions.list(table: table, id: nil, $0) }  // fails now
+  _ = try database.read { try AttachmentActions.list(table: table, handle: nil, $0) }  // fails now
   watch(database, tables: [Attachment.tableName], title: "hearth-attachments") {
-    let lines = try database.read { try AttachmentActions.list(table: table, id: nil, $0) }
+    let lines = try database.read {
+      try AttachmentActions.list(table: table, handle: nil, $0)
+    }
       .map { AttachmentOutput($0, store: store).line }
     return lines.isEmpty ? "No attachments." : lines.joined(separator: "\n")
   }

@@ -3,8 +3,9 @@ import HearthData
 import HearthPlugin
 import HearthWire
 
-// Links, notes and images attached to any row of any feature (the owner: a table and a row
-// id), stored with the seeds' single-table inheritance: one nullable column per case.
+// Links, notes and images attached to any row of any feature (the owner: a table and the
+// row's primary key, as text: a UUID for the features' synced tables), stored with the
+// seeds' single-table inheritance: one nullable column per case.
 //
 // Image bytes are kept content-addressed on disk, beside the database
 // (`attachments/ab/abcdef…`, named by their SHA-256), not in the database: an image written
@@ -14,9 +15,10 @@ import HearthWire
 
 @Table
 package struct Attachment: Codable, Hashable, Identifiable {
-  package let id: Int
+  package let id: UUID
   package var ownerTable: String
-  package var ownerID: Int
+  /// The owner row's primary key as text (its rowid for a table without a one-column key).
+  package var ownerID: String
   package var createdAt: Date
   package let kind: Kind
 
@@ -27,6 +29,12 @@ package struct Attachment: Codable, Hashable, Identifiable {
     /// The SHA-256 of the image's bytes, in hex: the name of its file.
     case image(String)
   }
+}
+
+/// The engine that keeps the attachments' rows the same on every device of the account
+/// (the image files stay on the device that stored them).
+package func attachmentsSyncEngine(for database: any DatabaseWriter) throws -> SyncEngine {
+  try SyncEngine(for: database, tables: Attachment.self)
 }
 
 /// What the feature tells the hub: its table (named by its type) and migrations.
@@ -50,6 +58,35 @@ package var migrator: DatabaseMigrator {
         "image" TEXT CHECK ("image" IS NULL OR length("image") = 64),
         CHECK (("link" IS NOT NULL) + ("note" IS NOT NULL) + ("image" IS NOT NULL) = 1)
       ) STRICT;
+      CREATE INDEX "attachments_owner" ON "attachments"("ownerTable", "ownerID");
+      CREATE INDEX "attachments_image" ON "attachments"("image") WHERE "image" IS NOT NULL;
+      """
+    )
+    .execute(db)
+  }
+  // UUID keys, for sync; the owner's key as text. An owner named by number whose table is
+  // now keyed by UUID (the other features' own migration) is found again by the `run` duty
+  // (`AttachmentActions.adoptRenumberedOwners`): those tables keep old ids as rowids.
+  migrator.registerMigration("Key attachments by UUID, for sync") { db in
+    try #sql(
+      """
+      CREATE TABLE "new_attachments" (
+        "id" TEXT PRIMARY KEY NOT NULL ON CONFLICT REPLACE DEFAULT (uuid()),
+        "ownerTable" TEXT NOT NULL,
+        "ownerID" TEXT NOT NULL,
+        "createdAt" TEXT NOT NULL,
+        "link" TEXT,
+        "note" TEXT,
+        "image" TEXT CHECK ("image" IS NULL OR length("image") = 64),
+        CHECK (("link" IS NOT NULL) + ("note" IS NOT NULL) + ("image" IS NOT NULL) = 1)
+      ) STRICT;
+      INSERT INTO "new_attachments" ("rowid", "id", "ownerTable", "ownerID", "createdAt",
+        "link", "note", "image")
+      SELECT "id", uuid(), "ownerTable", CAST("ownerID" AS TEXT), "createdAt", "link", "note",
+        "image"
+      FROM "attachments";
+      DROP TABLE "attachments";
+      ALTER TABLE "new_attachments" RENAME TO "attachments";
       CREATE INDEX "attachments_owner" ON "attachments"("ownerTable", "ownerID");
       CREATE INDEX "attachments_image" ON "attachments"("image") WHERE "image" IS NOT NULL;
       """

@@ -7,7 +7,10 @@ import HearthPlugin
 
 let tool = attachmentsTool()
 do {
-  try prepareDependencies { $0.defaultDatabase = try HubDatabase(attachmentsRegistration()) }
+  try prepareDependencies {
+    $0.defaultDatabase = try HubDatabase(attachmentsRegistration())
+    $0.defaultSyncEngine = try attachmentsSyncEngine(for: $0.defaultDatabase)
+  }
 } catch {
   exit(tool.report(error).rawValue)
 }
