@@ -1,13 +1,13 @@
 import Foundation
+import HearthData
 
 /// Handles a person can type for rows keyed by UUIDs, as git abbreviates commits: commands
 /// show the first `length` characters of an id, and accept any prefix of at least
 /// `minimumLength` characters (or the whole id) that names one row.
 ///
 /// ```swift
-/// let id = try ShortID.resolve(input.positional(0), what: "reminder") { pattern in
-///   try Reminder.where { #sql("\($0.id) LIKE \(pattern)") }.select(\.id).limit(2).fetchAll(db)
-/// }
+/// let id = try ShortID.resolve(input.positional(0, name: "ID"), what: "reminder",
+///                              in: Reminder.tableName, db)
 /// ```
 public enum ShortID {
   /// How many characters commands show.
@@ -47,5 +47,18 @@ public enum ShortID {
       throw CommandError.usage("'\(text)' names more than one \(what); type more of its id")
     }
     return first
+  }
+
+  /// The one id of `table` (its UUID column `column`) a typed handle names.
+  public static func resolve(
+    _ text: String, what: String, in table: String, column: String = "id", _ db: Database
+  ) throws -> UUID {
+    try resolve(text, what: what) { pattern in
+      try UUID.fetchAll(
+        db,
+        sql: "SELECT \(quoteIdentifier(column)) FROM \(quoteIdentifier(table)) "
+          + "WHERE \(quoteIdentifier(column)) LIKE ? LIMIT 2",
+        arguments: [pattern])
+    }
   }
 }

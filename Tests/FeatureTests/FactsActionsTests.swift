@@ -49,11 +49,11 @@ import Testing
   @Test func deletingAMissingFactDeletesNothing() throws {
     let fact = try database.write { try FactActions.addFact(about: 7, now: now, $0) }
     let refusal = #expect(throws: CommandError.self) {
-      try database.write { try FactActions.delete([fact.id, 404], $0) }
+      try database.write { try FactActions.delete([ShortID.of(fact.id), "40404"], $0) }
     }
     #expect(refusal?.exitCode == .notFound)
     #expect(try database.read { try Fact.fetchCount($0) } == 1)
-    try database.write { try FactActions.delete([fact.id], $0) }
+    #expect(try database.write { try FactActions.delete([fact.id.uuidString], $0) } == [fact.id])
     #expect(try database.read { try Fact.fetchCount($0) } == 0)
   }
 

@@ -47,7 +47,7 @@ import Testing
         rows: "first\nsecond")
       let speakers = try SyncUpActions.speakers(of: id, db)
       #expect(speakers.1 == ["Bo", "Cy"])
-      #expect(try SyncUpActions.meetings(after: 1, db).map(\.1) == ["Standup"])
+      #expect(try SyncUpActions.meetings(after: 1, db).map(\.title) == ["Standup"])
       #expect(try SyncUpActions.newestMeeting(db) == 2)
     }
     // Deleting the sync-up takes its attendees and meetings with it.
@@ -60,7 +60,7 @@ import Testing
 
   @Test func unknownIDsAndNamesAreNotFound() throws {
     let missing = #expect(throws: CommandError.self) {
-      try database.write { try SyncUpActions.addAttendee("Ana", to: 9, $0) }
+      try database.write { try SyncUpActions.addAttendee("Ana", to: UUID(), $0) }
     }
     #expect(missing?.exitCode == .notFound)
     let summary = try database.write {
@@ -69,6 +69,6 @@ import Testing
     let nobody = #expect(throws: CommandError.self) {
       try database.write { try SyncUpActions.removeAttendee("Zed", from: summary.syncUp.id, $0) }
     }
-    #expect(nobody?.message == "sync-up 1 has no attendee 'Zed'")
+    #expect(nobody?.message == "sync-up \(ShortID.of(summary.syncUp.id)) has no attendee 'Zed'")
   }
 }

@@ -39,9 +39,11 @@ import Testing
     var run = try facts("add", "42", "--json")
     #expect(run.status == 0, "\(run.errors)")
     #expect((try run.json() as? [String: Any])?["body"] as? String == "42 = 2 × 3 × 7")
+    let first = try #require((try run.json() as? [String: Any])?["id"] as? String)
     // Asking again gives another fact.
     run = try facts("add", "42", "--json")
     #expect((try run.json() as? [String: Any])?["body"] as? String == "42 has 8 divisors")
+    let second = try #require((try run.json() as? [String: Any])?["id"] as? String)
     try facts("add", "7")
     run = try facts("list", "--json")
     let list = try #require(try run.json() as? [String: Any])
@@ -53,7 +55,7 @@ import Testing
     #expect(try facts("search", "divisors").output.contains("1 of 3 fact(s) match \"divisors\""))
     run = try facts("count", "--json")
     #expect((try run.json() as? [String: Int]) == ["facts": 3, "numbers": 2])
-    try facts("delete", "1")
+    try facts("delete", String(first.prefix(6)))
     #expect(try facts("count").output.contains("2 fact(s) about 2 number(s)"))
 
     // The fact of the day: none until the duty runs, then one, only one.
@@ -69,9 +71,10 @@ import Testing
     #expect(run.status == 2 && run.errors.contains("whole number"))
     run = try facts("add", "forty-two")
     #expect(run.status == 2)
-    run = try facts("delete", "2", "404")
-    #expect(run.status == 4 && run.errors.contains("no fact 404"))
-    #expect(try facts("count", "--json").output.contains("\"facts\":3"))  // 2 was not deleted
+    let missing = second.hasPrefix("4040") ? "5050" : "4040"
+    run = try facts("delete", second, missing)
+    #expect(run.status == 4 && run.errors.contains("no fact \(missing)"))
+    #expect(try facts("count", "--json").output.contains("\"facts\":3"))  // none was deleted
 
     // Watch redraws when another process writes.
     let screen = try facts.startInTerminal(["watch"])

@@ -37,9 +37,10 @@ import Testing
       eventually { (try? cli("today").status) == 0 }
       #expect(try cli("add", "7").status == 0)
     default:
-      #expect(try cli("add", "Retro", "--attendee", "Ana").status == 0)
-      #expect(try cli("record", "1", "--transcript", "after the restart").status == 0)
-      eventually { output.lines.contains { $0.contains("meeting 1 of \"Retro\" saved") } }
+      let retro = try cli.made("add", "Retro", "--attendee", "Ana", key: "syncUp")
+      let meeting = try cli.made("record", retro, "--transcript", "after the restart")
+      let shown = "meeting \(meeting.prefix(8).lowercased()) of \"Retro\" saved"
+      eventually { output.lines.contains { $0.contains(shown) } }
     }
     #expect(duty.isRunning, "\(output.lines.suffix(5))")
     kill(duty.processIdentifier, SIGTERM)

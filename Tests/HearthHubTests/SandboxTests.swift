@@ -30,7 +30,11 @@ import Testing
       toPath: credentials + "/" + "hearth-plugin.key")
     // The reminders feature registers and writes from outside, so that there is a row.
     let reminders = try Executables.path("hearth-reminders")
-    #expect(try run(reminders, ["add", "outside"], paths: paths).status == 0)
+    let added = try run(reminders, ["add", "outside", "--json"], paths: paths)
+    #expect(added.status == 0)
+    let reminder = try #require(
+      (try JSONSerialization.jsonObject(with: Data(added.output.utf8)) as? [String: Any])?[
+        "reminder"] as? [String: Any])?["id"] as? String
     let image = directory.appendingPathComponent("dot.png")
     try Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 1, 2, 3]).write(to: image)
 
@@ -42,7 +46,7 @@ import Testing
       mount --bind "$DATA" "$DATA" && mount --bind "$OWN" "$OWN" \
         && mount -o remount,bind,ro "$DATA" && mount -t tmpfs -o size=1m tmpfs "$DATA/keys" \
         && mount --bind "$RUN" "$RUN" && mount -o remount,bind,ro "$RUN" || exit 90
-      "$FEATURE" add reminders 1 --image "$IMAGE" >/dev/null && echo wrote-through-hub
+      "$FEATURE" add reminders "$REMINDER" --image "$IMAGE" >/dev/null && echo wrote-through-hub
       "$FEATURE" list --json | grep -q '"kind":"image"' && echo read-the-file
       "$FEATURE" verify >/dev/null && echo stored-own-file
       /usr/bin/python3 -c '
@@ -61,7 +65,7 @@ import Testing
     environment.merge(
       [
         "DATA": data, "OWN": own, "RUN": paths.runtimeDirectory, "FEATURE": attachments,
-        "IMAGE": image.path, "DATABASE": paths.databasePath, "CREDENTIALS_DIRECTORY": credentials,
+        "IMAGE": image.path, "REMINDER": reminder ?? "", "DATABASE": paths.databasePath, "CREDENTIALS_DIRECTORY": credentials,
         "HEARTH_DATABASE": paths.databasePath, "HEARTH_RUNTIME_DIR": paths.runtimeDirectory,
       ]
     ) { $1 }

@@ -56,10 +56,7 @@ package enum AttachmentActions {
 
   /// The attachment a typed handle (a prefix of its id, as `list` shows) names.
   package static func find(_ handle: String, _ db: Database) throws -> Attachment {
-    let id = try ShortID.resolve(handle, what: "attachment") { pattern in
-      try Attachment.where { #sql("\($0.id) LIKE \(pattern)") }.select(\.id).limit(2)
-        .fetchAll(db)
-    }
+    let id = try ShortID.resolve(handle, what: "attachment", in: Attachment.tableName, db)
     return try Attachment.find(id).fetchOne(db)!
   }
 

@@ -36,12 +36,12 @@ package enum FactActions {
       .select { _, fact in fact }
   }
 
-  /// Deletes the facts `ids`; none when one of them does not exist.
-  package static func delete(_ ids: [Int], _ db: Database) throws {
-    for id in ids where try Fact.find(id).fetchOne(db) == nil {
-      throw CommandError.notFound("no fact \(id); `hearth-facts list` shows them")
-    }
+  /// Deletes the facts the handles (prefixes of their ids, as `list` shows) name; none when
+  /// one of them names none.
+  package static func delete(_ handles: [String], _ db: Database) throws -> [Fact.ID] {
+    let ids = try handles.map { try ShortID.resolve($0, what: "fact", in: Fact.tableName, db) }
     try Fact.where { $0.id.in(ids) }.delete().execute(db)
+    return ids
   }
 
   /// How many facts, and about how many numbers.

@@ -5,7 +5,7 @@ import Foundation
 import HearthData
 import HearthPlugin
 
-func line(_ fact: Fact) -> String { String(format: "%4d  ", fact.id) + fact.body }
+func line(_ fact: Fact) -> String { ShortID.of(fact.id) + "  " + fact.body }
 
 func render(_ value: Facts.Value, query: String) -> String {
   let lines = value.facts.isEmpty ? ["No facts yet: `hearth-facts add 42`."] : value.facts.map(line)
@@ -53,10 +53,12 @@ let search = Command(
 
 let delete = Command("delete", arguments: "ID…", summary: "deletes facts") { input in
   @Dependency(\.defaultDatabase) var database
-  let ids = try input.positionals.indices.map { try input.positional($0, as: Int.self, name: "ID") }
-  guard !ids.isEmpty else { throw CommandError.usage("missing ID") }
-  try database.write { try FactActions.delete(ids, $0) }
-  return .message("Deleted \(ids.map(String.init).joined(separator: ", ")).", json: ["ids": ids])
+  let handles = input.positionals
+  guard !handles.isEmpty else { throw CommandError.usage("missing ID") }
+  let ids = try database.write { try FactActions.delete(handles, $0) }
+  return .message(
+    "Deleted \(ids.map(ShortID.of).joined(separator: ", ")).",
+    json: ["ids": ids.map(\.uuidString)])
 }
 
 let count = Command("count", summary: "how many facts, and about how many numbers") { _ in

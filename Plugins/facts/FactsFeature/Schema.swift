@@ -5,7 +5,7 @@ import HearthPlugin
 
 @Table
 package struct Fact: Codable, Hashable, Identifiable {
-  package let id: Int
+  package let id: UUID
   package var number: Int
   package var body = ""
   package var createdAt: Date
@@ -39,6 +39,35 @@ package var migrator: DatabaseMigrator {
     )
     .execute(db)
   }
+  // UUID keys, for sync: each table rebuilt the SQLite way, every row and relation kept
+  // (each fact keeps its old id as its rowid, so attachments named by number find it).
+  migrator.registerMigration("Key facts by UUID, for sync") { db in
+    try #sql(
+      """
+      CREATE TABLE "new_facts" (
+        "id" TEXT PRIMARY KEY NOT NULL ON CONFLICT REPLACE DEFAULT (uuid()),
+        "number" INTEGER NOT NULL,
+        "body" TEXT NOT NULL,
+        "createdAt" TEXT NOT NULL
+      ) STRICT;
+      INSERT INTO "new_facts" ("rowid", "id", "number", "body", "createdAt")
+      SELECT "id", uuid(), "number", "body", "createdAt" FROM "facts";
+      CREATE TABLE "new_dailyFacts" (
+        "day" TEXT PRIMARY KEY NOT NULL,
+        "factID" TEXT NOT NULL REFERENCES "new_facts"("id") ON DELETE CASCADE
+      ) STRICT;
+      INSERT INTO "new_dailyFacts" ("day", "factID")
+      SELECT d."day", f."id" FROM "dailyFacts" d JOIN "new_facts" f ON f."rowid" = d."factID";
+      DROP TABLE "dailyFacts";
+      DROP TABLE "facts";
+      ALTER TABLE "new_facts" RENAME TO "facts";
+      ALTER TABLE "new_dailyFacts" RENAME TO "dailyFacts";
+      CREATE INDEX "facts_number" ON "facts"("number");
+      CREATE INDEX "dailyFacts_fact" ON "dailyFacts"("factID");
+      """
+    )
+    .execute(db)
+  }
   return migrator
 }
 
@@ -58,13 +87,18 @@ package struct Facts: FetchKeyRequest {
     let search =
       Fact
       .where { $0.body.contains(query) }
-      .order { $0.id.desc() }
+      .order { ($0.createdAt.desc(), $0.rowid.desc()) }
     return try Value(
       facts: search.fetchAll(db),
       searchCount: search.fetchCount(db),
       totalCount: Fact.fetchCount(db)
     )
   }
+}
+
+/// The engine that keeps the facts, and each day's pick, the same on every device.
+package func factsSyncEngine(for database: any DatabaseWriter) throws -> SyncEngine {
+  try SyncEngine(for: database, tables: Fact.self, DailyFact.self)
 }
 
 /// What the feature tells the hub: its tables (named by their types) and migrations.

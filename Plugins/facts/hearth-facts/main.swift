@@ -6,7 +6,10 @@ import HearthPlugin
 
 let tool = factsTool()
 do {
-  try prepareDependencies { $0.defaultDatabase = try HubDatabase(factsRegistration()) }
+  try prepareDependencies {
+    $0.defaultDatabase = try HubDatabase(factsRegistration())
+    $0.defaultSyncEngine = try factsSyncEngine(for: $0.defaultDatabase)
+  }
 } catch {
   exit(tool.report(error).rawValue)
 }

@@ -42,9 +42,7 @@ enum RemindersActions {
 
   /// The reminder a typed handle (a prefix of its id, as `show` prints) names.
   static func reminderID(_ handle: String, _ db: Database) throws -> Reminder.ID {
-    try ShortID.resolve(handle, what: "reminder") { pattern in
-      try Reminder.where { #sql("\($0.id) LIKE \(pattern)") }.select(\.id).limit(2).fetchAll(db)
-    }
+    try ShortID.resolve(handle, what: "reminder", in: Reminder.tableName, db)
   }
 
   static func reminderIDs(_ handles: [String], _ db: Database) throws -> [Reminder.ID] {

@@ -7,9 +7,20 @@ import HearthPlugin
 package enum SyncUpActions {
   package static func find(_ id: SyncUp.ID, _ db: Database) throws -> SyncUp {
     guard let syncUp = try SyncUp.find(id).fetchOne(db) else {
-      throw CommandError.notFound("no sync-up \(id); `hearth-syncups list` shows them")
+      throw CommandError.notFound(
+        "no sync-up \(ShortID.of(id)); `hearth-syncups list` shows them")
     }
     return syncUp
+  }
+
+  /// The sync-up a typed handle (a prefix of its id, as `list` shows) names.
+  package static func syncUpID(_ handle: String, _ db: Database) throws -> SyncUp.ID {
+    try ShortID.resolve(handle, what: "sync-up", in: SyncUp.tableName, db)
+  }
+
+  /// The meeting a typed handle (as `history` shows) names.
+  package static func meetingID(_ handle: String, _ db: Database) throws -> Meeting.ID {
+    try ShortID.resolve(handle, what: "meeting", in: Meeting.tableName, db)
   }
 
   /// Creates a sync-up with its attendees.
@@ -54,7 +65,7 @@ package enum SyncUpActions {
     guard
       let attendee = try Attendee.where({ $0.syncUpID.eq(id) && $0.name.collate(.nocase).eq(name) })
         .fetchOne(db)
-    else { throw CommandError.notFound("sync-up \(id) has no attendee '\(name)'") }
+    else { throw CommandError.notFound("sync-up \(ShortID.of(id)) has no attendee '\(name)'") }
     try Attendee.find(attendee.id).delete().execute(db)
     return try Queries.summaries(db, only: id)[0]
   }
@@ -83,22 +94,28 @@ package enum SyncUpActions {
   /// A sync-up and its attendees' names, in the order they were added (for the timer).
   package static func speakers(of id: SyncUp.ID, _ db: Database) throws -> (SyncUp, [String]) {
     let syncUp = try find(id, db)
-    let names = try Attendee.where { $0.syncUpID.eq(id) }.order(by: \.id).select(\.name)
+    let names = try Attendee.where { $0.syncUpID.eq(id) }.order { $0.rowid }.select(\.name)
       .fetchAll(db)
     return (syncUp, names)
   }
 
-  /// The meetings saved after meeting `id`, with their sync-up's title (the `run` duty).
-  package static func meetings(after id: Meeting.ID, _ db: Database) throws
-    -> [(Meeting.ID, String)]
+  /// The meetings that came after the one of rowid `rowid` (saved here, or pulled from
+  /// another device), with their rowid and their sync-up's title (the `run` duty).
+  package static func meetings(after rowid: Int, _ db: Database) throws
+    -> [(rowid: Int, id: Meeting.ID, title: String)]
   {
-    try Meeting.where { $0.id.gt(id) }.order(by: \.id)
-      .join(SyncUp.all) { $0.syncUpID.eq($1.id) }.select { ($0.id, $1.title) }.fetchAll(db)
+    try Row.fetchAll(
+      db,
+      sql: """
+        SELECT m.rowid, m.id, s.title FROM meetings m JOIN syncUps s ON s.id = m.syncUpID
+        WHERE m.rowid > ? ORDER BY m.rowid
+        """, arguments: [rowid]
+    )
+    .map { (rowid: try $0[0], id: try $0[1], title: try $0[2]) }
   }
 
-  /// The newest meeting's id (0 when there is none).
-  package static func newestMeeting(_ db: Database) throws -> Meeting.ID {
-    let newest: Int?? = try Meeting.select { $0.id.max() }.fetchOne(db)
-    return (newest ?? nil) ?? 0
+  /// The newest meeting's rowid (0 when there is none).
+  package static func newestMeeting(_ db: Database) throws -> Int {
+    try Int.fetchOne(db, sql: "SELECT coalesce(max(rowid), 0) FROM meetings") ?? 0
   }
 }

@@ -41,7 +41,7 @@ let meetingFormatter: DateFormatter = {
 
 func meetingLine(_ meeting: Meeting) -> String {
   let first = meeting.transcript.split(separator: "\n").first.map(String.init) ?? "(no transcript)"
-  return String(format: "%4d  ", meeting.id) + meetingFormatter.string(from: meeting.date) + "  "
+  return ShortID.of(meeting.id) + "  " + meetingFormatter.string(from: meeting.date) + "  "
     + first
 }
 
@@ -76,11 +76,12 @@ let edit = Command(
   valuedOptions: ["title", "minutes", "theme"]
 ) { input in
   @Dependency(\.defaultDatabase) var database
-  let id = try input.positional(0, as: Int.self, name: "ID")
+  let handle = try input.positional(0, name: "ID")
   let title = try input.option("title").map { try checkedName($0, what: "title") }
   let (seconds, theme) = (try duration(input), try theme(input))
-  let summary = try database.write {
-    try SyncUpActions.edit(id, title: title, seconds: seconds, theme: theme, $0)
+  let summary = try database.write { db in
+    try SyncUpActions.edit(
+      try SyncUpActions.syncUpID(handle, db), title: title, seconds: seconds, theme: theme, db)
   }
   return .values(summary) { "Changed:\n" + $0.line }
 }
@@ -88,41 +89,52 @@ let edit = Command(
 let addAttendee = Command("attendee-add", arguments: "ID NAME…", summary: "adds an attendee") {
   input in
   @Dependency(\.defaultDatabase) var database
-  let id = try input.positional(0, as: Int.self, name: "ID")
+  let handle = try input.positional(0, name: "ID")
   let name = try checkedName(try input.text(from: 1, name: "NAME"), what: "attendee's name")
-  return .values(try database.write { try SyncUpActions.addAttendee(name, to: id, $0) }) {
-    $0.line
-  }
+  return .values(
+    try database.write { db in
+      try SyncUpActions.addAttendee(name, to: try SyncUpActions.syncUpID(handle, db), db)
+    }
+  ) { $0.line }
 }
 
 let removeAttendee = Command(
   "attendee-remove", arguments: "ID NAME…", summary: "removes an attendee"
 ) { input in
   @Dependency(\.defaultDatabase) var database
-  let id = try input.positional(0, as: Int.self, name: "ID")
+  let handle = try input.positional(0, name: "ID")
   let name = try input.text(from: 1, name: "NAME")
-  return .values(try database.write { try SyncUpActions.removeAttendee(name, from: id, $0) }) {
-    $0.line
-  }
+  return .values(
+    try database.write { db in
+      try SyncUpActions.removeAttendee(name, from: try SyncUpActions.syncUpID(handle, db), db)
+    }
+  ) { $0.line }
 }
 
 let delete = Command(
   "delete", arguments: "ID", summary: "deletes a sync-up, its attendees and meetings"
 ) { input in
   @Dependency(\.defaultDatabase) var database
-  let id = try input.positional(0, as: Int.self, name: "ID")
-  let syncUp = try database.write { try SyncUpActions.delete(id, $0) }
-  return .message("Deleted sync-up \(id) \"\(syncUp.title)\".", json: ["id": id])
+  let handle = try input.positional(0, name: "ID")
+  let syncUp = try database.write { db in
+    try SyncUpActions.delete(try SyncUpActions.syncUpID(handle, db), db)
+  }
+  return .message(
+    "Deleted sync-up \(ShortID.of(syncUp.id)) \"\(syncUp.title)\".",
+    json: ["id": syncUp.id.uuidString])
 }
 
 let history = Command(
   "history", arguments: "ID", summary: "the meetings of a sync-up, newest first"
 ) { input in
   @Dependency(\.defaultDatabase) var database
-  let id = try input.positional(0, as: Int.self, name: "ID")
-  return .values(try database.read { try SyncUpActions.history(of: id, $0) }) { meetings in
+  let handle = try input.positional(0, name: "ID")
+  let meetings = try database.read { db in
+    try SyncUpActions.history(of: try SyncUpActions.syncUpID(handle, db), db)
+  }
+  return .values(meetings) { meetings in
     meetings.isEmpty
-      ? "No meetings yet: `hearth-syncups start \(id)`."
+      ? "No meetings yet: `hearth-syncups start \(handle)`."
       : meetings.map(meetingLine).joined(separator: "\n")
   }
 }
@@ -131,9 +143,9 @@ let meeting = Command(
   "meeting", arguments: "MEETING_ID", summary: "one meeting with its transcript"
 ) { input in
   @Dependency(\.defaultDatabase) var database
-  let id = try input.positional(0, as: Int.self, name: "MEETING_ID")
-  guard let meeting = try database.read({ try Meeting.find(id).fetchOne($0) }) else {
-    throw CommandError.notFound("no meeting \(id); `hearth-syncups history ID` lists them")
+  let handle = try input.positional(0, name: "MEETING_ID")
+  let meeting = try database.read { db in
+    try Meeting.find(try SyncUpActions.meetingID(handle, db)).fetchOne(db)!
   }
   return .values(meeting) { meeting in
     meetingFormatter.string(from: meeting.date) + "\n\n"
@@ -151,10 +163,13 @@ let start = Command(
 ) { input in
   @Dependency(\.defaultDatabase) var database
   @Dependency(\.date) var date
-  let id = try input.positional(0, as: Int.self, name: "ID")
-  let (syncUp, names) = try database.read { try SyncUpActions.speakers(of: id, $0) }
+  let handle = try input.positional(0, name: "ID")
+  let (syncUp, names) = try database.read { db in
+    try SyncUpActions.speakers(of: try SyncUpActions.syncUpID(handle, db), db)
+  }
+  let id = syncUp.id
   guard !names.isEmpty else {
-    throw CommandError.usage("sync-up \(id) has no attendees; add one with attendee-add")
+    throw CommandError.usage("sync-up \(handle) has no attendees; add one with attendee-add")
   }
   let started = date()
   switch try MeetingTimer(syncUp: syncUp, speakers: names).run() {
@@ -165,8 +180,8 @@ let start = Command(
       try SyncUpActions.saveMeeting(of: id, transcript: transcript, date: started, $0)
     }
     return .message(
-      "Saved meeting \(meeting.id) (\(elapsed / 60) min \(elapsed % 60) s).",
-      json: ["saved": true, "id": meeting.id])
+      "Saved meeting \(ShortID.of(meeting.id)) (\(elapsed / 60) min \(elapsed % 60) s).",
+      json: ["saved": true, "id": meeting.id.uuidString])
   }
 }
 
@@ -177,17 +192,18 @@ let record = Command(
 ) { input in
   @Dependency(\.defaultDatabase) var database
   @Dependency(\.date) var now
-  let id = try input.positional(0, as: Int.self, name: "ID")
+  let handle = try input.positional(0, name: "ID")
   var transcript = input.option("transcript") ?? ""
   if transcript == "-" { transcript = try readStandardInput(limit: 1 << 20) }
   guard transcript.utf8.count <= 1 << 20 else {
     throw CommandError.usage("the transcript is longer than 1 MiB; nothing was saved")
   }
   let date = try input.option("date").map(meetingDate) ?? now()
-  let meeting = try database.write {
-    try SyncUpActions.saveMeeting(of: id, transcript: transcript, date: date, $0)
+  let meeting = try database.write { [transcript] db in
+    try SyncUpActions.saveMeeting(
+      of: try SyncUpActions.syncUpID(handle, db), transcript: transcript, date: date, db)
   }
-  return .values(meeting) { "Saved meeting \($0.id)." }
+  return .values(meeting) { "Saved meeting \(ShortID.of($0.id))." }
 }
 
 /// `2026-12-24 09:30`.
@@ -221,9 +237,9 @@ let run = Command(
   let lastMeeting = Locked(try database.read(SyncUpActions.newestMeeting))
   runDuties(name: "syncups", interval: .milliseconds(Int(interval * 1000))) {
     let after = lastMeeting.withLock { $0 }
-    for (id, title) in try database.read({ try SyncUpActions.meetings(after: after, $0) }) {
-      Logger(label: "syncups").info("meeting \(id) of \"\(title)\" saved")
-      lastMeeting.withLock { $0 = id }
+    for meeting in try database.read({ try SyncUpActions.meetings(after: after, $0) }) {
+      Logger(label: "syncups").info("meeting \(ShortID.of(meeting.id)) of \"\(meeting.title)\" saved")
+      lastMeeting.withLock { $0 = meeting.rowid }
     }
   }
 }

@@ -7,7 +7,7 @@ import HearthPlugin
 
 @Table("syncUps")
 package struct SyncUp: Codable, Hashable, Identifiable {
-  package let id: Int
+  package let id: UUID
   /// The meeting's length, in seconds.
   package var seconds = 300
   package var theme: Theme = .bubblegum
@@ -21,14 +21,14 @@ package struct SyncUp: Codable, Hashable, Identifiable {
 
 @Table
 package struct Attendee: Codable, Hashable, Identifiable {
-  package let id: Int
+  package let id: UUID
   package var name = ""
   package var syncUpID: SyncUp.ID
 }
 
 @Table
 package struct Meeting: Codable, Hashable, Identifiable {
-  package let id: Int
+  package let id: UUID
   package var date: Date
   package var syncUpID: SyncUp.ID
   package var transcript = ""
@@ -62,7 +62,54 @@ package var migrator: DatabaseMigrator {
     )
     .execute(db)
   }
+  // UUID keys, for sync: each table rebuilt the SQLite way, every row and relation kept
+  // (each row keeps its old id as its rowid, so attachments named by number find it).
+  migrator.registerMigration("Key sync-ups by UUID, for sync") { db in
+    try #sql(
+      """
+      CREATE TABLE "new_syncUps" (
+        "id" TEXT PRIMARY KEY NOT NULL ON CONFLICT REPLACE DEFAULT (uuid()),
+        "seconds" INTEGER NOT NULL DEFAULT 300 CHECK ("seconds" BETWEEN 60 AND 86400),
+        "theme" TEXT NOT NULL DEFAULT 'bubblegum',
+        "title" TEXT NOT NULL CHECK (length("title") BETWEEN 1 AND 200)
+      ) STRICT;
+      INSERT INTO "new_syncUps" ("rowid", "id", "seconds", "theme", "title")
+      SELECT "id", uuid(), "seconds", "theme", "title" FROM "syncUps";
+      CREATE TABLE "new_attendees" (
+        "id" TEXT PRIMARY KEY NOT NULL ON CONFLICT REPLACE DEFAULT (uuid()),
+        "name" TEXT NOT NULL CHECK (length("name") BETWEEN 1 AND 200),
+        "syncUpID" TEXT NOT NULL REFERENCES "new_syncUps"("id") ON DELETE CASCADE
+      ) STRICT;
+      INSERT INTO "new_attendees" ("rowid", "id", "name", "syncUpID")
+      SELECT a."id", uuid(), a."name", s."id"
+      FROM "attendees" a JOIN "new_syncUps" s ON s."rowid" = a."syncUpID";
+      CREATE TABLE "new_meetings" (
+        "id" TEXT PRIMARY KEY NOT NULL ON CONFLICT REPLACE DEFAULT (uuid()),
+        "date" TEXT NOT NULL,
+        "syncUpID" TEXT NOT NULL REFERENCES "new_syncUps"("id") ON DELETE CASCADE,
+        "transcript" TEXT NOT NULL DEFAULT ''
+      ) STRICT;
+      INSERT INTO "new_meetings" ("rowid", "id", "date", "syncUpID", "transcript")
+      SELECT m."id", uuid(), m."date", s."id", m."transcript"
+      FROM "meetings" m JOIN "new_syncUps" s ON s."rowid" = m."syncUpID";
+      DROP TABLE "attendees";
+      DROP TABLE "meetings";
+      DROP TABLE "syncUps";
+      ALTER TABLE "new_syncUps" RENAME TO "syncUps";
+      ALTER TABLE "new_attendees" RENAME TO "attendees";
+      ALTER TABLE "new_meetings" RENAME TO "meetings";
+      CREATE INDEX "attendees_syncUp" ON "attendees"("syncUpID");
+      CREATE INDEX "meetings_syncUp" ON "meetings"("syncUpID", "date");
+      """
+    )
+    .execute(db)
+  }
   return migrator
+}
+
+/// The engine that keeps sync-ups, attendees and meetings the same on every device.
+package func syncUpsSyncEngine(for database: any DatabaseWriter) throws -> SyncEngine {
+  try SyncEngine(for: database, tables: SyncUp.self, Attendee.self, Meeting.self)
 }
 
 /// What the feature tells the hub: its tables (named by their types) and migrations.
@@ -79,8 +126,7 @@ package struct SyncUpSummary: Codable, Hashable {
   package var meetingCount: Int
 
   package var line: String {
-    String(format: "%4d  ", syncUp.id)
-      + "\(syncUp.title)  \(syncUp.seconds / 60) min  \(syncUp.theme.rawValue)  "
+    ShortID.of(syncUp.id) + "  \(syncUp.title)  \(syncUp.seconds / 60) min  \(syncUp.theme.rawValue)  "
       + "\(attendees.joined(separator: ", "))  · \(meetingCount) meeting(s)"
   }
 }
@@ -96,7 +142,7 @@ package enum Queries {
       }
       .fetchAll(db)
     let ids = rows.map(\.0.id)
-    let attendees = try Attendee.where { $0.syncUpID.in(ids) }.order(by: \.id).fetchAll(db)
+    let attendees = try Attendee.where { $0.syncUpID.in(ids) }.order { $0.rowid }.fetchAll(db)
     let names = Dictionary(grouping: attendees, by: \.syncUpID).mapValues { $0.map(\.name) }
     return rows.map {
       SyncUpSummary(syncUp: $0.0, attendees: names[$0.0.id] ?? [], meetingCount: $0.1)

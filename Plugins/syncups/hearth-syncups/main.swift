@@ -6,7 +6,10 @@ import SyncUpsFeature
 
 let tool = syncUpsTool()
 do {
-  try prepareDependencies { $0.defaultDatabase = try HubDatabase(syncUpsRegistration()) }
+  try prepareDependencies {
+    $0.defaultDatabase = try HubDatabase(syncUpsRegistration())
+    $0.defaultSyncEngine = try syncUpsSyncEngine(for: $0.defaultDatabase)
+  }
 } catch {
   exit(tool.report(error).rawValue)
 }
