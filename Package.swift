@@ -224,8 +224,7 @@ let package = Package(
       name: "HearthHubTests",
       dependencies: [
         "HearthHub", "HearthPlugin", "HearthWire", "HearthZMQ", "HearthDataTestSupport",
-        "AttachmentsFeature",
-        "FactsFeature",
+        "AttachmentsFeature", "FactsFeature", "RemindersFeature",
         "HearthTestbed", "HearthPostgres", "HearthSync",
       ],
       swiftSettings: strict),

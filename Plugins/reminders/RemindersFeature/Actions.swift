@@ -70,7 +70,7 @@ enum RemindersActions {
   /// The list new reminders go to: `name`, else the first list, else a new "Reminders".
   static func targetList(_ name: String?, _ db: Database) throws -> RemindersList.ID {
     if let name { return try findList(name, db).id }
-    if let first = try RemindersList.order({ ($0.position, $0.id) }).fetchOne(db) {
+    if let first = try RemindersList.order({ ($0.position, $0.rowid) }).fetchOne(db) {
       return first.id
     }
     return try RemindersList.insert { RemindersList.Draft(title: "Reminders") }
@@ -213,7 +213,7 @@ enum RemindersActions {
   {
     let moved = try findReminder(id, db)
     var ids = try Reminder.where { $0.remindersListID.eq(moved.remindersListID) }
-      .order { ($0.position, $0.id) }.select(\.id).fetchAll(db)
+      .order { ($0.position, $0.rowid) }.select(\.id).fetchAll(db)
     ids.removeAll { $0 == id }
     ids.insert(id, at: min(position, ids.count))
     try reorder(ids, db)

@@ -67,7 +67,7 @@ package enum Queries {
   }
 
   static func lists(_ db: Database) throws -> [ListSummary] {
-    try RemindersList.order { ($0.position, $0.id) }
+    try RemindersList.order { ($0.position, $0.rowid) }
       .select { list in
         ListSummary.Columns(
           list: list,
@@ -79,7 +79,7 @@ package enum Queries {
   /// Reminders with their list's title and tags, in list and position order.
   static func rows(_ db: Database, _ reminders: Where<Reminder>) throws -> [ReminderRow] {
     let found = try reminders.join(RemindersList.all) { $0.remindersListID.eq($1.id) }
-      .order { r, l in (l.position, l.id, r.position, r.id) }
+      .order { r, l in (l.position, l.rowid, r.position, r.rowid) }
       .select { ($0, $1.title) }
       .fetchAll(db)
     return try withTags(db, found.map { (reminder: $0.0, listTitle: $0.1) })
