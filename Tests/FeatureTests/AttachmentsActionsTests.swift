@@ -30,11 +30,14 @@ import Testing
       try AttachmentActions.attach(.note("hello"), to: "notes", "2", now: now, $0)
     }
     let missing = #expect(throws: CommandError.self) {
-      try database.write { try AttachmentActions.attach(.note("x"), to: "notes", "9", now: now, $0) }
+      try database.write {
+        try AttachmentActions.attach(.note("x"), to: "notes", "9", now: now, $0)
+      }
     }
     #expect(missing?.message == "notes has no row 9")
     try database.read { db in
-      #expect(try AttachmentActions.list(table: "notes", handle: "2", db).map(\.kind) == [.note("hello")])
+      #expect(
+        try AttachmentActions.list(table: "notes", handle: "2", db).map(\.kind) == [.note("hello")])
       try assertQuery(
         Attachment.order { $0.rowid }.select { ($0.ownerID, $0.kind.note) }, in: db,
         rows: "1 | NULL\n2 | hello")
@@ -107,7 +110,8 @@ import Testing
       #expect(kept.map(\.ownerID) == [seven])
     }
     let more = try old.write { db in
-      try AttachmentActions.attach(.note("again"), to: "cards", String(seven.prefix(5)), now: now, db)
+      try AttachmentActions.attach(
+        .note("again"), to: "cards", String(seven.prefix(5)), now: now, db)
     }
     #expect(more.ownerID == seven)
     let wrong = #expect(throws: CommandError.self) {

@@ -65,7 +65,8 @@ struct RemindersActionsTests {
       try assertQuery(
         Reminder.order { $0.rowid }.select { ($0.title, $0.status) }, in: db,
         rows: "Call | 0\nLater | 0\nDone soon | 2")
-      try assertQuery(ReminderAlert.select(\.reminderID), in: db, rows: due.reminder.id.uuidString.lowercased())
+      try assertQuery(
+        ReminderAlert.select(\.reminderID), in: db, rows: due.reminder.id.uuidString.lowercased())
       #expect(try Queries.stats(db).pastDueCount == 1)
     }
     _ = later

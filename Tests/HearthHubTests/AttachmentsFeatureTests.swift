@@ -69,7 +69,8 @@ import Testing
     run = try attachments("list", "reminders", m, "--json")
     let listed = try #require(try run.json() as? [[String: Any]])
     #expect(listed.map { $0["kind"] as? String } == ["note", "link", "image"])
-    #expect(try attachments("list").output.contains("reminders/\(bread.prefix(8).lowercased())  image"))
+    #expect(
+      try attachments("list").output.contains("reminders/\(bread.prefix(8).lowercased())  image"))
     run = try attachments("show", String(note.prefix(4)))
     #expect(run.status == 0 && run.output.contains("semi-skimmed"))
     #expect(try attachments("verify", "--json").output.contains("\"verified\":1"))
@@ -102,7 +103,8 @@ import Testing
     let screen = try attachments.startInTerminal(["watch", "reminders"])
     defer { screen.stop() }
     eventually { screen.text.contains("semi-skimmed") }
-    let breadLink = try attachments.made("add", "reminders", b, "--link", "https://example.com/bread")
+    let breadLink = try attachments.made(
+      "add", "reminders", b, "--link", "https://example.com/bread")
     eventually { screen.text.contains("https://example.com/bread") }
 
     // A damaged file is found.

@@ -133,9 +133,10 @@ import Testing
     defer { live.stop() }
     let hub = live.process
     let reminders = try FeatureCLI("hearth-reminders", hub: hub)
-    let keep = try #require(
-      (try reminders("add", "Keep me", "--json").json() as? [String: Any])?["reminder"]
-        as? [String: Any])?["id"] as? String
+    let keep =
+      try #require(
+        (try reminders("add", "Keep me", "--json").json() as? [String: Any])?["reminder"]
+          as? [String: Any])?["id"] as? String
     func count() throws -> Int {
       (try reminders("stats", "--json").json() as? [String: Int])?["allCount"] ?? -1
     }

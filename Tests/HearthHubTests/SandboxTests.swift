@@ -32,9 +32,10 @@ import Testing
     let reminders = try Executables.path("hearth-reminders")
     let added = try run(reminders, ["add", "outside", "--json"], paths: paths)
     #expect(added.status == 0)
-    let reminder = try #require(
-      (try JSONSerialization.jsonObject(with: Data(added.output.utf8)) as? [String: Any])?[
-        "reminder"] as? [String: Any])?["id"] as? String
+    let reminder =
+      try #require(
+        (try JSONSerialization.jsonObject(with: Data(added.output.utf8)) as? [String: Any])?[
+          "reminder"] as? [String: Any])?["id"] as? String
     let image = directory.appendingPathComponent("dot.png")
     try Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 1, 2, 3]).write(to: image)
 
@@ -65,7 +66,8 @@ import Testing
     environment.merge(
       [
         "DATA": data, "OWN": own, "RUN": paths.runtimeDirectory, "FEATURE": attachments,
-        "IMAGE": image.path, "REMINDER": reminder ?? "", "DATABASE": paths.databasePath, "CREDENTIALS_DIRECTORY": credentials,
+        "IMAGE": image.path, "REMINDER": reminder ?? "", "DATABASE": paths.databasePath,
+        "CREDENTIALS_DIRECTORY": credentials,
         "HEARTH_DATABASE": paths.databasePath, "HEARTH_RUNTIME_DIR": paths.runtimeDirectory,
       ]
     ) { $1 }

@@ -46,7 +46,8 @@ import Testing
     #expect(meetings.count == 1)
     #expect(meetings.first?["transcript"] as? String == "Ana: ship the release ✓")
     let meeting = try #require(meetings.first?["id"] as? String)
-    #expect(try syncups("meeting", String(meeting.prefix(4))).output.contains("Ana: ship the release ✓"))
+    #expect(
+      try syncups("meeting", String(meeting.prefix(4))).output.contains("Ana: ship the release ✓"))
 
     // Recorded from a script; the history is newest first.
     run = try syncups(

@@ -130,7 +130,8 @@ let show = Command(
   let output = AttachmentOutput(attachment, store: store)
   if case .image(let digest) = attachment.kind, try !store.verify(digest) {
     throw CommandError(
-      "the file of image attachment \(ShortID.of(attachment.id)) is missing or damaged (\(store.url(digest).path))")
+      "the file of image attachment \(ShortID.of(attachment.id)) is missing or damaged (\(store.url(digest).path))"
+    )
   }
   return .values(output) { output in
     "\(output.line)\n\ncreated \(output.createdAt)"
@@ -175,7 +176,7 @@ let watchAttachments = Command(
     let lines = try database.read {
       try AttachmentActions.list(table: table, handle: nil, $0)
     }
-      .map { AttachmentOutput($0, store: store).line }
+    .map { AttachmentOutput($0, store: store).line }
     return lines.isEmpty ? "No attachments." : lines.joined(separator: "\n")
   }
 }

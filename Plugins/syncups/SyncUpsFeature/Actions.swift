@@ -91,10 +91,12 @@ package enum SyncUpActions {
       .returning(\.self).fetchOne(db)!
   }
 
-  /// A sync-up and its attendees' names, in the order they were added (for the timer).
+  /// A sync-up and its attendees' names, by name, the same on every device (the timer's order).
   package static func speakers(of id: SyncUp.ID, _ db: Database) throws -> (SyncUp, [String]) {
     let syncUp = try find(id, db)
-    let names = try Attendee.where { $0.syncUpID.eq(id) }.order { $0.rowid }.select(\.name)
+    let names = try Attendee.where { $0.syncUpID.eq(id) }.order {
+      ($0.name.collate(.nocase), $0.id)
+    }.select(\.name)
       .fetchAll(db)
     return (syncUp, names)
   }

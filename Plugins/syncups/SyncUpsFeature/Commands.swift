@@ -238,7 +238,8 @@ let run = Command(
   runDuties(name: "syncups", interval: .milliseconds(Int(interval * 1000))) {
     let after = lastMeeting.withLock { $0 }
     for meeting in try database.read({ try SyncUpActions.meetings(after: after, $0) }) {
-      Logger(label: "syncups").info("meeting \(ShortID.of(meeting.id)) of \"\(meeting.title)\" saved")
+      Logger(label: "syncups").info(
+        "meeting \(ShortID.of(meeting.id)) of \"\(meeting.title)\" saved")
       lastMeeting.withLock { $0 = meeting.rowid }
     }
   }

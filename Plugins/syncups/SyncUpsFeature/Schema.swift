@@ -126,7 +126,8 @@ package struct SyncUpSummary: Codable, Hashable {
   package var meetingCount: Int
 
   package var line: String {
-    ShortID.of(syncUp.id) + "  \(syncUp.title)  \(syncUp.seconds / 60) min  \(syncUp.theme.rawValue)  "
+    ShortID.of(syncUp.id)
+      + "  \(syncUp.title)  \(syncUp.seconds / 60) min  \(syncUp.theme.rawValue)  "
       + "\(attendees.joined(separator: ", "))  · \(meetingCount) meeting(s)"
   }
 }
@@ -142,7 +143,9 @@ package enum Queries {
       }
       .fetchAll(db)
     let ids = rows.map(\.0.id)
-    let attendees = try Attendee.where { $0.syncUpID.in(ids) }.order { $0.rowid }.fetchAll(db)
+    let attendees = try Attendee.where { $0.syncUpID.in(ids) }.order {
+      ($0.name.collate(.nocase), $0.id)
+    }.fetchAll(db)
     let names = Dictionary(grouping: attendees, by: \.syncUpID).mapValues { $0.map(\.name) }
     return rows.map {
       SyncUpSummary(syncUp: $0.0, attendees: names[$0.0.id] ?? [], meetingCount: $0.1)
