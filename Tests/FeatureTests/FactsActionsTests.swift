@@ -67,4 +67,28 @@ import Testing
     #expect(value.searchCount == 1)
     #expect(value.totalCount == 2)
   }
+
+  @Test func theUUIDMigrationKeepsEveryFactAndDailyPick() throws {
+    let old = try DatabaseQueue()
+    try migrator.migrate(old, upTo: "Create facts")
+    try old.write { db in
+      try db.execute(
+        sql: """
+          INSERT INTO facts (id, number, body, createdAt)
+          VALUES (1, 7, '7 is a prime number', '2026-01-01 00:00:00.000'),
+                 (2, 42, '42 = 2 × 3 × 7', '2026-01-02 00:00:00.000');
+          INSERT INTO dailyFacts (day, factID) VALUES ('2026-01-01', 1);
+          """)
+    }
+    try migrator.migrate(old)
+    let (facts, today, broken) = try old.read { db in
+      (
+        try Facts().fetch(db).facts.map(\.body), try FactActions.factOfTheDay(now: now, db)?.body,
+        try Row.fetchAll(db, sql: "PRAGMA foreign_key_check")
+      )
+    }
+    #expect(facts == ["42 = 2 × 3 × 7", "7 is a prime number"])
+    #expect(today == "7 is a prime number")
+    #expect(broken.isEmpty)
+  }
 }

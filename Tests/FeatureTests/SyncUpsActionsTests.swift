@@ -71,4 +71,32 @@ import Testing
     }
     #expect(nobody?.message == "sync-up \(ShortID.of(summary.syncUp.id)) has no attendee 'Zed'")
   }
+
+  @Test func theUUIDMigrationKeepsEverySyncUpAttendeeAndMeeting() throws {
+    let old = try DatabaseQueue()
+    try migrator.migrate(old, upTo: "Create sync-ups")
+    try old.write { db in
+      try db.execute(
+        sql: """
+          INSERT INTO syncUps (id, seconds, theme, title) VALUES (1, 600, 'navy', 'Daily'),
+            (2, 300, 'teal', 'Weekly');
+          INSERT INTO attendees (id, name, syncUpID) VALUES (1, 'Bo', 1), (2, 'Ana', 1),
+            (3, 'Cy', 2);
+          INSERT INTO meetings (id, date, syncUpID, transcript)
+          VALUES (1, '2026-01-01 09:00:00.000', 1, 'first'), (2, '2026-01-02 09:00:00.000', 2, 'x');
+          """)
+    }
+    try migrator.migrate(old)
+    try old.read { db in
+      let summaries = try Queries.summaries(db)
+      #expect(summaries.map(\.syncUp.title) == ["Daily", "Weekly"])
+      #expect(summaries.map(\.attendees) == [["Ana", "Bo"], ["Cy"]])
+      #expect(summaries.map(\.meetingCount) == [1, 1])
+      #expect(
+        try SyncUpActions.history(of: summaries[0].syncUp.id, db).map(\.transcript) == ["first"])
+      // Old ids live on as rowids (the duty and older attachments follow them).
+      #expect(try SyncUpActions.newestMeeting(db) == 2)
+      #expect(try Row.fetchAll(db, sql: "PRAGMA foreign_key_check").isEmpty)
+    }
+  }
 }
