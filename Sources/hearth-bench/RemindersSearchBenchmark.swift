@@ -69,23 +69,28 @@ private func fillReminders(_ db: Database, count: Int) throws {
     seed = seed &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
     return Int((seed >> 33) % UInt64(bound))
   }
-  for list in 1...20 {
+  let lists = (1...20).map { _ in UUID().uuidString.lowercased() }
+  for (position, list) in lists.enumerated() {
     try db.execute(
-      sql: "INSERT INTO remindersLists (title, position) VALUES (?, ?)",
-      arguments: ["List \(list)", list])
+      sql: "INSERT INTO remindersLists (id, title, position) VALUES (?, ?, ?)",
+      arguments: [list, "List \(position + 1)", position + 1])
   }
   for tag in tags { try db.execute(sql: "INSERT INTO tags (title) VALUES (?)", arguments: [tag]) }
   let insert = try db.makeStatement(
-    sql: "INSERT INTO reminders (remindersListID, title, notes, position) VALUES (?, ?, ?, ?)")
+    sql:
+      "INSERT INTO reminders (id, remindersListID, title, notes, position) VALUES (?, ?, ?, ?, ?)")
   let tagInsert = try db.makeStatement(
-    sql: "INSERT OR IGNORE INTO remindersTags (reminderID, tagID) VALUES (?, ?)")
+    sql:
+      "INSERT OR IGNORE INTO remindersTags (id, reminderID, tagID) VALUES (?1 || '/' || ?2, ?1, ?2)"
+  )
   for index in 1...count {
     let title = "\(verbs[next(verbs.count)]) \(things[next(things.count)])"
     let notes =
       index.isMultiple(of: 3)
       ? "remember the \(things[next(things.count)]) and the \(things[next(things.count)]) before \(verbs[next(verbs.count)])ing"
       : ""
-    try insert.execute(arguments: [1 + next(20), title, notes, index])
-    if index.isMultiple(of: 2) { try tagInsert.execute(arguments: [index, 1 + next(tags.count)]) }
+    let id = UUID().uuidString.lowercased()
+    try insert.execute(arguments: [id, lists[next(20)], title, notes, index])
+    if index.isMultiple(of: 2) { try tagInsert.execute(arguments: [id, tags[next(tags.count)]]) }
   }
 }
