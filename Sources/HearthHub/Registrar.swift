@@ -56,11 +56,16 @@ enum Registrar {
 
   /// Runs the migrations of `request` not applied before, in order, and records them; throws
   /// the refusal (`unauthorized`, or `migrationFailed` with SQLite's codes) of the first that
-  /// fails. Returns the identifiers applied.
+  /// fails, or of one that leaves a table the plugin does not own (a rename's new name is
+  /// not the authorizer's to see; a `new_` table must be renamed to its table by the end).
+  /// Returns the identifiers applied.
   static func applyMigrations(
     _ request: RegisterRequest, policy: PluginPolicy, at now: Int64, _ db: Database
   ) throws -> [String] {
     let done = try HubTables.appliedMigrations(of: request.plugin, db)
+    let tablesBefore = try tableNames(db)
+    let owner = PluginPolicy(
+      plugin: policy.plugin, ownedTables: policy.ownedTables, mode: .transaction)
     var applied: [String] = []
     for migration in request.migrations where !done.contains(migration.id) {
       do {
@@ -71,10 +76,27 @@ enum Registrar {
           message: "migration \(migration.id) of \(request.plugin) failed: \(failure.reason)",
           sqlite: .init(failure.error))
       }
+      if let stray = try tableNames(db).subtracting(tablesBefore).sorted()
+        .first(where: { !owner.owns($0) })
+      {
+        throw ErrorReply(
+          id: request.id, code: .unauthorized,
+          message: "migration \(migration.id) of \(request.plugin) left table \(stray), "
+            + "which is not one of its tables")
+      }
       try HubStore.recordMigration(migration.id, of: request.plugin, at: now, db)
       applied.append(migration.id)
     }
     return applied
+  }
+
+  /// Every table and view of the schema but SQLite's own, lower-cased.
+  private static func tableNames(_ db: Database) throws -> Set<String> {
+    Set(
+      try String.fetchAll(
+        db,
+        sql: "SELECT lower(name) FROM sqlite_schema WHERE type IN ('table', 'view') "
+          + "AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\'"))
   }
 }
 

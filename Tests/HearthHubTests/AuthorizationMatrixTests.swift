@@ -71,6 +71,12 @@ import Testing
     ("switch the journal mode", "PRAGMA journal_mode = DELETE"),
     ("make the schema writable", "PRAGMA writable_schema = ON"),
     ("create a view it did not declare", "CREATE VIEW loot_view AS SELECT 1"),
+    (
+      "rename its table to a name it did not declare",
+      "CREATE TABLE intruder_rows (x); ALTER TABLE intruder_rows RENAME TO loot"
+    ),
+    ("leave its rebuild table behind", "CREATE TABLE new_intruder_rows (x)"),
+    ("rebuild another plugin's table", "CREATE TABLE new_notes (x)"),
   ]
 
   /// What must not change: the schema, every row of the other plugin and of the hub's
