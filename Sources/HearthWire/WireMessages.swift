@@ -593,13 +593,21 @@ public struct ErrorReply: Codable, Hashable, Sendable, Error, CustomStringConver
 /// JSON in and out, the same way on both sides: sorted keys, no escaped slashes.
 public enum WireCoding {
   public static func encode(_ value: some Encodable) throws -> Data {
+    // The messages of a long transaction, without the generic coders (`TransactionCodec`).
+    if let transaction = value as? TransactionRequest {
+      return try TransactionCodec.encode(transaction)
+    }
+    if let results = value as? ResultsReply { return try TransactionCodec.encode(results) }
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
     return try encoder.encode(value)
   }
 
   public static func decode<T: Decodable>(_ type: T.Type, from data: Data) throws -> T {
-    try JSONDecoder().decode(type, from: data)
+    if type == ResultsReply.self, let results = TransactionCodec.decodeResults(data) {
+      return results as! T  // swift-format-ignore: the type was just checked
+    }
+    return try JSONDecoder().decode(type, from: data)
   }
 }
 

@@ -43,6 +43,13 @@ public enum WireRequest: Hashable, Sendable {
           message: "the request has \(body.count) bytes; the limit is \(limits.maximumMessageSize)")
       )
     }
+    // The hot message first, without the generic coders; anything it does not take goes
+    // the general way, which also words every refusal.
+    if let fast = TransactionCodec.decode(body), fast.v == WireProtocol.version {
+      let request = WireRequest.transaction(fast)
+      if let refusal = request.refusal(limits) { return .failure(refusal) }
+      return .success(request)
+    }
     let envelope: WireEnvelope
     do {
       envelope = try WireCoding.decode(WireEnvelope.self, from: body)
@@ -147,12 +154,21 @@ public enum WireRequest: Hashable, Sendable {
     return nil
   }
 
-  /// The two properties `parse` keeps for any input at all, checked by the fuzzer
-  /// (`Fuzz/`) and by a test over its corpus; nil when they hold, else what broke:
+  /// The properties `parse` keeps for any input at all, checked by the fuzzer (`Fuzz/`) and
+  /// by a test over its corpus; nil when they hold, else what broke:
+  /// - what the `transaction` fast path (`TransactionCodec`) accepts, the general decoder
+  ///   accepts too, as the same request;
   /// - a refusal is a reply the client can read: it encodes, and decodes to itself;
   /// - an accepted request means what it said: encoded and parsed again, it is the same
   ///   request (no value changed on the way, no field dropped).
   public static func brokenProperty(of body: Data, limits: Limits) -> String? {
+    // The transaction fast path reads what it accepts as the general decoder does.
+    if let fast = TransactionCodec.decode(body) {
+      guard let general = try? WireCoding.decode(TransactionRequest.self, from: body) else {
+        return "the fast path accepts a transaction the general decoder refuses: \(fast)"
+      }
+      guard general == fast else { return "the fast path read \(fast), not \(general)" }
+    }
     switch parse(body, limits: limits) {
     case .failure(let refusal):
       guard let encoded = try? WireCoding.encode(refusal),

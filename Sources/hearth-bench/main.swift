@@ -11,7 +11,7 @@ import HearthCommandLine
 let benchmarks = [
   decodeRowsBenchmark, decodeTableBenchmark, joinGroupBenchmark, fetchAllLatencyBenchmark,
   hubWritesBenchmark, hubLatencyBenchmark, memoryBenchmark, startupBenchmark,
-  remindersSearchBenchmark, readOnlyShmBenchmark, syncBenchmark,
+  remindersSearchBenchmark, readOnlyShmBenchmark, syncBenchmark, hubBulkBenchmark,
 ]
 
 func printError(_ text: String) {

@@ -1,0 +1,187 @@
+import Foundation
+import HearthSQLite
+
+/// The `transaction` message without Foundation's generic coders: the hub's hottest message
+/// (profiled in docs/proof.md, its decoding was three quarters of the hub's time in a bulk
+/// write). `decode` reads only the exact shape the protocol defines — every key known and
+/// given once, every value of its type — and returns nil for anything else, which then goes
+/// through `JSONDecoder` as before (so every refusal and its message stay as they were);
+/// what it accepts, it reads as `JSONDecoder` does (a test and the fuzzer hold it to that).
+/// `encode` writes what `JSONEncoder` would mean, with keys in the same sorted order.
+public enum TransactionCodec {
+  /// The request `body` holds, when it is a well-formed `transaction` message; else nil.
+  public static func decode(_ body: Data) -> TransactionRequest? {
+    body.withUnsafeBytes { raw in
+      var scanner = JSONScanner(bytes: raw.bindMemory(to: UInt8.self))
+      guard let request = scanner.transaction(), scanner.atEnd else { return nil }
+      return request
+    }
+  }
+
+  /// The message as JSON; throws for a NaN, which has no SQLite form (as `JSONEncoder`'s
+  /// path does).
+  public static func encode(_ request: TransactionRequest) throws -> Data {
+    var out: [UInt8] = []
+    out.reserveCapacity(256 + request.statements.count * 64)
+    out.append(UInt8(ascii: "{"))
+    if let end = request.end {
+      key("end", &out, first: true)
+      string(end, &out)
+    }
+    key("id", &out, first: request.end == nil)
+    string(request.id, &out)
+    if let part = request.part {
+      key("part", &out)
+      out.append(contentsOf: Array(String(part).utf8))
+    }
+    key("plugin", &out)
+    string(request.plugin, &out)
+    key("statements", &out)
+    out.append(UInt8(ascii: "["))
+    for (index, statement) in request.statements.enumerated() {
+      if index > 0 { out.append(UInt8(ascii: ",")) }
+      try encode(statement, &out)
+    }
+    out.append(UInt8(ascii: "]"))
+    key("type", &out)
+    string(request.type, &out)
+    key("v", &out)
+    out.append(contentsOf: Array(String(request.v).utf8))
+    out.append(UInt8(ascii: "}"))
+    return Data(out)
+  }
+
+  /// The `results` reply, as JSON (the hub answers each part of a long transaction with
+  /// one result per statement).
+  public static func encode(_ reply: ResultsReply) throws -> Data {
+    var out: [UInt8] = []
+    out.reserveCapacity(64 + reply.results.count * 64)
+    out.append(contentsOf: Array(#"{"id":"#.utf8))
+    string(reply.id, &out)
+    key("results", &out)
+    out.append(UInt8(ascii: "["))
+    for (index, result) in reply.results.enumerated() {
+      if index > 0 { out.append(UInt8(ascii: ",")) }
+      out.append(contentsOf: Array(#"{"changes":"#.utf8))
+      out.append(contentsOf: Array(String(result.changes).utf8))
+      key("columns", &out)
+      out.append(UInt8(ascii: "["))
+      for (column, name) in result.columns.enumerated() {
+        if column > 0 { out.append(UInt8(ascii: ",")) }
+        string(name, &out)
+      }
+      out.append(UInt8(ascii: "]"))
+      key("lastRowID", &out)
+      out.append(contentsOf: Array(String(result.lastRowID).utf8))
+      key("rows", &out)
+      out.append(UInt8(ascii: "["))
+      for (number, row) in result.rows.enumerated() {
+        if number > 0 { out.append(UInt8(ascii: ",")) }
+        out.append(UInt8(ascii: "["))
+        for (column, value) in row.enumerated() {
+          if column > 0 { out.append(UInt8(ascii: ",")) }
+          try encode(value.value, &out)
+        }
+        out.append(UInt8(ascii: "]"))
+      }
+      out.append(contentsOf: Array("]}".utf8))
+    }
+    out.append(UInt8(ascii: "]"))
+    key("type", &out)
+    string(reply.type, &out)
+    key("v", &out)
+    out.append(contentsOf: Array(String(reply.v).utf8))
+    out.append(UInt8(ascii: "}"))
+    return Data(out)
+  }
+
+  /// The `results` reply `body` holds, when it is a well-formed one; else nil.
+  public static func decodeResults(_ body: Data) -> ResultsReply? {
+    body.withUnsafeBytes { raw in
+      var scanner = JSONScanner(bytes: raw.bindMemory(to: UInt8.self))
+      guard let reply = scanner.resultsReply(), scanner.atEnd else { return nil }
+      return reply
+    }
+  }
+
+  private static func encode(_ statement: WireStatement, _ out: inout [UInt8]) throws {
+    out.append(UInt8(ascii: "{"))
+    var first = true
+    if let args = statement.args {
+      key("args", &out, first: true)
+      first = false
+      out.append(UInt8(ascii: "["))
+      for (index, argument) in args.enumerated() {
+        if index > 0 { out.append(UInt8(ascii: ",")) }
+        try encode(argument.value, &out)
+      }
+      out.append(UInt8(ascii: "]"))
+    }
+    if let rows = statement.rows {
+      key("rows", &out, first: first)
+      first = false
+      out.append(contentsOf: Array((rows ? "true" : "false").utf8))
+    }
+    key("sql", &out, first: first)
+    string(statement.sql, &out)
+    out.append(UInt8(ascii: "}"))
+  }
+
+  private static func encode(_ value: DatabaseValue, _ out: inout [UInt8]) throws {
+    switch value.storage {
+    case .null:
+      out.append(contentsOf: Array("null".utf8))
+    case .integer(let integer):
+      out.append(contentsOf: Array(#"{"int":""#.utf8))
+      out.append(contentsOf: Array(String(integer).utf8))
+      out.append(contentsOf: Array(#""}"#.utf8))
+    case .double(let double):
+      guard !double.isNaN else {
+        throw EncodingError.invalidValue(
+          double, .init(codingPath: [], debugDescription: "NaN has no SQLite form"))
+      }
+      out.append(contentsOf: Array(#"{"real":"#.utf8))
+      if double.isInfinite {
+        string(double > 0 ? "Infinity" : "-Infinity", &out)
+      } else {
+        out.append(contentsOf: Array("\(double)".utf8))
+      }
+      out.append(UInt8(ascii: "}"))
+    case .text(let text):
+      out.append(contentsOf: Array(#"{"text":"#.utf8))
+      string(text, &out)
+      out.append(UInt8(ascii: "}"))
+    case .blob(let data):
+      out.append(contentsOf: Array(#"{"blob":""#.utf8))
+      out.append(contentsOf: Array(data.base64EncodedString().utf8))
+      out.append(contentsOf: Array(#""}"#.utf8))
+    }
+  }
+
+  private static func key(_ name: String, _ out: inout [UInt8], first: Bool = false) {
+    if !first { out.append(UInt8(ascii: ",")) }
+    out.append(UInt8(ascii: "\""))
+    out.append(contentsOf: Array(name.utf8))
+    out.append(contentsOf: Array(#"":"#.utf8))
+  }
+
+  /// `text` as a JSON string: `"` and `\` escaped, control characters as `\n`, `\u001f`…
+  static func string(_ text: String, _ out: inout [UInt8]) {
+    out.append(UInt8(ascii: "\""))
+    let hex = Array("0123456789abcdef".utf8)
+    for byte in text.utf8 {
+      switch byte {
+      case UInt8(ascii: "\""): out.append(contentsOf: [UInt8(ascii: "\\"), byte])
+      case UInt8(ascii: "\\"): out.append(contentsOf: [UInt8(ascii: "\\"), byte])
+      case 0x0A: out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "n")])
+      case 0x0D: out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "r")])
+      case 0x09: out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "t")])
+      case 0..<0x20:
+        out.append(contentsOf: Array(#"\u00"#.utf8))
+        out.append(contentsOf: [hex[Int(byte >> 4)], hex[Int(byte & 0xF)]])
+      default: out.append(byte)
+      }
+    }
+    out.append(UInt8(ascii: "\""))
+  }
+}
