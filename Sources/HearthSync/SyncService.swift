@@ -106,13 +106,17 @@ public final class SyncService: Sendable {
   public func run() {
     var server: SyncServer?
     var delay = settings.retryDelay.lowerBound
+    var lastWholeRound = ContinuousClock.now
     while !isStopping {
+      // A whole round every poll interval, however busy the doorbell keeps the pulls.
+      if ContinuousClock.now - lastWholeRound >= settings.pollInterval { wantWholeRound() }
       // What this round does, taken as it begins (a request after this waits for the next).
       let due = rounds.withLock { rounds in
         defer { (rounds.push, rounds.pull) = (false, false) }
         rounds.begun += 1
         return (push: rounds.push, pull: rounds.pull)
       }
+      if due.push && due.pull { lastWholeRound = ContinuousClock.now }
       do {
         let connected = try server ?? connect()
         server = connected

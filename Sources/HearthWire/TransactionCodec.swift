@@ -43,12 +43,7 @@ public enum TransactionCodec {
       try encode(statement, &out)
     }
     out.append(UInt8(ascii: "]"))
-    key("type", &out)
-    string(request.type, &out)
-    key("v", &out)
-    out.append(contentsOf: Array(String(request.v).utf8))
-    out.append(UInt8(ascii: "}"))
-    return Data(out)
+    return finish(&out, type: request.type, v: request.v)
   }
 
   /// The `results` reply, as JSON (the hub answers each part of a long transaction with
@@ -87,10 +82,16 @@ public enum TransactionCodec {
       out.append(contentsOf: Array("]}".utf8))
     }
     out.append(UInt8(ascii: "]"))
+    return finish(&out, type: reply.type, v: reply.v)
+  }
+
+  /// The envelope's last two keys (in sorted order, as `JSONEncoder` writes them) and the
+  /// closing brace.
+  private static func finish(_ out: inout [UInt8], type: String, v: Int) -> Data {
     key("type", &out)
-    string(reply.type, &out)
+    string(type, &out)
     key("v", &out)
-    out.append(contentsOf: Array(String(reply.v).utf8))
+    out.append(contentsOf: Array(String(v).utf8))
     out.append(UInt8(ascii: "}"))
     return Data(out)
   }

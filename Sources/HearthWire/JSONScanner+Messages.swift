@@ -1,0 +1,222 @@
+import Foundation
+import HearthSQLite
+
+// The shapes `TransactionCodec` reads: the `transaction` request and the `results` reply,
+// each key known and given once, each value of its type (else nil: the general decoder's
+// turn).
+
+// MARK: - The transaction message's shape
+
+extension JSONScanner {
+  /// A whole `transaction` request object; nil unless every key is one of its own, given
+  /// once, with a value of its type, and `type` is "transaction".
+  mutating func transaction() -> TransactionRequest? {
+    guard take(UInt8(ascii: "{")) else { return nil }
+    var (v, type, id, plugin): (Int?, String?, String?, String?) = (nil, nil, nil, nil)
+    var statements: [WireStatement]?
+    var (part, end): (Int??, String??) = (nil, nil)
+    var count = 0
+    while true {
+      switch member(after: count) {
+      case .bad: return nil
+      case .end:
+        guard let v, type == "transaction", let id, let plugin, let statements else { return nil }
+        var request = TransactionRequest(
+          id: id, plugin: plugin, statements: statements, end: end ?? nil)
+        request.v = v
+        request.part = part ?? nil
+        return request
+      case .next(let key):
+        count += 1
+        switch key {
+        case "v" where v == nil: v = integer()
+        case "type" where type == nil: type = string()
+        case "id" where id == nil: id = string()
+        case "plugin" where plugin == nil: plugin = string()
+        case "statements" where statements == nil: statements = list { $0.statement() }
+        case "part" where part == nil:
+          if take(word: "null") {
+            part = .some(nil)
+          } else if let value = integer() {
+            part = .some(value)
+          }
+        case "end" where end == nil:
+          if take(word: "null") {
+            end = .some(nil)
+          } else if let value = string() {
+            end = .some(value)
+          }
+        default: return nil  // a key not of this message, or given twice
+        }
+        // A value of the wrong type left its variable unset.
+        let unset =
+          switch key {
+          case "v": v == nil
+          case "type": type == nil
+          case "id": id == nil
+          case "plugin": plugin == nil
+          case "statements": statements == nil
+          case "part": part == nil
+          default: end == nil
+          }
+        if unset { return nil }
+      }
+    }
+  }
+
+  mutating func statement() -> WireStatement? {
+    guard take(UInt8(ascii: "{")) else { return nil }
+    var sql: String?
+    var args: [WireValue]??
+    var rows: Bool??
+    var count = 0
+    while true {
+      switch member(after: count) {
+      case .bad: return nil
+      case .end:
+        guard let sql else { return nil }
+        return WireStatement(sql: sql, args: args ?? nil, rows: rows ?? nil)
+      case .next(let key):
+        count += 1
+        switch key {
+        case "sql" where sql == nil:
+          guard let text = string() else { return nil }
+          sql = text
+        case "args" where args == nil:
+          if take(word: "null") {
+            args = .some(nil)
+          } else {
+            guard let values = list({ $0.value() }) else { return nil }
+            args = values
+          }
+        case "rows" where rows == nil:
+          if take(word: "null") {
+            rows = .some(nil)
+          } else {
+            guard let flag = bool() else { return nil }
+            rows = flag
+          }
+        default: return nil
+        }
+      }
+    }
+  }
+
+  /// `null`, or an object of exactly one of `int` (a decimal string), `real` (a number, or
+  /// "Infinity" / "-Infinity"), `text`, `blob` (base64).
+  mutating func value() -> WireValue? {
+    if take(word: "null") { return WireValue(.null) }
+    guard take(UInt8(ascii: "{")), case .next(let key) = member(after: 0) else { return nil }
+    let value: DatabaseValue?
+    switch key {
+    case "int": value = string().flatMap(Int64.init).map { DatabaseValue(storage: .integer($0)) }
+    case "real":
+      skipSpace()
+      if index < bytes.count, bytes[index] == UInt8(ascii: "\"") {
+        value =
+          switch string() {
+          case "Infinity": DatabaseValue(storage: .double(.infinity))
+          case "-Infinity": DatabaseValue(storage: .double(-.infinity))
+          default: nil
+          }
+      } else {
+        value = double().map { DatabaseValue(storage: .double($0)) }
+      }
+    case "text": value = string().map { DatabaseValue(storage: .text($0)) }
+    case "blob":
+      value = string().flatMap { Data(base64Encoded: $0) }.map { DatabaseValue(storage: .blob($0)) }
+    default: value = nil
+    }
+    guard let value, case .end = member(after: 1) else { return nil }
+    return WireValue(value)
+  }
+}
+
+// MARK: - The results reply's shape
+
+extension JSONScanner {
+  /// A whole `results` reply object; nil unless it has exactly its keys, each once.
+  mutating func resultsReply() -> ResultsReply? {
+    guard take(UInt8(ascii: "{")) else { return nil }
+    var (v, type, id): (Int?, String?, String?) = (nil, nil, nil)
+    var results: [WireResult]?
+    var count = 0
+    while true {
+      switch member(after: count) {
+      case .bad: return nil
+      case .end:
+        guard let v, type == "results", let id, let results else { return nil }
+        var reply = ResultsReply(id: id, results: results)
+        reply.v = v
+        return reply
+      case .next(let key):
+        count += 1
+        switch key {
+        case "v" where v == nil: v = integer()
+        case "type" where type == nil: type = string()
+        case "id" where id == nil: id = string()
+        case "results" where results == nil: results = list { $0.result() }
+        default: return nil
+        }
+        let unset =
+          switch key {
+          case "v": v == nil
+          case "type": type == nil
+          case "id": id == nil
+          default: results == nil
+          }
+        if unset { return nil }
+      }
+    }
+  }
+
+  /// One statement's result: exactly `changes`, `columns`, `lastRowID` and `rows`.
+  mutating func result() -> WireResult? {
+    guard take(UInt8(ascii: "{")) else { return nil }
+    var (changes, lastRowID): (Int?, Int?) = (nil, nil)
+    var columns: [String]?
+    var rows: [[WireValue]]?
+    var count = 0
+    while true {
+      switch member(after: count) {
+      case .bad: return nil
+      case .end:
+        guard let changes, let columns, let lastRowID, let rows else { return nil }
+        return WireResult(
+          columns: columns, rows: rows, changes: changes, lastRowID: Int64(lastRowID))
+      case .next(let key):
+        count += 1
+        switch key {
+        case "changes" where changes == nil: changes = integer()
+        case "lastRowID" where lastRowID == nil: lastRowID = integer()
+        case "columns" where columns == nil: columns = list { $0.string() }
+        case "rows" where rows == nil: rows = list { $0.list { $0.value() } }
+        default: return nil
+        }
+        let unset =
+          switch key {
+          case "changes": changes == nil
+          case "lastRowID": lastRowID == nil
+          case "columns": columns == nil
+          default: rows == nil
+          }
+        if unset { return nil }
+      }
+    }
+  }
+
+  /// An array of what `element` reads, each one; nil when one fails.
+  mutating func list<Element>(_ element: (inout JSONScanner) -> Element?) -> [Element]? {
+    guard take(UInt8(ascii: "[")) else { return nil }
+    var elements: [Element] = []
+    while true {
+      switch self.element(after: elements.count) {
+      case .bad: return nil
+      case .end: return elements
+      case .next:
+        guard let next = element(&self) else { return nil }
+        elements.append(next)
+      }
+    }
+  }
+}
