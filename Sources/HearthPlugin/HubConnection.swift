@@ -81,7 +81,9 @@ final class HubConnection: @unchecked Sendable {
           mayBeDown = true
           throw DatabaseError.hubUnavailable(endpoint: endpoint, timeout: timeout)
         }
-        guard let envelope = try? WireCoding.decode(WireEnvelope.self, from: frame),
+        guard
+          let envelope = TransactionCodec.envelope(frame)
+            ?? (try? WireCoding.decode(WireEnvelope.self, from: frame)),
           envelope.id == id || envelope.id == nil
         else { continue }
         if envelope.type == "error" {

@@ -220,3 +220,78 @@ extension JSONScanner {
     }
   }
 }
+
+// MARK: - Any message's envelope
+
+extension JSONScanner {
+  /// The `v`, `type` and `id` of any message object, every other member read over (its
+  /// JSON checked, not kept); nil for anything unusual (a key twice, a number past a
+  /// Double, nesting past 64 levels).
+  mutating func envelope() -> WireEnvelope? {
+    guard take(UInt8(ascii: "{")) else { return nil }
+    var (v, type, id): (Int?, String?, String??) = (nil, nil, nil)
+    var keys: Set<String> = []
+    while true {
+      switch member(after: keys.count) {
+      case .bad: return nil
+      case .end:
+        guard let v, let type else { return nil }
+        return WireEnvelope(v: v, type: type, id: id ?? nil)
+      case .next(let key):
+        guard let key, keys.insert(key).inserted else { return nil }
+        switch key {
+        case "v": v = integer()
+        case "type": type = string()
+        case "id":
+          if take(word: "null") {
+            id = .some(nil)
+          } else if let text = string() {
+            id = .some(text)
+          }
+        default: guard skipValue(depth: 0) else { return nil }
+        }
+        if key == "v" && v == nil || key == "type" && type == nil || key == "id" && id == nil {
+          return nil
+        }
+      }
+    }
+  }
+
+  /// Reads over one JSON value.
+  mutating func skipValue(depth: Int) -> Bool {
+    guard depth < 64 else { return false }
+    skipSpace()
+    guard index < bytes.count else { return false }
+    switch bytes[index] {
+    case UInt8(ascii: "\""): return string() != nil
+    case UInt8(ascii: "t"), UInt8(ascii: "f"): return bool() != nil
+    case UInt8(ascii: "n"): return take(word: "null")
+    case UInt8(ascii: "["):
+      index += 1
+      var count = 0
+      while true {
+        switch element(after: count) {
+        case .bad: return false
+        case .end: return true
+        case .next:
+          guard skipValue(depth: depth + 1) else { return false }
+          count += 1
+        }
+      }
+    case UInt8(ascii: "{"):
+      index += 1
+      var keys: Set<String> = []
+      while true {
+        switch member(after: keys.count) {
+        case .bad: return false
+        case .end: return true
+        case .next(let key):
+          guard let key, keys.insert(key).inserted, skipValue(depth: depth + 1) else {
+            return false
+          }
+        }
+      }
+    default: return double() != nil
+    }
+  }
+}

@@ -96,6 +96,16 @@ public enum TransactionCodec {
     return Data(out)
   }
 
+  /// The envelope (`v`, `type`, `id`) of any message, without building the rest; nil for
+  /// anything unusual (then `JSONDecoder` reads it).
+  public static func envelope(_ body: Data) -> WireEnvelope? {
+    body.withUnsafeBytes { raw in
+      var scanner = JSONScanner(bytes: raw.bindMemory(to: UInt8.self))
+      guard let envelope = scanner.envelope(), scanner.atEnd else { return nil }
+      return envelope
+    }
+  }
+
   /// The `results` reply `body` holds, when it is a well-formed one; else nil.
   public static func decodeResults(_ body: Data) -> ResultsReply? {
     body.withUnsafeBytes { raw in

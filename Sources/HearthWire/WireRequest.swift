@@ -169,6 +169,10 @@ public enum WireRequest: Hashable, Sendable {
       }
       guard general == fast else { return "the fast path read \(fast), not \(general)" }
     }
+    if let fast = TransactionCodec.envelope(body) {
+      guard let general = try? WireCoding.decode(WireEnvelope.self, from: body), general == fast
+      else { return "the envelope fast path read \(fast) differently" }
+    }
     switch parse(body, limits: limits) {
     case .failure(let refusal):
       guard let encoded = try? WireCoding.encode(refusal),

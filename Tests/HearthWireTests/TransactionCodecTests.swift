@@ -129,4 +129,43 @@ import Testing
     }
     #expect(TransactionCodec.decodeResults(Data(#"{"v":1,"type":"results","id":"x"}"#.utf8)) == nil)
   }
+
+  @Test func anEnvelopeReadsAsTheGeneralDecoderReadsIt() throws {
+    let messages: [Data] = [
+      try WireCoding.encode(Self.request(3)),
+      try WireCoding.encode(
+        ResultsReply(
+          id: "r",
+          results: [
+            WireResult(
+              columns: ["a"], rows: [[WireValue(DatabaseValue(storage: .text("t")))]], changes: 1,
+              lastRowID: 2)
+          ])),
+      try WireCoding.encode(ErrorReply(id: nil, code: .malformed, message: "nope \u{1}")),
+      try WireCoding.encode(HelloRequest(id: "h")),
+      Data(#"{"v":1,"type":"x","id":null,"deep":[[{"a":[1.5e3,-0,true,false,null,"s"]}]]}"#.utf8),
+    ]
+    var random = Seeded(state: 11)
+    var accepted = 0
+    for message in messages {
+      let envelope = try #require(TransactionCodec.envelope(message), "\(message)")
+      #expect(try JSONDecoder().decode(WireEnvelope.self, from: message) == envelope)
+      for _ in 0..<1_000 {
+        var bytes = Array(message)
+        let at = random.next(bytes.count)
+        switch random.next(3) {
+        case 0: bytes[at] = Array(#"{}[]",:\ 0123456789.eE+-tfnul"ab"#.utf8)[random.next(30)]
+        case 1: bytes.remove(at: at)
+        default: bytes.insert(bytes[random.next(bytes.count)], at: at)
+        }
+        guard let fast = TransactionCodec.envelope(Data(bytes)) else { continue }
+        accepted += 1
+        #expect(
+          (try? JSONDecoder().decode(WireEnvelope.self, from: Data(bytes))) == fast,
+          "\(String(decoding: bytes, as: UTF8.self))")
+      }
+    }
+    #expect(accepted > 100)
+    #expect(TransactionCodec.envelope(Data(#"{"v":1,"type":"x","type":"y"}"#.utf8)) == nil)
+  }
 }
