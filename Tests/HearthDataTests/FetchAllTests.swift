@@ -72,14 +72,18 @@ import Testing
       CountingFacts(counter: fetches, delay: .milliseconds(20)), database: pool,
       scheduler: .immediate)
     var facts = [Fact]()
+    let start = ContinuousClock.now
     for index in 0..<1000 {
       try await pool.write { db in try Fact.insert { Fact.Draft(body: "fact \(index)") }.execute(db)
       }
     }
+    let burst = ContinuousClock.now - start
     try await eventually { facts.count == 1000 }
     // 1,000 commits; each fetch takes 20 ms, and all commits that land during one cost one
-    // more fetch in total.
-    #expect(fetches.value < 1000 / 10)
+    // more fetch in total: at most one per 20 ms of the burst, the first and the last (not
+    // one per commit). On a loaded machine the burst is slower and allows more.
+    let allowed = max(1000 / 10, Int((burst / .milliseconds(20)).rounded(.up)) + 2)
+    #expect(fetches.value <= allowed, "\(fetches.value) fetches, burst \(burst)")
     try await Task.sleep(for: .milliseconds(100))
     #expect(facts.count == 1000)
   }
