@@ -605,7 +605,7 @@ public enum WireCoding {
 
   public static func decode<T: Decodable>(_ type: T.Type, from data: Data) throws -> T {
     if type == ResultsReply.self, let results = TransactionCodec.decodeResults(data) {
-      return results as! T  // swift-format-ignore: the type was just checked
+      return results as! T  // T is ResultsReply: checked just above
     }
     return try JSONDecoder().decode(type, from: data)
   }

@@ -62,8 +62,9 @@ package enum AttachmentActions {
 
   /// Owners named by number (attached before their table was keyed by UUID) named by
   /// their new key: a table rebuilt with UUID keys keeps each row's old id as its rowid.
-  package static func adoptRenumberedOwners(_ table: String, _ db: Database) throws {
-    let key = try ownerKey(table, db)
+  package static func adoptRenumberedOwners(
+    _ table: String, key: (name: String, isText: Bool), _ db: Database
+  ) throws {
     guard key.isText else { return }
     let (t, k) = (quoteIdentifier(table), quoteIdentifier(key.name))
     try db.execute(
@@ -89,8 +90,9 @@ package enum AttachmentActions {
         )
         != nil
       if exists {
-        try adoptRenumberedOwners(table, db)
-        let key = quoteIdentifier(try ownerKey(table, db).name)
+        let owner = try ownerKey(table, db)
+        try adoptRenumberedOwners(table, key: owner, db)
+        let key = quoteIdentifier(owner.name)
         try db.execute(
           sql: """
             DELETE FROM attachments WHERE ownerTable = ?
