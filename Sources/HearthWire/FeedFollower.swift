@@ -41,6 +41,8 @@ public final class FeedFollower {
   /// The sequence number delivered up to.
   public private(set) var position: Int64
   private let socket: BusSocket
+  /// Whether the socket takes commit events (heartbeats it always takes).
+  private var takesCommits = true
   private let reader: any DatabaseReader
 
   /// Subscribes to `endpoint` (after `prepare`, which may make the socket a CURVE client),
@@ -72,10 +74,24 @@ public final class FeedFollower {
   }
 
   /// Waits up to `timeout` for the bus and returns what is due, in order (often nothing).
-  /// While `isObserved()` (asked when a message has come) is false nothing is read or
-  /// decoded: heartbeats only move `position`, so a process that only writes spends nothing
-  /// on the bus.
+  /// While `isObserved()` is false nothing is read or decoded, and the socket takes no
+  /// commit events at all (the hub's bus filters them out before they are sent): heartbeats
+  /// only move `position`, so a process that only writes spends nothing on the bus. Asked
+  /// before the wait and again when a message has come; when it turns true, what the feed
+  /// holds past `position` is delivered at once, so a commit made before the commit events
+  /// flowed again is not missed.
   public func poll(timeout: Duration, isObserved: () -> Bool = { true }) throws -> [Delivery] {
+    if isObserved() != takesCommits {
+      takesCommits.toggle()
+      if takesCommits {
+        // Subscribed first, then the feed read: a commit in between is in one or the other.
+        try socket.subscribe("commit")
+        let caughtUp = try catchUp()
+        if !caughtUp.isEmpty { return caughtUp }
+      } else {
+        try socket.unsubscribe("commit")
+      }
+    }
     guard let frames = try socket.receive(timeout: timeout), frames.count == 2 else { return [] }
     let isObserved = isObserved()
     switch String(decoding: frames[0], as: UTF8.self) {

@@ -54,11 +54,17 @@ public enum TransactionCodec {
     out.append(contentsOf: Array(#"{"id":"#.utf8))
     string(reply.id, &out)
     key("results", &out)
+    try encode(reply.results, &out)
+    return finish(&out, type: reply.type, v: reply.v)
+  }
+
+  /// Statements' results, as a JSON array.
+  static func encode(_ results: [WireResult], _ out: inout [UInt8]) throws {
     out.append(UInt8(ascii: "["))
-    for (index, result) in reply.results.enumerated() {
+    for (index, result) in results.enumerated() {
       if index > 0 { out.append(UInt8(ascii: ",")) }
       out.append(contentsOf: Array(#"{"changes":"#.utf8))
-      out.append(contentsOf: Array(String(result.changes).utf8))
+      integer(result.changes, &out)
       key("columns", &out)
       out.append(UInt8(ascii: "["))
       for (column, name) in result.columns.enumerated() {
@@ -67,7 +73,7 @@ public enum TransactionCodec {
       }
       out.append(UInt8(ascii: "]"))
       key("lastRowID", &out)
-      out.append(contentsOf: Array(String(result.lastRowID).utf8))
+      integer(result.lastRowID, &out)
       key("rows", &out)
       out.append(UInt8(ascii: "["))
       for (number, row) in result.rows.enumerated() {
@@ -82,12 +88,16 @@ public enum TransactionCodec {
       out.append(contentsOf: Array("]}".utf8))
     }
     out.append(UInt8(ascii: "]"))
-    return finish(&out, type: reply.type, v: reply.v)
+  }
+
+  /// An integer in decimal.
+  static func integer(_ value: some BinaryInteger, _ out: inout [UInt8]) {
+    out.append(contentsOf: String(value).utf8)
   }
 
   /// The envelope's last two keys (in sorted order, as `JSONEncoder` writes them) and the
   /// closing brace.
-  private static func finish(_ out: inout [UInt8], type: String, v: Int) -> Data {
+  static func finish(_ out: inout [UInt8], type: String, v: Int) -> Data {
     key("type", &out)
     string(type, &out)
     key("v", &out)
@@ -138,7 +148,7 @@ public enum TransactionCodec {
     out.append(UInt8(ascii: "}"))
   }
 
-  private static func encode(_ value: DatabaseValue, _ out: inout [UInt8]) throws {
+  static func encode(_ value: DatabaseValue, _ out: inout [UInt8]) throws {
     switch value.storage {
     case .null:
       out.append(contentsOf: Array("null".utf8))
@@ -169,7 +179,7 @@ public enum TransactionCodec {
     }
   }
 
-  private static func key(_ name: String, _ out: inout [UInt8], first: Bool = false) {
+  static func key(_ name: String, _ out: inout [UInt8], first: Bool = false) {
     if !first { out.append(UInt8(ascii: ",")) }
     out.append(UInt8(ascii: "\""))
     out.append(contentsOf: Array(name.utf8))

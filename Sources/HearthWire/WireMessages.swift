@@ -598,6 +598,9 @@ public enum WireCoding {
       return try TransactionCodec.encode(transaction)
     }
     if let results = value as? ResultsReply { return try TransactionCodec.encode(results) }
+    // What every commit writes: the event and the writer's reply.
+    if let event = value as? CommitEvent { return try TransactionCodec.encode(event) }
+    if let reply = value as? CommittedReply { return try TransactionCodec.encode(reply) }
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
     return try encoder.encode(value)
@@ -606,6 +609,9 @@ public enum WireCoding {
   public static func decode<T: Decodable>(_ type: T.Type, from data: Data) throws -> T {
     if type == ResultsReply.self, let results = TransactionCodec.decodeResults(data) {
       return results as! T  // T is ResultsReply: checked just above
+    }
+    if type == CommittedReply.self, let reply = TransactionCodec.decodeCommitted(data) {
+      return reply as! T  // T is CommittedReply: checked just above
     }
     return try JSONDecoder().decode(type, from: data)
   }

@@ -157,7 +157,7 @@ public enum WireRequest: Hashable, Sendable {
   /// The properties `parse` keeps for any input at all, checked by the fuzzer (`Fuzz/`) and
   /// by a test over its corpus; nil when they hold, else what broke:
   /// - what the `transaction` fast path (`TransactionCodec`) accepts, the general decoder
-  ///   accepts too, as the same request;
+  ///   accepts too, as the same request (and so for the `committed` reply and any envelope);
   /// - a refusal is a reply the client can read: it encodes, and decodes to itself;
   /// - an accepted request means what it said: encoded and parsed again, it is the same
   ///   request (no value changed on the way, no field dropped).
@@ -168,6 +168,11 @@ public enum WireRequest: Hashable, Sendable {
         return "the fast path accepts a transaction the general decoder refuses: \(fast)"
       }
       guard general == fast else { return "the fast path read \(fast), not \(general)" }
+    }
+    if let fast = TransactionCodec.decodeCommitted(body) {
+      guard let general = try? JSONDecoder().decode(CommittedReply.self, from: body),
+        general == fast
+      else { return "the committed reply's fast path read \(fast) differently" }
     }
     if let fast = TransactionCodec.envelope(body) {
       guard let general = try? WireCoding.decode(WireEnvelope.self, from: body), general == fast
