@@ -77,14 +77,15 @@ struct ChangeFeed {
 
   // MARK: - Requests
 
-  /// The reply to `changes`: the feed's commits after `since`.
+  /// The reply to `changes`: the feed's commits after `since`, up to the last durable one
+  /// (the file may hold a few past it, not yet announced).
   func changes(_ request: ChangesRequest) -> any Encodable {
     let limit = request.limit ?? ChangesRequest.defaultLimit
     let last = hub.lastSequence
     do {
       let (commits, horizon) = try hub.database.read { db in
         (
-          try HubTables.commits(after: request.since, limit: limit, db),
+          try HubTables.commits(after: request.since, through: last, limit: limit, db),
           try HubTables.horizon(db, last: last)
         )
       }

@@ -24,7 +24,12 @@ public final class Hub: Sendable {
   private let lock: HubLock
   private let isStopping = Atomic<Bool>(false)
   private let isReady = Atomic<Bool>(false)
+  /// The last sequence number whose commit is durable (and announced).
   private let sequence: Atomic<Int64>
+  /// The last sequence number committed to the file (durable or not yet).
+  private let committed: Atomic<Int64>
+  /// Makes the commits durable off the hub's thread (see `WALSyncer`).
+  let syncer: WALSyncer
   private let groupCommits = Atomic<Int>(0)
   /// The hub's time, read from the dependencies when it is made (a test sets a `TestClock`
   /// and a fixed date with `withDependencies`): `elapsed` for its timeouts and intervals,
@@ -63,6 +68,9 @@ public final class Hub: Sendable {
       // table up to a bound.
       db.recordsUpdatedColumns = true
       db.maximumTrackedRowsPerTable = configuration.maximumListedRowsPerTable
+      // A COMMIT does not wait for the disk: the syncer's thread does, and nobody hears of
+      // the commit before (pipelined group commit, see `WALSyncer`).
+      try db.execute(sql: "PRAGMA synchronous = NORMAL")
       try HubStore.prepare(db)
       return (
         try HubTables.lastSequence(db), try Int.fetchOne(db, sql: "PRAGMA page_size") ?? 4096,
@@ -76,6 +84,8 @@ public final class Hub: Sendable {
     try database.inWriterDatabase { db in try walBound.install(on: db) }
     self.walBound = walBound
     sequence = Atomic(last)
+    committed = Atomic(last)
+    syncer = try WALSyncer(databasePath: configuration.databasePath)
   }
 
   /// A file that exists must be a SQLite database, of this hub's format, before the hub
@@ -133,8 +143,12 @@ public final class Hub: Sendable {
     }
   }
 
-  /// The last committed sequence number.
+  /// The last committed sequence number whose commit is durable: what the hub has announced.
   public var lastSequence: Int64 { sequence.load(ordering: .relaxed) }
+
+  /// The last sequence number committed to the file, durable or not yet: the next commit
+  /// takes the one after it.
+  var committedSequence: Int64 { committed.load(ordering: .relaxed) }
 
   /// Whether the sockets are bound and requests are served.
   public var ready: Bool { isReady.load(ordering: .relaxed) }
@@ -167,6 +181,8 @@ public final class Hub: Sendable {
       try? helpers.wait()
     }
     try zap.waitUntilBound()
+    let syncing = startSyncer()
+    defer { syncing() }
     let (router, publisher) = try bindSockets(context, keys: keys)
     try publishPublicKey(keys.publicKey)
     var requests = true
@@ -189,6 +205,22 @@ public final class Hub: Sendable {
     helpers.stop()
     try helpers.wait()
     try database.checkpoint(.truncate)
+  }
+
+  /// Runs the syncer on a thread of its own; returns what stops it (once what was asked for
+  /// is synced) and waits for it.
+  private func startSyncer() -> () -> Void {
+    let (syncer, finished) = (syncer, DispatchSemaphore(value: 0))
+    let thread = Thread {
+      syncer.run()
+      finished.signal()
+    }
+    thread.name = "hearthd.sync-wal"
+    thread.start()
+    return {
+      syncer.stop()
+      finished.wait()
+    }
   }
 
   /// The hub's CURVE keys: the configuration's when it has them, else the keyring's
@@ -272,14 +304,18 @@ public final class Hub: Sendable {
     try database.inWriterDatabase { db in
       let more = try HubStore.prune(
         olderThan: configuration.feedRetention, keepingRecent: configuration.feedKeepRecent,
-        last: lastSequence, batch: configuration.pruneBatch, requests: requests,
+        last: committedSequence, batch: configuration.pruneBatch, requests: requests,
         at: millisecondsNow(), db)
       walBound.checkpointIfNeeded(db)
       return more
     }
   }
 
-  func advanceSequence() -> Int64 { sequence.add(1, ordering: .relaxed).newValue }
+  /// A commit took the next sequence number.
+  func advanceCommittedSequence() { committed.add(1, ordering: .relaxed) }
+
+  /// The commit of sequence number `seq` is durable.
+  func markDurable(_ seq: Int64) { sequence.store(seq, ordering: .relaxed) }
 
   /// Now, in milliseconds since 1970 (the feed's `at`).
   func millisecondsNow() -> Int64 { Int64(date().timeIntervalSince1970 * 1000) }

@@ -17,6 +17,8 @@ struct HubSession {
 
   let hub: Hub
   let router: BusSocket
+  /// Replies and events, held until the commits before them are durable.
+  let outbox: HubOutbox
   var feed: ChangeFeed
   var executor: TransactionExecutor
   /// Which plugin each connection's key is (reread when the keyring changes).
@@ -37,6 +39,7 @@ struct HubSession {
   init(hub: Hub, router: BusSocket, publisher: BusSocket) {
     self.hub = hub
     self.router = router
+    outbox = HubOutbox(router: router, syncer: hub.syncer)
     feed = ChangeFeed(hub: hub, publisher: publisher)
     executor = TransactionExecutor(database: hub.database)
     identities = Identities(keyring: hub.configuration.paths.keyring)
@@ -46,13 +49,18 @@ struct HubSession {
 
   // MARK: - The loop
 
-  /// One turn: the silent transaction once the wait is over (a message that comes after
-  /// its transaction's timeout finds it expired), what arrived within `timeout`, the queue,
-  /// a batch of pruning and the heartbeat when they are due.
+  /// One turn: what became durable, the silent transaction once the wait is over (a
+  /// message that comes after its transaction's timeout finds it expired), what arrived
+  /// within `timeout`, the queue, a batch of pruning and the heartbeat when they are due.
   mutating func serveOnce(waitingAtMost timeout: Duration) throws {
     let (readable, rung) = try router.waitReadable(
-      orDescriptor: hub.sync.jobs.bell.descriptor, timeout: timeout)
-    if rung {
+      orDescriptors: [hub.sync.jobs.bell.descriptor, hub.syncer.bell.descriptor],
+      timeout: timeout)
+    if rung[1] {
+      hub.syncer.bell.clear()
+      try sendDurable()
+    }
+    if rung[0] {
       hub.sync.jobs.bell.clear()
       runSyncJobs()
     }
@@ -181,8 +189,14 @@ struct HubSession {
   }
 
   /// Rolls back what is open and refuses what waits; the clients retry against the next hub.
+  /// What was committed is made durable and acknowledged first.
   mutating func finish() throws {
     executor.rollbackOpen()
+    let deadline = hub.clock.elapsed + .seconds(10)
+    while !outbox.isEmpty, hub.clock.elapsed < deadline {
+      hub.syncer.bell.wait(timeout: .milliseconds(100))
+      try sendDurable()
+    }
     hub.sync.jobs.close()
     for work in queue {
       let (client, id) =
@@ -210,7 +224,7 @@ struct HubSession {
   mutating func transaction(client: Data, request: TransactionRequest) {
     if executor.open == nil, request.isOneMessage { return commit([(client, request)]) }
     switch executor.receive(
-      request, from: client, feed: feed, seq: hub.lastSequence + 1, at: hub.millisecondsNow(),
+      request, from: client, feed: feed, seq: hub.committedSequence + 1, at: hub.millisecondsNow(),
       clock: hub.clock.elapsed)
     {
     case .wait:
@@ -226,7 +240,7 @@ struct HubSession {
   mutating func commit(_ group: [(client: Data, request: TransactionRequest)]) {
     guard !group.isEmpty else { return }
     let outcomes = executor.commit(
-      group.map(\.request), feed: feed, seq: hub.lastSequence + 1, at: hub.millisecondsNow())
+      group.map(\.request), feed: feed, seq: hub.committedSequence + 1, at: hub.millisecondsNow())
     var events: [ChangeFeed.PublishedCommit] = []
     for case .committed(let committed) in outcomes {
       if let event = committed.event { events.append(event) }
@@ -244,7 +258,7 @@ struct HubSession {
 
   /// Registers a plugin (see `Registrar`).
   mutating func register(client: Data, request: RegisterRequest) {
-    let seq = hub.lastSequence + 1
+    let seq = hub.committedSequence + 1
     let now = hub.millisecondsNow()
     let outcome: Result<(RegisteredReply, ChangeFeed.PublishedCommit?), ErrorReply>
     do {
@@ -263,24 +277,46 @@ struct HubSession {
     }
   }
 
-  /// After a COMMIT: the sequence number moves past `events`, `answer` replies to the
-  /// writers, then the events go out on the bus — the writers first, so that publishing
-  /// never delays an acknowledgement.
+  /// After a COMMIT: the next sequence numbers are taken by `events`; `answer` hands the
+  /// writers their replies. The replies go out, and then the events on the bus, once the
+  /// commit is durable (`sendDurable`) — the writers first, so that publishing never delays
+  /// an acknowledgement.
   func announce(_ events: [ChangeFeed.PublishedCommit], answer: () -> Void) {
-    for event in events {
-      _ = hub.advanceSequence()
-      configuration.didCommit?(event.event.seq)
-    }
+    for _ in events { hub.advanceCommittedSequence() }
+    outbox.commit(events)
     answer()
-    if let service = hub.sync.service,
-      events.contains(where: { hub.sync.capture.captures(any: $0.event.tables.keys) })
-    {
-      service.localChange()
-    }
-    for event in events { feed.publish(event) }
+    outbox.publish(events)
     // Between two commits: no client's transaction is split.
     if hub.walBound.restartIsDue {
       try? hub.database.inWriterDatabase { db in hub.walBound.checkpointIfNeeded(db) }
+    }
+  }
+
+  /// Sends what the syncer has made durable since the last time, in order; throws when the
+  /// log could not be synced (nothing more is acknowledged: the hub must stop).
+  func sendDurable() throws {
+    if let failure = hub.syncer.failure {
+      throw HubError(
+        "the write-ahead log could not be made durable (\(failure)); stopping without "
+          + "acknowledging the commits since the last sync")
+    }
+    for item in outbox.takeDurable() {
+      switch item {
+      case .durable(let events):
+        for event in events {
+          hub.markDurable(event.event.seq)
+          configuration.didCommit?(event.event.seq)
+        }
+      case .reply(let client, let body):
+        outbox.sendNow(client, body)
+      case .publish(let events):
+        if let service = hub.sync.service,
+          events.contains(where: { hub.sync.capture.captures(any: $0.event.tables.keys) })
+        {
+          service.localChange()
+        }
+        for event in events { feed.publish(event) }
+      }
     }
   }
 
@@ -291,11 +327,8 @@ struct HubSession {
     send(client, body)
   }
 
-  /// Sends an encoded reply.
-  func send(_ client: Data, _ body: Data) {
-    // A client that went away is not an error of the hub: its reply is dropped.
-    try? router.send([client, body], dontWait: true)
-  }
+  /// Sends an encoded reply (after what the outbox holds).
+  func send(_ client: Data, _ body: Data) { outbox.send(client, body) }
 }
 
 extension TransactionRequest {

@@ -120,7 +120,7 @@ extension HubSession {
   mutating func commitAsSync(
     _ body: (Database) throws -> Void, answer: () -> Void = {}
   ) throws {
-    let seq = hub.lastSequence + 1
+    let seq = hub.committedSequence + 1
     let now = hub.millisecondsNow()
     let event = try hub.database.inWriterDatabase { [feed] db -> ChangeFeed.PublishedCommit? in
       try db.beginTransaction(.immediate)

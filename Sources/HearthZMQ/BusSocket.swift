@@ -202,21 +202,22 @@ public final class BusSocket {
     return result > 0
   }
 
-  /// Waits until the socket is readable or `descriptor` (a file descriptor) is, or `timeout`
-  /// passes: which of the two are.
-  public func waitReadable(orDescriptor descriptor: Int32, timeout: Duration) throws -> (
-    socket: Bool, descriptor: Bool
+  /// Waits until the socket is readable or one of `descriptors` (file descriptors) is, or
+  /// `timeout` passes: whether the socket is, and which of the descriptors are.
+  public func waitReadable(orDescriptors descriptors: [Int32], timeout: Duration) throws -> (
+    socket: Bool, descriptors: [Bool]
   ) {
-    var items = [
-      zmq_pollitem_t(socket: handle, fd: 0, events: Int16(ZMQ_POLLIN), revents: 0),
-      zmq_pollitem_t(socket: nil, fd: descriptor, events: Int16(ZMQ_POLLIN), revents: 0),
-    ]
-    let result = zmq_poll(&items, 2, Int(timeout.milliseconds))
+    var items =
+      [zmq_pollitem_t(socket: handle, fd: 0, events: Int16(ZMQ_POLLIN), revents: 0)]
+      + descriptors.map {
+        zmq_pollitem_t(socket: nil, fd: $0, events: Int16(ZMQ_POLLIN), revents: 0)
+      }
+    let result = zmq_poll(&items, Int32(items.count), Int(timeout.milliseconds))
     if result < 0 {
-      if zmq_errno() == EINTR { return (false, false) }
+      if zmq_errno() == EINTR { return (false, descriptors.map { _ in false }) }
       throw BusError.last("poll", kind: kind.description)
     }
-    return (items[0].revents != 0, items[1].revents != 0)
+    return (items[0].revents != 0, items.dropFirst().map { $0.revents != 0 })
   }
 
   // MARK: - Options

@@ -1,0 +1,70 @@
+import Foundation
+import HearthZMQ
+
+/// What the hub sends — replies and the commits' bus events — held in order until the
+/// commits before them are durable (`WALSyncer`): no client hears of a commit, no subscriber
+/// sees its event, and no reply reports a state, that a power loss could still take back.
+/// When nothing waits for the disk, a reply goes out at once. Lives on the hub's thread.
+final class HubOutbox {
+  /// One thing to send, in the order it was handed over.
+  enum Item {
+    /// A commit's events are durable: the hub's sequence number moves past them.
+    case durable([ChangeFeed.PublishedCommit])
+    case reply(client: Data, body: Data)
+    /// A commit's events, to publish once its replies are out.
+    case publish([ChangeFeed.PublishedCommit])
+  }
+
+  private let router: BusSocket
+  let syncer: WALSyncer
+  /// What waits, each with the ticket of the last commit before it.
+  private var held: [(ticket: Int, item: Item)] = []
+  /// Tickets handed out: one per commit, in commit order.
+  private(set) var committed = 0
+
+  init(router: BusSocket, syncer: WALSyncer) {
+    self.router = router
+    self.syncer = syncer
+  }
+
+  /// Whether everything committed is durable and sent.
+  var isEmpty: Bool { held.isEmpty }
+
+  /// A commit happened (its events, possibly none): a new ticket, and a sync is asked for.
+  /// Replies handed over from now on wait for it.
+  func commit(_ events: [ChangeFeed.PublishedCommit]) {
+    committed += 1
+    held.append((committed, .durable(events)))
+    syncer.request(committed)
+  }
+
+  /// Hands over the events of the last commit, to publish after the replies handed over
+  /// since it.
+  func publish(_ events: [ChangeFeed.PublishedCommit]) {
+    guard !events.isEmpty else { return }
+    held.append((committed, .publish(events)))
+  }
+
+  /// Sends a reply now when nothing is held, else after what is.
+  func send(_ client: Data, _ body: Data) {
+    guard held.isEmpty else { return held.append((committed, .reply(client: client, body: body))) }
+    Self.send(client, body, on: router)
+  }
+
+  /// What may go out now: everything held up to the durable ticket, in order.
+  func takeDurable() -> [Item] {
+    let durable = syncer.durable
+    let count = held.prefix { $0.ticket <= durable }.count
+    guard count > 0 else { return [] }
+    defer { held.removeFirst(count) }
+    return held.prefix(count).map(\.item)
+  }
+
+  /// Sends an encoded reply.
+  func sendNow(_ client: Data, _ body: Data) { Self.send(client, body, on: router) }
+
+  private static func send(_ client: Data, _ body: Data, on router: BusSocket) {
+    // A client that went away is not an error of the hub: its reply is dropped.
+    try? router.send([client, body], dontWait: true)
+  }
+}

@@ -1,0 +1,122 @@
+import Foundation
+import HearthSync
+import Synchronization
+
+/// Makes the hub's commits durable off the hub's thread: pipelined group commit.
+///
+/// The writer commits with `synchronous = NORMAL`: a COMMIT appends its frames to the
+/// write-ahead log and returns without waiting for the disk. After each commit the hub asks
+/// for a sync up to its *ticket* (commits are numbered in order); this thread `fdatasync`s the
+/// log through a descriptor of its own and then says which ticket is durable: every commit
+/// whose ticket was asked for before that sync began. The hub holds each commit's replies and
+/// events until then, and meanwhile goes on committing what arrives, so one sync covers every
+/// group committed while the last one ran. (`fdatasync` flushes the file, whoever wrote it:
+/// Linux keeps one page cache per file, not per descriptor.)
+///
+/// A failed sync is final: the kernel may have dropped the pages it could not write, so no
+/// later sync can vouch for them. The hub then stops without acknowledging anything more
+/// (see `failure`); SQLite recovers what reached the disk at the next start.
+final class WALSyncer: @unchecked Sendable {
+  // Safe to share: `requested` and `isStopping` are read and written only with `condition`
+  // locked; `descriptor`, `identity` and `synced` only by the syncing thread; the rest is
+  // atomic or immutable.
+  private let condition = NSCondition()
+  private var requested = 0
+  private var isStopping = false
+  private var synced = 0
+  private var descriptor: Int32 = -1
+  private var identity: (device: UInt64, inode: UInt64)?
+  private let durableTicket = Atomic<Int>(0)
+  private let failed = Mutex<String?>(nil)
+  private let walPath: String
+  private let databasePath: String
+  /// Rung after each sync (and after a failure): the hub's loop waits on it.
+  let bell: Doorbell
+
+  init(databasePath: String) throws {
+    self.databasePath = databasePath
+    walPath = databasePath + "-wal"
+    bell = try Doorbell()
+  }
+
+  deinit {
+    if descriptor >= 0 { close(descriptor) }
+  }
+
+  /// The highest ticket whose commit is durable.
+  var durable: Int { durableTicket.load(ordering: .acquiring) }
+
+  /// Why syncing failed, once it has; the hub must stop.
+  var failure: String? { failed.withLock { $0 } }
+
+  /// Asks for the commits up to `ticket` to be made durable.
+  func request(_ ticket: Int) {
+    condition.lock()
+    if ticket > requested {
+      requested = ticket
+      condition.signal()
+    }
+    condition.unlock()
+  }
+
+  /// Ends `run` once what was asked for is synced.
+  func stop() {
+    condition.lock()
+    isStopping = true
+    condition.signal()
+    condition.unlock()
+  }
+
+  /// The syncing thread's loop: until `stop`, one sync whenever a ticket past the last one
+  /// is asked for.
+  func run() {
+    while true {
+      condition.lock()
+      while requested <= synced, !isStopping { condition.wait() }
+      let target = requested
+      condition.unlock()
+      guard target > synced else { return }  // stopping, and nothing is left to sync
+      if let error = sync() {
+        failed.withLock { $0 = error }
+        bell.ring()
+        return
+      }
+      synced = target
+      durableTicket.store(target, ordering: .releasing)
+      bell.ring()
+    }
+  }
+
+  /// Syncs the log as it is now; nil when it is on the disk, else what failed.
+  private func sync() -> String? {
+    var status = stat()
+    guard stat(walPath, &status) == 0 else {
+      // No log: SQLite removed it after a full checkpoint, which synced the database file;
+      // syncing the file again costs little and vouches for it.
+      if descriptor >= 0 { close(descriptor) }
+      (descriptor, identity) = (-1, nil)
+      return Self.dataSync(databasePath)
+    }
+    // The descriptor held while the path still names its file, else a new one.
+    let current = (device: UInt64(status.st_dev), inode: UInt64(status.st_ino))
+    if descriptor < 0 || identity.map({ $0 != current }) ?? true {
+      if descriptor >= 0 { close(descriptor) }
+      descriptor = open(walPath, O_RDONLY | O_CLOEXEC)
+      guard descriptor >= 0, fstat(descriptor, &status) == 0 else {
+        identity = nil
+        return "cannot open \(walPath): \(String(cString: strerror(errno)))"
+      }
+      identity = (UInt64(status.st_dev), UInt64(status.st_ino))
+    }
+    return fdatasync(descriptor) == 0
+      ? nil : "fdatasync \(walPath): \(String(cString: strerror(errno)))"
+  }
+
+  /// Syncs the file at `path` through a descriptor opened for it.
+  private static func dataSync(_ path: String) -> String? {
+    let file = open(path, O_RDONLY | O_CLOEXEC)
+    guard file >= 0 else { return "cannot open \(path): \(String(cString: strerror(errno)))" }
+    defer { close(file) }
+    return fdatasync(file) == 0 ? nil : "fdatasync \(path): \(String(cString: strerror(errno)))"
+  }
+}
