@@ -153,7 +153,7 @@ let package = Package(
       swiftSettings: strict),
     .executableTarget(
       name: "hearth-loadgen",
-      dependencies: ["HearthPlugin", "HearthData", "HearthWire", "HearthTestbed"],
+      dependencies: ["HearthPlugin", "HearthData", "HearthWire", "HearthZMQ", "HearthTestbed"],
       swiftSettings: strict),
     .executableTarget(
       name: "hearth-bench",

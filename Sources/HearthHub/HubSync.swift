@@ -21,7 +21,8 @@ struct HubSync: Sendable {
       clock: SyncClock(hub: hub, last: last, offset: configuration.syncClockOffset))
     capture.addFunctions(to: db)
     try capture.install(SyncStore.syncedTables(db), on: db)
-    jobs = try SyncJobs()
+    let path = configuration.databasePath
+    jobs = try SyncJobs(makeDurable: { try WALSyncer.syncNow(databasePath: path) })
     if let server = configuration.syncServer {
       var settings = SyncService.Settings(server: server)
       settings.zone = configuration.syncZone

@@ -31,8 +31,15 @@ struct PluginPolicy {
   static let readOnlyPragmas: Set<String> = ["user_version", "data_version", "schema_version"]
 
   /// Names this policy exactly (plugin, mode, tables), for the statement cache.
-  var scope: String {
-    "\(plugin)|\(mode)|" + ownedTables.sorted().joined(separator: ",")
+  let scope: String
+
+  init(plugin: String, ownedTables: Set<String>, mode: Mode) {
+    self.plugin = plugin
+    self.ownedTables = ownedTables
+    self.mode = mode
+    scope =
+      "\(plugin)|\(mode == .migration ? "migration" : "transaction")|"
+      + ownedTables.sorted().joined(separator: ",")
   }
 
   /// The tables SQLite's FTS5 keeps beside a full-text table `t` (`t_data`, `t_idx`…),

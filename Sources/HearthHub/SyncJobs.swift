@@ -15,7 +15,15 @@ final class SyncJobs: SyncWriter {
   let bell: Doorbell
   private let state = Locked<(jobs: [Job], isClosed: Bool)>(([], false))
 
-  init() throws { bell = try Doorbell() }
+  /// Makes the commits so far durable (the hub's syncer, from the service's thread).
+  private let durability: @Sendable () throws -> Void
+
+  init(makeDurable: @escaping @Sendable () throws -> Void) throws {
+    bell = try Doorbell()
+    durability = makeDurable
+  }
+
+  func makeDurable() throws { try durability() }
 
   func write<T: Sendable>(_ job: @escaping @Sendable (Database) throws -> T) throws -> T {
     let result = Locked<Result<T, any Error>?>(nil)

@@ -14,7 +14,7 @@ struct TransactionExecutor {
     var nextPart: Int
     /// When its last message came, on the hub's clock.
     var lastActivity: Duration
-    var ownedTables: Set<String>
+    var policy: PluginPolicy
   }
 
   /// What one transaction came to.
@@ -38,25 +38,26 @@ struct TransactionExecutor {
   /// Transactions the hub ended on its own (timeout, refusal), so that their late messages
   /// get the reason rather than `unknownTransaction`. Bounded.
   private var abortedTransactions: [(id: String, reply: ErrorReply)] = []
-  /// Each registered plugin's tables (lowercased), read from `hearth_tables` once and
-  /// forgotten when the plugin registers again: every transaction needs them before it
-  /// begins, and only a registration changes them.
-  private var ownership: [String: Set<String>] = [:]
+  /// Each registered plugin's transaction policy (its tables, lowercased, read from
+  /// `hearth_tables` once), forgotten when the plugin registers again: every transaction
+  /// needs it before it begins, and only a registration changes it.
+  private var policies: [String: PluginPolicy] = [:]
 
   init(database: DatabasePool) {
     self.database = database
   }
 
   /// Forgets what `plugin` owns (it registered again).
-  mutating func forgetOwnership(of plugin: String) { ownership[plugin] = nil }
+  mutating func forgetOwnership(of plugin: String) { policies[plugin] = nil }
 
-  /// The tables `plugin` owns; nil when it has not registered.
-  private mutating func ownedTables(of plugin: String, _ db: Database) throws -> Set<String>? {
-    if let known = ownership[plugin] { return known }
+  /// The policy of `plugin`'s transactions; nil when it has not registered.
+  private mutating func policy(of plugin: String, _ db: Database) throws -> PluginPolicy? {
+    if let known = policies[plugin] { return known }
     guard try HubTables.isRegistered(plugin, db) else { return nil }
-    let owned = try HubStore.ownedTables(of: plugin, db)
-    ownership[plugin] = owned
-    return owned
+    let policy = PluginPolicy(
+      plugin: plugin, ownedTables: try HubStore.ownedTables(of: plugin, db), mode: .transaction)
+    policies[plugin] = policy
+    return policy
   }
 
   // MARK: - One message, one transaction: alone or in a group commit
@@ -105,12 +106,11 @@ struct TransactionExecutor {
     if let first = try feed.storedReply(for: request.id, db) {
       return .committed(.init(reply: first, body: try WireCoding.encode(first), event: nil))
     }
-    guard let owned = try ownedTables(of: request.plugin, db) else {
+    guard let policy = try policy(of: request.plugin, db) else {
       return .failed(.notRegistered(request.plugin, id: request.id))
     }
     if !db.isInsideTransaction { try db.beginTransaction(.immediate) }
     try db.execute(sql: "SAVEPOINT \(savepoint)")
-    let policy = PluginPolicy(plugin: request.plugin, ownedTables: owned, mode: .transaction)
     switch Self.execute(request.statements, id: request.id, policy: policy, in: db) {
     case .success(let results):
       let committed = try feed.record(
@@ -238,23 +238,23 @@ struct TransactionExecutor {
     at now: Int64, clock: Duration
   ) -> Step {
     enum Beginning {
-      case begun(owned: Set<String>)
+      case begun(PluginPolicy)
       case answered(any Encodable)
     }
     do {
       let beginning = try database.inWriterDatabase { db -> Beginning in
         if let first = try feed.storedReply(for: request.id, db) { return .answered(first) }
-        guard let owned = try ownedTables(of: request.plugin, db) else {
+        guard let policy = try policy(of: request.plugin, db) else {
           return .answered(ErrorReply.notRegistered(request.plugin, id: request.id))
         }
         try db.beginTransaction(.immediate)
-        return .begun(owned: owned)
+        return .begun(policy)
       }
       switch beginning {
-      case .begun(let owned):
+      case .begun(let policy):
         open = OpenTransaction(
           id: request.id, plugin: request.plugin, client: client, nextPart: 0,
-          lastActivity: clock, ownedTables: owned)
+          lastActivity: clock, policy: policy)
         return run(request, feed: feed, seq: seq, at: now, clock: clock)
       case .answered(let answer):
         return .answer(answer)
@@ -273,8 +273,7 @@ struct TransactionExecutor {
     transaction.lastActivity = clock
     transaction.nextPart += 1
     open = transaction
-    let policy = PluginPolicy(
-      plugin: transaction.plugin, ownedTables: transaction.ownedTables, mode: .transaction)
+    let policy = transaction.policy
     let outcome: Result<[WireResult], ErrorReply>
     do {
       outcome = try database.inWriterDatabase { db in

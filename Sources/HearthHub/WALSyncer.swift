@@ -112,6 +112,15 @@ final class WALSyncer: @unchecked Sendable {
       ? nil : "fdatasync \(walPath): \(String(cString: strerror(errno)))"
   }
 
+  /// Makes every commit so far durable, from any thread (through descriptors of its own):
+  /// the log, or the database file when there is no log.
+  static func syncNow(databasePath: String) throws {
+    let wal = databasePath + "-wal"
+    let failure =
+      FileManager.default.fileExists(atPath: wal) ? dataSync(wal) : dataSync(databasePath)
+    if let failure { throw HubError(failure) }
+  }
+
   /// Syncs the file at `path` through a descriptor opened for it.
   private static func dataSync(_ path: String) -> String? {
     let file = open(path, O_RDONLY | O_CLOEXEC)

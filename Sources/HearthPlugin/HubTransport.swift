@@ -107,7 +107,7 @@ public struct HubTransport: Hashable, Sendable {
 
   /// Makes a request socket this transport's CURVE client; throws `hubNotRunning` when the
   /// hub's public key is not known (no hub has started on these sockets).
-  func prepareRequestSocket(_ socket: BusSocket) throws {
+  public func prepareRequestSocket(_ socket: BusSocket) throws {
     guard let serverKey = serverKey ?? hubPublicKeyPath.flatMap(HubPaths.publicKey(inFile:)) else {
       throw DatabaseError.hubNotRunning(endpoint: requestEndpoint)
     }

@@ -5,6 +5,10 @@ import HearthSQLite
 /// `sync` (so the plugins' observers refresh as for any write); the hub implements it.
 public protocol SyncWriter: Sendable {
   func write<T: Sendable>(_ job: @escaping @Sendable (Database) throws -> T) throws -> T
+  /// Makes every commit so far durable: the hub acknowledges a commit only once it is,
+  /// and the service sends nothing to the server that a power loss could still take back
+  /// here.
+  func makeDurable() throws
 }
 
 /// The sync service: on a thread of its own in hearthd, with one connection to the server.
@@ -183,6 +187,7 @@ public final class SyncService: Sendable {
       let limit = settings.pushBatch
       let entries = try reader.read { db in try SyncOutbox.batch(limit: limit, db) }
       guard !entries.isEmpty else { return }
+      try writer.makeDurable()
       let seq = try server.push(entries.map(\.record), hub: hub)
       let clock = capture.clock
       try writer.write { db in

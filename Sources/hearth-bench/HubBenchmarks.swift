@@ -99,7 +99,8 @@ func runLoadgens(_ argumentSets: [[String]]) throws -> (
 
 /// Write throughput and latency: N writer processes through the hub, against N processes
 /// writing the file directly with busy_timeout, and against one process doing all the
-/// transactions on a DatabasePool.
+/// transactions on a DatabasePool; and the hub's own ceiling, the same N processes sending
+/// frames encoded before the start.
 let hubWritesBenchmark = Benchmark(
   name: "hub-writes",
   summary: "N writer processes through the hub vs N writing the file directly vs one process"
@@ -120,6 +121,18 @@ let hubWritesBenchmark = Benchmark(
         ]
       })
     hub.stop()
+
+    // The hub's own ceiling: the same writes encoded before the start, sent as they are.
+    let rawDirectory = try BenchmarkDirectory()
+    let rawHub = try BenchHub(directory: rawDirectory)
+    let raw = try runLoadgens(
+      (0..<writers).map { index in
+        [
+          "--plugin", "w\(index)", "--count", String(perWriter), "--timings", "--raw",
+          "--database", rawHub.paths.databasePath, "--runtime-dir", rawHub.paths.runtimeDirectory,
+        ]
+      })
+    rawHub.stop()
 
     let directDirectory = try BenchmarkDirectory()
     let directPath = directDirectory.path("direct.sqlite")
@@ -161,6 +174,13 @@ let hubWritesBenchmark = Benchmark(
       Figure(
         bench: "hub-writes-\(writers)-max", ours: throughHub.timings.map(\.max).max() ?? .nan,
         baseline: direct.timings.map(\.max).max() ?? .nan, unit: "us"),
+      // Pre-encoded frames (`hearth-loadgen --raw`): the hub without its clients' work.
+      Figure(
+        bench: "hub-writes-\(writers)-raw-tps", ours: total / raw.seconds,
+        baseline: total / direct.seconds, unit: "tx/s"),
+      Figure(
+        bench: "hub-writes-\(writers)-raw-p99", ours: raw.timings.map(\.p99).max() ?? .nan,
+        baseline: directP99, unit: "us"),
       Figure(
         bench: "hub-writes-\(writers)-vs-1-process", ours: total / throughHub.seconds,
         baseline: total / oneSeconds, unit: "tx/s"),

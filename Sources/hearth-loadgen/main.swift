@@ -13,7 +13,8 @@
 // `--timings` prints `ready` once it can write, waits for a line on stdin (so that every
 // writer of a benchmark starts at once), then, instead of acks, `timings <p50 µs> <p99 µs>
 // <total ms> <max µs> <peak RSS kB>`; `--direct` writes the database file itself
-// (busy_timeout 5 s), without the hub: the benchmark's baseline.
+// (busy_timeout 5 s), without the hub: the benchmark's baseline; `--raw` sends transactions
+// encoded before the start over a socket of its own (the hub's ceiling, see RawWrites.swift).
 //
 // `--seconds S` writes for S seconds instead of `--count` writes and prints `wrote <N>` at
 // the end (no acks); with `--rate R`, R writes a second at most. `--probe S`, for the
@@ -49,6 +50,7 @@ var expect = 0
 var tryWrite: String?
 var timings = false
 var direct = false
+var raw = false
 var pair = false
 var hold: Double?
 var slowMigration: Int?
@@ -65,6 +67,10 @@ while !arguments.isEmpty {
   }
   if argument == "--direct" {
     direct = true
+    continue
+  }
+  if argument == "--raw" {
+    raw = true
     continue
   }
   if argument == "--pair" {
@@ -238,6 +244,22 @@ if let probe {
     pause(until: next)
   }
   withExtendedLifetime(live) {}
+  exit(0)
+}
+
+if raw {
+  do {
+    var start = now()
+    let latencies = try rawWrites(
+      count: count, plugin: plugin, table: table, transport: database.transport
+    ) {
+      awaitStart()
+      start = now()
+    }
+    report(latencies, totalMilliseconds: Double(now() - start) / 1e6)
+  } catch {
+    fail("raw writes failed: \(error)")
+  }
   exit(0)
 }
 
