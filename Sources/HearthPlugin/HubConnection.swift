@@ -4,11 +4,13 @@ import HearthSQLite
 import HearthWire
 import HearthZMQ
 
-/// A feature process's line to the hub: one DEALER socket, used on one serial queue, one
-/// request at a time. Replies are matched by request id; stale ones (from a request that
-/// timed out) are dropped.
+/// A feature process's line to the hub: one DEALER socket, used on one serial queue. Replies
+/// are matched by request id (a long transaction may have a part in flight while its next
+/// part is built: `post`, then `reply(to:)`); stale ones (from a request that timed out) are
+/// dropped.
 final class HubConnection: @unchecked Sendable {
-  // Safe to share: `socket` is used only inside `queue.sync`, so one thread at a time.
+  // Safe to share: `socket`, `awaited` and `stashed` are used only inside `queue.sync`, so
+  // one thread at a time.
   private let queue = DispatchQueue(label: "hearth.plugin.requests")
   private let context: BusContext
   /// Made when the first request goes out, and again after one went unanswered: it
@@ -24,6 +26,10 @@ final class HubConnection: @unchecked Sendable {
   /// The hub's limits, from a `hello` (the first time the hub answers; again after a
   /// restart, which may change them).
   private var limits: HubLimits?
+  /// How many posted requests of each id wait for their reply, and the replies read while
+  /// waiting for another one.
+  private var awaited: [String: Int] = [:]
+  private var stashed: [String: [(type: String, body: Data)]] = [:]
 
   init(context: BusContext, transport: HubTransport, timeout: Duration) throws {
     self.context = context
@@ -57,9 +63,15 @@ final class HubConnection: @unchecked Sendable {
   func request(_ message: some Encodable, id: String, timeout: Duration? = nil) throws -> (
     type: String, body: Data
   ) {
-    let timeout = timeout ?? self.timeout
+    try post(message, id: id)
+    return try reply(to: id, timeout: timeout)
+  }
+
+  /// Sends `message` without waiting: its reply (the next one with its id) is read by
+  /// `reply(to:)`, and kept meanwhile if another request's wait reads it first.
+  func post(_ message: some Encodable, id: String) throws {
     let body = try WireCoding.encode(message)
-    return try queue.sync {
+    try queue.sync {
       let socket = try currentSocket()
       if let limits, body.count > limits.maxMessageSize {
         // The hub would refuse it — or, past the transport's cut-off, drop it unanswered.
@@ -69,27 +81,53 @@ final class HubConnection: @unchecked Sendable {
             + "\(limits.maxMessageSize) (max-message-size)")
       }
       try socket.send([body])
-      let deadline = ContinuousClock.now + timeout
-      while true {
-        let left = deadline - ContinuousClock.now
-        guard left > .zero, let frames = try socket.receive(timeout: left), let frame = frames.last
-        else {
-          // Whatever the hub answers later belongs to a request the caller gave up on: a new
-          // socket leaves it behind.
-          socket.close()
-          self.socket = nil
-          mayBeDown = true
-          throw DatabaseError.hubUnavailable(endpoint: endpoint, timeout: timeout)
-        }
-        guard
-          let envelope = TransactionCodec.envelope(frame)
-            ?? (try? WireCoding.decode(WireEnvelope.self, from: frame)),
-          envelope.id == id || envelope.id == nil
-        else { continue }
-        if envelope.type == "error" {
-          throw try WireCoding.decode(ErrorReply.self, from: frame)
-        }
-        return (envelope.type, frame)
+      awaited[id, default: 0] += 1
+    }
+  }
+
+  /// Waits for the reply to the oldest request of `id` posted and not yet answered.
+  func reply(to id: String, timeout: Duration? = nil) throws -> (type: String, body: Data) {
+    let timeout = timeout ?? self.timeout
+    return try queue.sync {
+      let (type, frame) = try nextReply(to: id, timeout: timeout)
+      if type == "error" { throw try WireCoding.decode(ErrorReply.self, from: frame) }
+      return (type, frame)
+    }
+  }
+
+  /// The next reply with `id`: one kept from an earlier wait, or the next that comes. Replies
+  /// to another request still awaited are kept; any other is stale and dropped.
+  private func nextReply(to id: String, timeout: Duration) throws -> (type: String, body: Data) {
+    defer {
+      awaited[id, default: 1] -= 1
+      if awaited[id] == 0 { awaited[id] = nil }
+    }
+    if var kept = stashed[id], !kept.isEmpty {
+      let reply = kept.removeFirst()
+      stashed[id] = kept.isEmpty ? nil : kept
+      return reply
+    }
+    let deadline = ContinuousClock.now + timeout
+    while true {
+      let left = deadline - ContinuousClock.now
+      guard let socket, left > .zero, let frames = try socket.receive(timeout: left),
+        let frame = frames.last
+      else {
+        // Whatever the hub answers later belongs to a request the caller gave up on: a new
+        // socket leaves it behind (and every reply awaited on this one).
+        self.socket?.close()
+        self.socket = nil
+        mayBeDown = true
+        (awaited, stashed) = ([:], [:])
+        throw DatabaseError.hubUnavailable(endpoint: endpoint, timeout: timeout)
+      }
+      guard
+        let envelope = TransactionCodec.envelope(frame)
+          ?? (try? WireCoding.decode(WireEnvelope.self, from: frame))
+      else { continue }
+      if envelope.id == id || envelope.id == nil { return (envelope.type, frame) }
+      if let other = envelope.id, awaited[other] != nil {
+        stashed[other, default: []].append((envelope.type, frame))
       }
     }
   }

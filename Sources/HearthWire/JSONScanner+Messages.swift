@@ -80,7 +80,7 @@ extension JSONScanner {
         count += 1
         switch key {
         case "sql" where sql == nil:
-          guard let text = string() else { return nil }
+          guard let text = repeatableString() else { return nil }
           sql = text
         case "args" where args == nil:
           if take(word: "null") {
@@ -100,6 +100,24 @@ extension JSONScanner {
         }
       }
     }
+  }
+
+  /// A string; the last statement's SQL again when its bytes are the same, without reading
+  /// it twice.
+  mutating func repeatableString() -> String? {
+    skipSpace()
+    let start = index
+    if let last = lastSQL, start + last.raw.count <= bytes.count,
+      memcmp(bytes.baseAddress! + start, bytes.baseAddress! + last.raw.lowerBound, last.raw.count)
+        == 0
+    {
+      // The same quoted token: it ends where the last one ended.
+      index += last.raw.count
+      return last.text
+    }
+    guard let text = string() else { return nil }
+    lastSQL = (start..<index, text)
+    return text
   }
 
   /// `null`, or an object of exactly one of `int` (a decimal string), `real` (a number, or
@@ -280,15 +298,21 @@ extension JSONScanner {
       }
     case UInt8(ascii: "{"):
       index += 1
-      var keys: Set<String> = []
+      // Most objects of a message have a handful of keys (and this runs for each): the first
+      // 16 are searched in an array, any more (a commit's rows) in a set.
+      var (keys, more): ([String], Set<String>) = ([], [])
       while true {
-        switch member(after: keys.count) {
+        switch member(after: keys.count + more.count) {
         case .bad: return false
         case .end: return true
         case .next(let key):
-          guard let key, keys.insert(key).inserted, skipValue(depth: depth + 1) else {
-            return false
+          guard let key, !keys.contains(key) else { return false }
+          if keys.count < 16 {
+            keys.append(key)
+          } else {
+            guard more.insert(key).inserted else { return false }
           }
+          guard skipValue(depth: depth + 1) else { return false }
         }
       }
     default: return double() != nil

@@ -6,6 +6,9 @@ import HearthSQLite
 struct JSONScanner {
   let bytes: UnsafeBufferPointer<UInt8>
   var index = 0
+  /// The last statement's SQL as it was written (quotes included) and read: a bulk write
+  /// repeats it, and the same bytes are the same string, read once.
+  var lastSQL: (raw: Range<Int>, text: String)?
 
   init(bytes: UnsafeBufferPointer<UInt8>) { self.bytes = bytes }
 

@@ -38,9 +38,11 @@ public enum TransactionCodec {
     string(request.plugin, &out)
     key("statements", &out)
     out.append(UInt8(ascii: "["))
+    // A bulk write repeats one statement's SQL: its JSON is written once and copied.
+    var repeated: (sql: String, json: [UInt8])?
     for (index, statement) in request.statements.enumerated() {
       if index > 0 { out.append(UInt8(ascii: ",")) }
-      try encode(statement, &out)
+      try encode(statement, &out, repeated: &repeated)
     }
     out.append(UInt8(ascii: "]"))
     return finish(&out, type: request.type, v: request.v)
@@ -125,7 +127,9 @@ public enum TransactionCodec {
     }
   }
 
-  private static func encode(_ statement: WireStatement, _ out: inout [UInt8]) throws {
+  private static func encode(
+    _ statement: WireStatement, _ out: inout [UInt8], repeated: inout (sql: String, json: [UInt8])?
+  ) throws {
     out.append(UInt8(ascii: "{"))
     var first = true
     if let args = statement.args {
@@ -144,7 +148,14 @@ public enum TransactionCodec {
       out.append(contentsOf: Array((rows ? "true" : "false").utf8))
     }
     key("sql", &out, first: first)
-    string(statement.sql, &out)
+    if let repeated, repeated.sql == statement.sql {
+      out.append(contentsOf: repeated.json)
+    } else {
+      var json: [UInt8] = []
+      string(statement.sql, &json)
+      out.append(contentsOf: json)
+      repeated = (statement.sql, json)
+    }
     out.append(UInt8(ascii: "}"))
   }
 
