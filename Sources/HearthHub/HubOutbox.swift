@@ -30,11 +30,12 @@ final class HubOutbox {
   /// Whether everything committed is durable and sent.
   var isEmpty: Bool { held.isEmpty }
 
-  /// A commit happened (its events, possibly none): a new ticket. Replies handed over from
-  /// now on wait for it (the loop asks for the sync at the end of its turn).
+  /// A commit happened (its events, possibly none): a new ticket, and a sync is asked for.
+  /// Replies handed over from now on wait for it.
   func commit(_ events: [ChangeFeed.PublishedCommit]) {
     committed += 1
     held.append((committed, .durable(events)))
+    syncer.request(committed)
   }
 
   /// Hands over the events of the last commit, to publish after the replies handed over

@@ -108,20 +108,6 @@ struct HubSession {
       lastHeartbeat = now
       feed.publishHeartbeat(at: hub.millisecondsNow())
     }
-    try makeDurable()
-  }
-
-  /// Asks for this turn's commits to be made durable: on this thread now when nothing else
-  /// waits (no request in the socket, no sync running: a lone writer's commit), else by the
-  /// syncer's thread while the loop goes on.
-  func makeDurable() throws {
-    let ticket = outbox.committed
-    guard ticket > hub.syncer.durable else { return }
-    if hub.syncer.isIdle, try !router.poll(for: .readable, timeout: .zero) {
-      if hub.syncer.syncHere(upTo: ticket) { try sendDurable() }
-    } else {
-      hub.syncer.request(ticket)
-    }
   }
 
   /// Answers one request: `parsed` is its frame parsed, nil when it came as other than one
@@ -206,7 +192,6 @@ struct HubSession {
   /// What was committed is made durable and acknowledged first.
   mutating func finish() throws {
     executor.rollbackOpen()
-    hub.syncer.request(outbox.committed)
     let deadline = hub.clock.elapsed + .seconds(10)
     while !outbox.isEmpty, hub.clock.elapsed < deadline {
       hub.syncer.bell.wait(timeout: .milliseconds(100))

@@ -17,8 +17,8 @@ import Synchronization
 /// later sync can vouch for them. The hub then stops without acknowledging anything more
 /// (see `failure`); SQLite recovers what reached the disk at the next start.
 final class WALSyncer: @unchecked Sendable {
-  // Safe to share: `requested`, `synced` and `isStopping` are read and written only with
-  // `condition` locked; `descriptor` and `identity` only by the syncing thread; the rest is
+  // Safe to share: `requested` and `isStopping` are read and written only with `condition`
+  // locked; `descriptor`, `identity` and `synced` only by the syncing thread; the rest is
   // atomic or immutable.
   private let condition = NSCondition()
   private var requested = 0
@@ -73,46 +73,18 @@ final class WALSyncer: @unchecked Sendable {
     while true {
       condition.lock()
       while requested <= synced, !isStopping { condition.wait() }
-      let (target, done) = (requested, synced)
+      let target = requested
       condition.unlock()
-      guard target > done else { return }  // stopping, and nothing is left to sync
-      if let error = sync() { return fail(error) }
-      markSynced(target)
+      guard target > synced else { return }  // stopping, and nothing is left to sync
+      if let error = sync() {
+        failed.withLock { $0 = error }
+        bell.ring()
+        return
+      }
+      synced = target
+      durableTicket.store(target, ordering: .releasing)
       bell.ring()
     }
-  }
-
-  /// Whether no sync is asked for or running.
-  var isIdle: Bool {
-    condition.lock()
-    defer { condition.unlock() }
-    return requested <= synced
-  }
-
-  /// Syncs on the calling thread, up to `ticket`, while the syncer is idle (the hub's thread
-  /// when nothing else waits: two thread switches fewer for a lone writer). Returns whether
-  /// it succeeded; a failure is final, as the thread's.
-  func syncHere(upTo ticket: Int) -> Bool {
-    let wal = FileManager.default.fileExists(atPath: walPath)
-    if let error = Self.dataSync(wal ? walPath : databasePath) {
-      fail(error)
-      return false
-    }
-    markSynced(ticket)
-    return true
-  }
-
-  private func markSynced(_ ticket: Int) {
-    condition.lock()
-    synced = max(synced, ticket)
-    requested = max(requested, ticket)
-    durableTicket.store(synced, ordering: .releasing)
-    condition.unlock()
-  }
-
-  private func fail(_ error: String) {
-    failed.withLock { $0 = $0 ?? error }
-    bell.ring()
   }
 
   /// Syncs the log as it is now; nil when it is on the disk, else what failed.
