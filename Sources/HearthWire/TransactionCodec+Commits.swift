@@ -127,19 +127,21 @@ extension TransactionCodec {
   }
 
   private static func integers(_ values: [Int64], _ out: inout [UInt8]) {
-    out.append(UInt8(ascii: "["))
-    for (index, value) in values.enumerated() {
-      if index > 0 { out.append(UInt8(ascii: ",")) }
-      integer(value, &out)
-    }
-    out.append(UInt8(ascii: "]"))
+    list(values, &out) { value, out in integer(value, &out) }
   }
 
   private static func strings(_ values: [String], _ out: inout [UInt8]) {
+    list(values, &out) { value, out in string(value, &out) }
+  }
+
+  /// A JSON array of `values`, each written by `write`.
+  private static func list<Value>(
+    _ values: [Value], _ out: inout [UInt8], _ write: (Value, inout [UInt8]) -> Void
+  ) {
     out.append(UInt8(ascii: "["))
     for (index, value) in values.enumerated() {
       if index > 0 { out.append(UInt8(ascii: ",")) }
-      string(value, &out)
+      write(value, &out)
     }
     out.append(UInt8(ascii: "]"))
   }
