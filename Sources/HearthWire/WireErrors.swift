@@ -1,8 +1,90 @@
+import Foundation
 import HearthSQLite
 
 // The hub's errors and SQLite's, in both directions, in one place: the hub turns a failing
 // statement into an `ErrorReply`; a client turns any `ErrorReply` into the `DatabaseError` its
 // caller catches, so a plugin meets one error type whatever refused its write.
+
+/// A refusal. `code` says what kind; SQLite failures carry SQLite's codes.
+public struct ErrorReply: Codable, Hashable, Sendable, Error, CustomStringConvertible {
+  public struct Code: RawRepresentable, Codable, Hashable, Sendable {
+    public let rawValue: String
+    public init(rawValue: String) { self.rawValue = rawValue }
+
+    /// Not JSON, or not an object with `v`, `type` and `id`.
+    public static let malformed = Code(rawValue: "malformed")
+    /// A protocol version this hub does not speak.
+    public static let unsupportedVersion = Code(rawValue: "unsupportedVersion")
+    public static let unknownType = Code(rawValue: "unknownType")
+    /// The message is larger than the hub's limit.
+    public static let tooLarge = Code(rawValue: "tooLarge")
+    public static let tooManyStatements = Code(rawValue: "tooManyStatements")
+    /// The plugin has not registered.
+    public static let notRegistered = Code(rawValue: "notRegistered")
+    /// The statement does something the plugin may not do (another plugin's table, DDL
+    /// outside a migration, ATTACH…). Nothing of the transaction stays.
+    public static let unauthorized = Code(rawValue: "unauthorized")
+    /// SQLite refused the statement; `sqlite` has its codes.
+    public static let sqlite = Code(rawValue: "sqlite")
+    /// A continuation of a transaction the hub does not have (it restarted, or the
+    /// transaction timed out): run the whole transaction again, with the same id.
+    public static let unknownTransaction = Code(rawValue: "unknownTransaction")
+    /// Another client's transaction holds the writer and the queue is full: retry later.
+    public static let busy = Code(rawValue: "busy")
+    /// The client went silent inside its transaction; it was rolled back.
+    public static let timeout = Code(rawValue: "timeout")
+    public static let migrationFailed = Code(rawValue: "migrationFailed")
+    /// A table asked to be synced breaks a rule of synced tables (the message names it).
+    public static let notSyncable = Code(rawValue: "notSyncable")
+    /// No round of sync could finish: no server is set up, or it cannot be reached (the
+    /// message has the last error). Local writes go on; their changes wait.
+    public static let syncFailed = Code(rawValue: "syncFailed")
+    public static let `internal` = Code(rawValue: "internal")
+
+    public init(from decoder: any Decoder) throws {
+      rawValue = try decoder.singleValueContainer().decode(String.self)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+      var container = encoder.singleValueContainer()
+      try container.encode(rawValue)
+    }
+  }
+
+  public struct SQLiteCodes: Codable, Hashable, Sendable {
+    public var code: Int32
+    public var extended: Int32
+    public init(code: Int32, extended: Int32) {
+      self.code = code
+      self.extended = extended
+    }
+  }
+
+  public var v = WireProtocol.version
+  public var type = "error"
+  public var id: String?
+  public var code: Code
+  public var message: String
+  /// The index of the failing statement in its message, when one failed.
+  public var statement: Int?
+  public var sqlite: SQLiteCodes?
+
+  public init(
+    id: String?, code: Code, message: String, statement: Int? = nil, sqlite: SQLiteCodes? = nil
+  ) {
+    self.id = id
+    self.code = code
+    self.message = message
+    self.statement = statement
+    self.sqlite = sqlite
+  }
+
+  public var description: String {
+    var text = "hub error \(code.rawValue): \(message)"
+    if let statement { text += " (statement \(statement))" }
+    return text
+  }
+}
 
 extension ErrorReply {
   /// SQLite's refusal of statement `statement` (the index in its message), as the hub sends it.

@@ -1,0 +1,214 @@
+import Foundation
+import HearthSQLite
+
+// The feed, cursors and sync: the requests that read and follow what was committed, and
+// the events the bus carries.
+
+/// `changes`: the committed changes after `since`, in order, from the durable feed.
+public struct ChangesRequest: Codable, Hashable, Sendable {
+  public var v = WireProtocol.version
+  public var type = "changes"
+  public var id: String
+  public var since: Int64
+  /// How many commits at most, 1 to 10,000; 1,000 when absent.
+  public var limit: Int?
+
+  /// What `limit` may be, and what it is when absent.
+  public static let limits = 1...10_000
+  public static let defaultLimit = 1_000
+
+  public init(id: String, since: Int64, limit: Int? = nil) {
+    self.id = id
+    self.since = since
+    self.limit = limit
+  }
+}
+
+/// A plugin's cursor: the last sequence number it has processed. The hub keeps the feed
+/// until every registered cursor has passed it (or it is older than the retention).
+public struct CursorRequest: Codable, Hashable, Sendable {
+  public var v = WireProtocol.version
+  public var type = "cursor"
+  public var id: String
+  public var plugin: String
+  public var seq: Int64
+
+  public init(id: String, plugin: String, seq: Int64) {
+    self.id = id
+    self.plugin = plugin
+    self.seq = seq
+  }
+}
+
+/// `sync`: a plugin asks the hub to sync tables it owns (with the server, and every hub of
+/// the account); any client asks for the sync state, a round of sync now (`action`
+/// `now`: answered once a round begun after the request has pushed and pulled), a
+/// `resync` (everything pushed and pulled again, nothing deleted), `acceptAccount` (after
+/// the account changed: this hub's rows kept for the new one) or, as a plugin,
+/// `deleteLocalData` (the synced tables emptied here, not on the server, and pulled again;
+/// after an account change, from the new account).
+public struct SyncRequest: Codable, Hashable, Sendable {
+  public enum Action: String, Codable, Hashable, Sendable {
+    case status, now, resync, deleteLocalData, acceptAccount
+  }
+
+  public var v = WireProtocol.version
+  public var type = "sync"
+  public var id: String
+  public var plugin: String?
+  public var tables: [String]
+  public var action: Action
+
+  public init(
+    id: String, plugin: String? = nil, tables: [String] = [], action: Action = .status
+  ) {
+    self.id = id
+    self.plugin = plugin
+    self.tables = tables
+    self.action = action
+  }
+
+  private enum CodingKeys: String, CodingKey { case v, type, id, plugin, tables, action }
+
+  /// `tables` may be left out (none).
+  public init(from decoder: any Decoder) throws {
+    let container = try decoder.container(keyedBy: CodingKeys.self)
+    v = try container.decode(Int.self, forKey: .v)
+    type = try container.decode(String.self, forKey: .type)
+    id = try container.decode(String.self, forKey: .id)
+    plugin = try container.decodeIfPresent(String.self, forKey: .plugin)
+    tables = try container.decodeIfPresent([String].self, forKey: .tables) ?? []
+    action = try container.decodeIfPresent(Action.self, forKey: .action) ?? .status
+  }
+}
+
+/// The reply to `sync`: what the hub syncs, and how far it has come.
+public struct SyncingReply: Codable, Hashable, Sendable {
+  public var v = WireProtocol.version
+  public var type = "syncing"
+  public var id: String
+  /// Every synced table, sorted.
+  public var tables: [String]
+  /// The server, without its password; nil when none is set up (changes are kept for it).
+  public var server: String?
+  public var zone: String
+  /// This hub's id in the times it stamps.
+  public var hub: String
+  /// Rows with changes the server has not taken yet.
+  public var pending: Int
+  /// Pulled records waiting to be applied (a parent not here yet, a table not synced).
+  public var held: Int
+  /// The server's sequence number pulled up to, and the last one pushed.
+  public var pulled: Int64
+  public var pushed: Int64?
+  public var lastError: String?
+  /// `old → new` when the account changed since this hub last synced, or
+  /// `zone deleted on the server: <account>` (`zoneDeletedPrefix`): nothing is pushed or
+  /// pulled until `acceptAccount` or `deleteLocalData`.
+  public var accountChange: String?
+  public static let zoneDeletedPrefix = "zone deleted on the server: "
+
+  public init(
+    id: String, tables: [String], server: String?, zone: String, hub: String, pending: Int,
+    held: Int, pulled: Int64, pushed: Int64?, lastError: String?, accountChange: String? = nil
+  ) {
+    self.id = id
+    self.tables = tables
+    self.server = server
+    self.zone = zone
+    self.hub = hub
+    self.pending = pending
+    self.held = held
+    self.pulled = pulled
+    self.pushed = pushed
+    self.lastError = lastError
+    self.accountChange = accountChange
+  }
+}
+
+/// The reply to `cursor`: the cursor as stored and the feed's horizon.
+public struct CursorSavedReply: Codable, Hashable, Sendable {
+  public var v = WireProtocol.version
+  public var type = "cursorSaved"
+  public var id: String
+  public var plugin: String
+  public var seq: Int64
+  /// The oldest sequence number the feed still holds.
+  public var horizon: Int64
+
+  public init(id: String, plugin: String, seq: Int64, horizon: Int64) {
+    self.id = id
+    self.plugin = plugin
+    self.seq = seq
+    self.horizon = horizon
+  }
+}
+
+/// One commit of the feed: published on the bus (topic `commit`) and returned by `changes`.
+public struct CommitEvent: Codable, Hashable, Sendable {
+  public var v = WireProtocol.version
+  public var type = "commit"
+  public var hub: String
+  public var seq: Int64
+  public var plugin: String
+  public var request: String
+  /// Milliseconds since 1970.
+  public var at: Int64
+  /// Each changed table's rows, in the form the SQLite layer reports them (`TableChanges`
+  /// is the one change record: the hub records it, the bus carries it, a plugin's observers
+  /// receive it).
+  public var tables: [String: TableChanges]
+  public var schemaChanged: Bool?
+
+  public init(
+    hub: String, seq: Int64, plugin: String, request: String, at: Int64,
+    changes: DatabaseChanges
+  ) {
+    self.hub = hub
+    self.seq = seq
+    self.plugin = plugin
+    self.request = request
+    self.at = at
+    self.tables = changes.tables
+    self.schemaChanged = changes.isSchemaChanged ? true : nil
+  }
+
+  /// The commit as the observers of a local database see it.
+  public var changes: DatabaseChanges {
+    DatabaseChanges(tables: tables, isSchemaChanged: schemaChanged == true)
+  }
+}
+
+public struct ChangesReply: Codable, Hashable, Sendable {
+  public var v = WireProtocol.version
+  public var type = "changes"
+  public var id: String
+  public var commits: [CommitEvent]
+  /// The last committed sequence number now.
+  public var seq: Int64
+  /// The oldest sequence number the feed still holds; a subscriber whose cursor is older
+  /// must re-read what it observes.
+  public var horizon: Int64
+
+  public init(id: String, commits: [CommitEvent], seq: Int64, horizon: Int64) {
+    self.id = id
+    self.commits = commits
+    self.seq = seq
+    self.horizon = horizon
+  }
+}
+
+/// On the bus every second (topic `heartbeat`): a quiet hub from a dead or restarted one.
+public struct HeartbeatEvent: Codable, Hashable, Sendable {
+  public var v = WireProtocol.version
+  public var type = "heartbeat"
+  public var hub: String
+  public var seq: Int64
+  public var at: Int64
+
+  public init(hub: String, seq: Int64, at: Int64) {
+    self.hub = hub
+    self.seq = seq
+    self.at = at
+  }
+}
