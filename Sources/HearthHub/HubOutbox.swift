@@ -48,7 +48,7 @@ final class HubOutbox {
   /// Sends a reply now when nothing is held, else after what is.
   func send(_ client: Data, _ body: Data) {
     guard held.isEmpty else { return held.append((committed, .reply(client: client, body: body))) }
-    Self.send(client, body, on: router)
+    sendNow(client, body)
   }
 
   /// What may go out now: everything held up to the durable ticket, in order.
@@ -60,10 +60,8 @@ final class HubOutbox {
     return held.prefix(count).map(\.item)
   }
 
-  /// Sends an encoded reply.
-  func sendNow(_ client: Data, _ body: Data) { Self.send(client, body, on: router) }
-
-  private static func send(_ client: Data, _ body: Data, on router: BusSocket) {
+  /// Sends an encoded reply, whatever is held.
+  func sendNow(_ client: Data, _ body: Data) {
     // A client that went away is not an error of the hub: its reply is dropped.
     try? router.send([client, body], dontWait: true)
   }

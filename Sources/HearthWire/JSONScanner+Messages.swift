@@ -5,6 +5,21 @@ import HearthSQLite
 // each key known and given once, each value of its type (else nil: the general decoder's
 // turn).
 
+extension JSONScanner {
+  /// Reads a member's value into `slot` with `read`; false when it is not of its type (the
+  /// shape readers then give up: not this message's shape).
+  mutating func fill<Value>(_ slot: inout Value?, _ read: (inout JSONScanner) -> Value?) -> Bool {
+    slot = read(&self)
+    return slot != nil
+  }
+
+  /// `null` (`.some(nil)`) or what `read` reads (`.some(value)`); nil when it is neither.
+  mutating func nullOr<Value>(_ read: (inout JSONScanner) -> Value?) -> Value?? {
+    if take(word: "null") { return .some(nil) }
+    return read(&self).map { .some($0) }
+  }
+}
+
 // MARK: - The transaction message's shape
 
 extension JSONScanner {
@@ -28,38 +43,19 @@ extension JSONScanner {
         return request
       case .next(let key):
         count += 1
-        switch key {
-        case "v" where v == nil: v = integer()
-        case "type" where type == nil: type = string()
-        case "id" where id == nil: id = string()
-        case "plugin" where plugin == nil: plugin = string()
-        case "statements" where statements == nil: statements = list { $0.statement() }
-        case "part" where part == nil:
-          if take(word: "null") {
-            part = .some(nil)
-          } else if let value = integer() {
-            part = .some(value)
-          }
-        case "end" where end == nil:
-          if take(word: "null") {
-            end = .some(nil)
-          } else if let value = string() {
-            end = .some(value)
-          }
-        default: return nil  // a key not of this message, or given twice
-        }
-        // A value of the wrong type left its variable unset.
-        let unset =
+        let filled =
           switch key {
-          case "v": v == nil
-          case "type": type == nil
-          case "id": id == nil
-          case "plugin": plugin == nil
-          case "statements": statements == nil
-          case "part": part == nil
-          default: end == nil
+          case "v" where v == nil: fill(&v) { $0.integer() }
+          case "type" where type == nil: fill(&type) { $0.string() }
+          case "id" where id == nil: fill(&id) { $0.string() }
+          case "plugin" where plugin == nil: fill(&plugin) { $0.string() }
+          case "statements" where statements == nil:
+            fill(&statements) { $0.list { $0.statement() } }
+          case "part" where part == nil: fill(&part) { $0.nullOr { $0.integer() } }
+          case "end" where end == nil: fill(&end) { $0.nullOr { $0.string() } }
+          default: false  // a key not of this message, or given twice
           }
-        if unset { return nil }
+        if !filled { return nil }
       }
     }
   }
@@ -78,26 +74,14 @@ extension JSONScanner {
         return WireStatement(sql: sql, args: args ?? nil, rows: rows ?? nil)
       case .next(let key):
         count += 1
-        switch key {
-        case "sql" where sql == nil:
-          guard let text = repeatableString() else { return nil }
-          sql = text
-        case "args" where args == nil:
-          if take(word: "null") {
-            args = .some(nil)
-          } else {
-            guard let values = list({ $0.value() }) else { return nil }
-            args = values
+        let filled =
+          switch key {
+          case "sql" where sql == nil: fill(&sql) { $0.repeatableString() }
+          case "args" where args == nil: fill(&args) { $0.nullOr { $0.list { $0.value() } } }
+          case "rows" where rows == nil: fill(&rows) { $0.nullOr { $0.bool() } }
+          default: false
           }
-        case "rows" where rows == nil:
-          if take(word: "null") {
-            rows = .some(nil)
-          } else {
-            guard let flag = bool() else { return nil }
-            rows = flag
-          }
-        default: return nil
-        }
+        if !filled { return nil }
       }
     }
   }
@@ -169,21 +153,15 @@ extension JSONScanner {
         return reply
       case .next(let key):
         count += 1
-        switch key {
-        case "v" where v == nil: v = integer()
-        case "type" where type == nil: type = string()
-        case "id" where id == nil: id = string()
-        case "results" where results == nil: results = list { $0.result() }
-        default: return nil
-        }
-        let unset =
+        let filled =
           switch key {
-          case "v": v == nil
-          case "type": type == nil
-          case "id": id == nil
-          default: results == nil
+          case "v" where v == nil: fill(&v) { $0.integer() }
+          case "type" where type == nil: fill(&type) { $0.string() }
+          case "id" where id == nil: fill(&id) { $0.string() }
+          case "results" where results == nil: fill(&results) { $0.list { $0.result() } }
+          default: false
           }
-        if unset { return nil }
+        if !filled { return nil }
       }
     }
   }
@@ -204,21 +182,15 @@ extension JSONScanner {
           columns: columns, rows: rows, changes: changes, lastRowID: Int64(lastRowID))
       case .next(let key):
         count += 1
-        switch key {
-        case "changes" where changes == nil: changes = integer()
-        case "lastRowID" where lastRowID == nil: lastRowID = integer()
-        case "columns" where columns == nil: columns = list { $0.string() }
-        case "rows" where rows == nil: rows = list { $0.list { $0.value() } }
-        default: return nil
-        }
-        let unset =
+        let filled =
           switch key {
-          case "changes": changes == nil
-          case "lastRowID": lastRowID == nil
-          case "columns": columns == nil
-          default: rows == nil
+          case "changes" where changes == nil: fill(&changes) { $0.integer() }
+          case "lastRowID" where lastRowID == nil: fill(&lastRowID) { $0.integer() }
+          case "columns" where columns == nil: fill(&columns) { $0.list { $0.string() } }
+          case "rows" where rows == nil: fill(&rows) { $0.list { $0.list { $0.value() } } }
+          default: false
           }
-        if unset { return nil }
+        if !filled { return nil }
       }
     }
   }

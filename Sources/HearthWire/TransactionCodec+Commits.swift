@@ -170,34 +170,19 @@ extension JSONScanner {
         return reply
       case .next(let key):
         count += 1
-        switch key {
-        case "v" where v == nil: v = integer()
-        case "seq" where seq == nil: seq = integer()
-        case "type" where type == nil: type = string()
-        case "id" where id == nil: id = string()
-        case "results" where results == nil: results = list { $0.result() }
-        case "duplicate" where duplicate == nil: duplicate = optionalBool()
-        case "rolledBack" where rolledBack == nil: rolledBack = optionalBool()
-        default: return nil
-        }
-        let unset =
+        let filled =
           switch key {
-          case "v": v == nil
-          case "seq": seq == nil
-          case "type": type == nil
-          case "id": id == nil
-          case "results": results == nil
-          case "duplicate": duplicate == nil
-          default: rolledBack == nil
+          case "v" where v == nil: fill(&v) { $0.integer() }
+          case "seq" where seq == nil: fill(&seq) { $0.integer() }
+          case "type" where type == nil: fill(&type) { $0.string() }
+          case "id" where id == nil: fill(&id) { $0.string() }
+          case "results" where results == nil: fill(&results) { $0.list { $0.result() } }
+          case "duplicate" where duplicate == nil: fill(&duplicate) { $0.nullOr { $0.bool() } }
+          case "rolledBack" where rolledBack == nil: fill(&rolledBack) { $0.nullOr { $0.bool() } }
+          default: false
           }
-        if unset { return nil }
+        if !filled { return nil }
       }
     }
-  }
-
-  /// `null` (`.some(nil)`), a boolean, or nil when it is neither.
-  private mutating func optionalBool() -> Bool?? {
-    if take(word: "null") { return .some(nil) }
-    return bool().map { .some($0) }
   }
 }
