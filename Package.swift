@@ -119,7 +119,7 @@ let package = Package(
       name: "HearthHub",
       dependencies: [
         "HearthWire", "HearthZMQ", "HearthSQLite", "HearthDependencies", "HearthService",
-        "HearthSupport", "HearthSync",
+        "HearthSupport", "HearthSync", "HearthPostgres",
       ],
       swiftSettings: strict),
     .target(

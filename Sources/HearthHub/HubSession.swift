@@ -29,8 +29,11 @@ struct HubSession {
   var lastPrune: Duration = .zero
   /// What a pruning still has to go through, between two turns of the loop.
   var pruning: (feed: Bool, requests: Bool)?
-  /// `sync` requests of action `now`, waiting for a round to finish.
-  typealias SyncWaiter = (client: Data, id: String, round: Int, deadline: Duration)
+  /// `sync` requests of action `now`, waiting for a round to finish, and sharing actions
+  /// (`ticket`), waiting for their outcome.
+  typealias SyncWaiter = (
+    client: Data, id: String, round: Int, deadline: Duration, ticket: Int?
+  )
   var syncWaiters: [SyncWaiter] = []
 
   /// The most one-message transactions one COMMIT carries.

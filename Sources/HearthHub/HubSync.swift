@@ -1,4 +1,5 @@
 import Foundation
+import HearthPostgres
 import HearthSQLite
 import HearthService
 import HearthSync
@@ -97,7 +98,8 @@ struct HubSync: Sendable {
       held: try SyncStore.heldCount(db), pulled: try SyncStore.cursor(db).seq,
       pushed: try SyncStore.value("lastPush", db).flatMap { Int64($0) },
       lastError: try SyncStore.value("lastError", db),
-      accountChange: try SyncStore.value("accountChange", db))
+      accountChange: try SyncStore.value("accountChange", db),
+      shares: try SyncShares.all(db))
   }
 }
 
@@ -160,6 +162,25 @@ extension HubSession {
       let account = sync.settings?.account
       switch request.action {
       case .status, .now: break
+      case .share, .acceptShare, .unshare, .revokeShare:
+        guard let service = sync.service else {
+          throw ErrorReply(
+            id: request.id, code: .syncFailed,
+            message: "no sync server is set up (hearth sync setup URL, then restart hearthd)")
+        }
+        let action = try Self.shareAction(request)
+        if let table = action.table, let plugin = request.plugin,
+          try !hub.database.read({ db in try HubStore.ownedTables(of: plugin, db) })
+            .contains(table.lowercased())
+        {
+          throw ErrorReply(
+            id: request.id, code: .unauthorized,
+            message: "plugin \(plugin) does not own table \(table)")
+        }
+        let ticket = service.perform(action)
+        syncWaiters.append(
+          (client, request.id, 0, hub.clock.elapsed + configuration.syncWait, ticket))
+        return
       case .resync: try commitAsSync { db in try SyncStore.resync(db) }
       case .deleteLocalData:
         try commitAsSync { db in
@@ -184,7 +205,10 @@ extension HubSession {
             message: "no sync server is set up (hearth sync setup URL, then restart hearthd)")
         }
         syncWaiters.append(
-          (client, request.id, service.requestRound(), hub.clock.elapsed + configuration.syncWait))
+          (
+            client, request.id, service.requestRound(),
+            hub.clock.elapsed + configuration.syncWait, nil
+          ))
       } else {
         if request.action != .status || declared { sync.service?.requestRound() }
         reply(client, try hub.database.read { db in try sync.status(id: request.id, db) })
@@ -206,7 +230,19 @@ extension HubSession {
     let (finished, now, sync) = (service.finishedRounds, hub.clock.elapsed, hub.sync)
     var waiting: [SyncWaiter] = []
     for waiter in syncWaiters {
-      if finished >= waiter.round {
+      if let ticket = waiter.ticket {
+        if let outcome = service.outcome(of: ticket) {
+          answer(waiter, with: outcome)
+        } else if now >= waiter.deadline {
+          reply(
+            waiter.client,
+            ErrorReply(
+              id: waiter.id, code: .syncFailed,
+              message: "the server did not answer in time; the action may still happen"))
+        } else {
+          waiting.append(waiter)
+        }
+      } else if finished >= waiter.round {
         let status = Result { try hub.database.read { db in try sync.status(id: waiter.id, db) } }
         switch status {
         case .success(let status): reply(waiter.client, status)
@@ -225,5 +261,57 @@ extension HubSession {
       }
     }
     syncWaiters = waiting
+  }
+}
+
+extension HubSession {
+  /// The sharing action a `sync` request asks for; an `ErrorReply` when a field it needs is
+  /// missing.
+  static func shareAction(_ request: SyncRequest) throws -> ShareAction {
+    func field(_ value: String?, _ name: String) throws -> String {
+      guard let value, !value.isEmpty else {
+        throw ErrorReply(
+          id: request.id, code: .malformed,
+          message: "sync action \(request.action.rawValue) needs \(name)")
+      }
+      return value
+    }
+    switch request.action {
+    case .share:
+      return .share(
+        table: try field(request.table, "table"), key: try field(request.key, "key"),
+        permission: request.permission ?? .read, title: request.title)
+    case .acceptShare: return .accept(invitation: try field(request.invitation, "invitation"))
+    case .unshare:
+      return .unshare(table: try field(request.table, "table"), key: try field(request.key, "key"))
+    default:
+      return .revoke(
+        table: try field(request.table, "table"), key: try field(request.key, "key"),
+        role: try field(request.role, "role"))
+    }
+  }
+
+  /// Answers a sharing action: the sync state with the share and invitation, or why not.
+  mutating func answer(_ waiter: SyncWaiter, with outcome: Result<ShareOutcome, any Error>) {
+    let sync = hub.sync
+    switch outcome {
+    case .success(let outcome):
+      let status = Result { try hub.database.read { db in try sync.status(id: waiter.id, db) } }
+      switch status {
+      case .success(var status):
+        status.invitation = outcome.invitation
+        status.share = outcome.share?.zone
+        reply(waiter.client, status)
+      case .failure(let error):
+        reply(waiter.client, ErrorReply(id: waiter.id, code: .internal, message: "\(error)"))
+      }
+    case .failure(let error as ShareError):
+      reply(
+        waiter.client, ErrorReply(id: waiter.id, code: .shareRefused, message: error.description))
+    case .failure(let error as PostgresError) where error.sqlState == "42501":
+      reply(waiter.client, ErrorReply(id: waiter.id, code: .shareRefused, message: error.message))
+    case .failure(let error):
+      reply(waiter.client, ErrorReply(id: waiter.id, code: .syncFailed, message: "\(error)"))
+    }
   }
 }

@@ -63,10 +63,17 @@ struct Identities {
     case .transaction(let request): acting = (request.plugin, request.id)
     case .cursor(let request): acting = (request.plugin, request.id)
     case .sync(let request):
-      // Asking for the state, a round or a resync changes no data; declaring tables and
-      // deleting local data are a plugin's.
+      // Asking for the state, a round or a resync changes no data, nor does accepting an
+      // invitation (the person's word, as keeping an account is); declaring tables,
+      // deleting local data and sharing a table's rows (or stopping it) are its plugin's.
+      let isSharing = [.share, .unshare, .revokeShare].contains(request.action)
+      if isSharing, request.plugin == nil {
+        return ErrorReply(
+          id: request.id, code: .unauthorized,
+          message: "sharing a record is for the plugin that owns its table (plugin is missing)")
+      }
       guard let plugin = request.plugin,
-        !request.tables.isEmpty || request.action == .deleteLocalData
+        !request.tables.isEmpty || request.action == .deleteLocalData || isSharing
       else { return nil }
       acting = (plugin, request.id)
     }

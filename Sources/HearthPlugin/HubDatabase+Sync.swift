@@ -51,3 +51,31 @@ extension HubDatabase: SyncingDatabase {
       })
   }
 }
+
+extension HubDatabase {
+  public func share(_ request: SyncEngine.ShareRequest) throws -> SyncEngine.ShareReply {
+    try prepare()
+    let id = UUID().uuidString.lowercased()
+    var message = SyncRequest(id: id, plugin: registration.name)
+    switch request {
+    case .share(let table, let key, let title, let permission):
+      (message.action, message.table, message.key, message.title) = (.share, table, key, title)
+      message.permission = permission == .readWrite ? .readWrite : .read
+    case .accept(let invitation): (message.action, message.invitation) = (.acceptShare, invitation)
+    case .unshare(let table, let key):
+      (message.action, message.table, message.key) = (.unshare, table, key)
+    case .revoke(let table, let key, let role):
+      (message.action, message.table, message.key, message.role) = (.revokeShare, table, key, role)
+    }
+    let reply: SyncingReply
+    do {
+      reply = try connection.request(message, id: id, as: SyncingReply.self, timeout: .seconds(35))
+    } catch let error as ErrorReply {
+      throw DatabaseError(error)
+    }
+    let share = try reply.shares?.first { $0.zone == reply.share }.map { share in
+      try JSONDecoder().decode(Share.self, from: JSONEncoder().encode(share))
+    }
+    return SyncEngine.ShareReply(share: share, invitation: reply.invitation)
+  }
+}

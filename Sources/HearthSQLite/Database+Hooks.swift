@@ -111,13 +111,14 @@ extension Database {
     }
     // SQLite skips the pre-update hook when `DELETE FROM t` empties a table by truncation;
     // ignoring the DELETE action turns that optimization off (rows are still deleted).
-    // DROP TABLE asks for DELETE right after its own action, and ignoring that one would
-    // silently skip the drop: it is let through. (This also holds when SQLite re-prepares a
-    // statement during a step, outside `preparingAccess`.)
+    // DROP TABLE and DROP VIEW ask for DELETE right after their own action, and ignoring
+    // that one would silently skip the drop: it is let through. (This also holds when SQLite
+    // re-prepares a statement during a step, outside `preparingAccess`.)
     let followsDrop = previousActionWasDrop
     previousActionWasDrop =
       action == SQLITE_DROP_TABLE || action == SQLITE_DROP_TEMP_TABLE
-      || action == SQLITE_DROP_VTABLE
+      || action == SQLITE_DROP_VTABLE || action == SQLITE_DROP_VIEW
+      || action == SQLITE_DROP_TEMP_VIEW
     if action == SQLITE_DELETE, !isInternal, !followsDrop { return SQLITE_IGNORE }
     return SQLITE_OK
   }

@@ -1,5 +1,6 @@
 import Foundation
 import HearthSQLite
+import HearthWire
 
 /// Applies pulled records to the hub's tables, in the writer's transaction: per column the
 /// server's value unless this hub changed it later and has not pushed that yet; the row
@@ -15,13 +16,27 @@ public struct SyncApplier {
   /// The synced tables, by lowercased name, parents first in `order`.
   let tables: [String: SyncedTable]
   let order: [String: Int]
+  /// The zone the records come from (nil: the private zone), and the shares this hub syncs.
+  private(set) var zone: String?
+  let shares: [SyncShare]
 
-  public init(capture: SyncCapture, tables: [SyncedTable]) {
+  public init(
+    capture: SyncCapture, tables: [SyncedTable], zone: String? = nil, shares: [SyncShare] = []
+  ) {
     self.capture = capture
     self.tables = Dictionary(tables.map { ($0.name.lowercased(), $0) }) { first, _ in first }
     order = Dictionary(
       tables.enumerated().map { ($0.element.name.lowercased(), $0.offset) }
     ) { first, _ in first }
+    self.zone = zone
+    self.shares = shares
+  }
+
+  /// The same tables, for records of `zone`.
+  func from(_ zone: String?) -> SyncApplier {
+    var applier = self
+    applier.zone = zone
+    return applier
   }
 
   /// What applying a page came to.
@@ -49,19 +64,25 @@ public struct SyncApplier {
   /// Tries the held records again: every one after the schema changed, else those that
   /// wait for no particular parent (after a round of pulls).
   public func retryHeld(report: inout Report, all: Bool = true, _ db: Database) throws {
-    let held = try String.fetchAll(
+    let held = try Row.fetchAll(
       db,
-      sql: "SELECT record FROM \(SyncStore.held)" + (all ? "" : " WHERE waitsFor IS NULL"))
+      sql: "SELECT record, zone FROM \(SyncStore.held)" + (all ? "" : " WHERE waitsFor IS NULL"))
     try applyHeld(held, report: &report, db)
   }
 
-  private func applyHeld(_ held: [String], report: inout Report, _ db: Database) throws {
+  /// Applies held records (`record`, `zone` rows), each as a record of its zone.
+  private func applyHeld(_ held: [Row], report: inout Report, _ db: Database) throws {
     guard !held.isEmpty else { return }
     let decoder = JSONDecoder()
-    var records = try held.map { try decoder.decode(SyncRecord.self, from: Data($0.utf8)) }
-    records.sort { rank($0) < rank($1) }
+    var records = try held.map { row in
+      (
+        record: try decoder.decode(SyncRecord.self, from: Data((try row["record"] as String).utf8)),
+        zone: try row["zone"] as String?
+      )
+    }
+    records.sort { rank($0.record) < rank($1.record) }
     var again = Report()
-    for record in records { try apply(record, report: &again, db) }
+    for (record, zone) in records { try from(zone).apply(record, report: &again, db) }
     report.applied += again.applied
   }
 
@@ -72,8 +93,20 @@ public struct SyncApplier {
   }
 
   private func apply(_ record: SyncRecord, report: inout Report, _ db: Database) throws {
+    if let movedTo = record.movedTo {
+      // A stub of the private zone: the record was shared, and comes from its share now.
+      if zone == nil {
+        try db.execute(
+          sql: "UPDATE \(SyncStore.rows) SET zone = ? WHERE tbl = ? AND pk = ?",
+          arguments: [movedTo, tables[record.type.lowercased()]?.name ?? record.type, record.name])
+      }
+      return
+    }
     guard let table = tables[record.type.lowercased()] else {
       return try hold(record, "table \(record.type) is not synced on this hub", nil, &report, db)
+    }
+    if let zone, let refusal = try refusal(of: record, table, in: zone, db) {
+      return try hold(record, refusal, nil, &report, db)
     }
     var row = try SyncRow.fetch(table.name, record.name, db)
     let merged = row.merge(record, columns: Set(table.columns))
@@ -107,14 +140,15 @@ public struct SyncApplier {
         error.extendedResultCode == .SQLITE_CONSTRAINT_FOREIGNKEY ? waited(record, table) : nil
       return try hold(record, error.message ?? "\(error)", parent, &report, db)
     }
+    row.zone = zone
     try row.save(db)
     try db.execute(
       sql: "DELETE FROM \(SyncStore.held) WHERE tbl = ? AND pk = ?",
       arguments: [record.type, record.name])
     report.applied += 1
     if row.isAlive {
-      let waiting = try String.fetchAll(
-        db, sql: "SELECT record FROM \(SyncStore.held) WHERE waitsFor = ?",
+      let waiting = try Row.fetchAll(
+        db, sql: "SELECT record, zone FROM \(SyncStore.held) WHERE waitsFor = ?",
         arguments: ["\(table.name.lowercased()):\(record.name)"])
       try applyHeld(waiting, report: &report, db)
     }
@@ -156,13 +190,62 @@ public struct SyncApplier {
   ) throws {
     let text = String(decoding: try JSONEncoder().encode(record), as: UTF8.self)
     try db.execute(
-      sql: "INSERT OR REPLACE INTO \(SyncStore.held) (tbl, pk, record, reason, waitsFor) "
-        + "VALUES (?, ?, ?, ?, ?)",
-      arguments: [record.type, record.name, text, reason, parent])
+      sql: "INSERT OR REPLACE INTO \(SyncStore.held) (tbl, pk, record, reason, waitsFor, zone) "
+        + "VALUES (?, ?, ?, ?, ?, ?)",
+      arguments: [record.type, record.name, text, reason, parent, zone])
     report.held += 1
     if report.reasons.count < 5 {
       report.reasons.append("\(record.type) \(record.name): \(reason)")
     }
+  }
+}
+
+extension SyncApplier {
+  /// Why a record pulled from share `zone` may not be applied here, if it may not: a share
+  /// holds its root record and the rows under it, nothing else — so a member who crafts
+  /// a record naming a row of another zone, a second root, or a child of a row outside the
+  /// share changes nothing here (it is held, with the reason).
+  func refusal(
+    of record: SyncRecord, _ table: SyncedTable, in zone: String, _ db: Database
+  ) throws -> String? {
+    guard let share = shares.first(where: { $0.zone == zone }) else {
+      return "zone \(zone) is not a share this hub syncs"
+    }
+    let stored = try Row.fetchOne(
+      db, sql: "SELECT zone, created FROM \(SyncStore.rows) WHERE tbl = ? AND pk = ?",
+      arguments: [table.name, record.name])
+    if let stored, try stored["created"] as String? != nil, try stored["zone"] as String? != zone {
+      return "the row is not one of the share's"
+    }
+    let isRoot = table.name.lowercased() == share.rootType.lowercased()
+    if table.references.isEmpty {
+      return isRoot && record.name == share.rootName ? nil : "a share has one root record"
+    }
+    guard let parent = table.parent, let column = table.parentColumn else {
+      return "a row of a table with more than one foreign key is not shared"
+    }
+    let parentValue: DatabaseValue? =
+      if let field = record.fields[column] {
+        field.value
+      } else {
+        try DatabaseValue.fetchOne(
+          db,
+          sql: "SELECT \(quoteIdentifier(column)) FROM main.\(quoteIdentifier(table.name)) "
+            + "WHERE \(quoteIdentifier(table.primaryKey)) = ?", arguments: [record.name])
+      }
+    guard let parentValue, !parentValue.isNull else { return "the row has no parent in the share" }
+    let parentKey = SyncCapture.keyText(parentValue)
+    let parentName = tables[parent.lowercased()]?.name ?? parent
+    if parentName.lowercased() == share.rootType.lowercased() && parentKey == share.rootName {
+      return nil
+    }
+    // A parent not here yet holds the record by its foreign key, and is checked when it comes.
+    guard
+      let parentRow = try Row.fetchOne(
+        db, sql: "SELECT zone FROM \(SyncStore.rows) WHERE tbl = ? AND pk = ?",
+        arguments: [parentName, parentKey])
+    else { return nil }
+    return try parentRow["zone"] as String? == zone ? nil : "its parent is not in the share"
   }
 }
 

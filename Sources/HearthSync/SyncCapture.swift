@@ -43,6 +43,8 @@ public final class SyncCapture: Sendable {
   private let muted = Locked<(table: String, key: String)?>(nil)
   /// The tables the triggers are on (lowercased), as last installed.
   private let installed = Locked<Set<String>>([])
+  /// Whether the sync service is applying what it pulled (the read-only guards let it).
+  private let isApplying = Locked(false)
 
   public init(clock: SyncClock) { self.clock = clock }
 
@@ -50,6 +52,14 @@ public final class SyncCapture: Sendable {
   public func muting<T>(_ table: String, _ key: String, _ body: () throws -> T) rethrows -> T {
     muted.withLock { $0 = (table.lowercased(), key) }
     defer { muted.withLock { $0 = nil } }
+    return try body()
+  }
+
+  /// Runs `body` as the sync service's own writing of what the server says: the guards of
+  /// read-only shares let it through.
+  public func applying<T>(_ body: () throws -> T) rethrows -> T {
+    isApplying.withLock { $0 = true }
+    defer { isApplying.withLock { $0 = false } }
     return try body()
   }
 
@@ -74,6 +84,10 @@ public final class SyncCapture: Sendable {
         }
         return (isMuted ?? false) ? true : false
       })
+    db.add(
+      function: DatabaseFunction("hearth_sync_applying", argumentCount: 0) { [isApplying] _ in
+        isApplying.withLock { $0 } ? true : false
+      })
   }
 
   /// The text a primary key is named by in records.
@@ -87,8 +101,10 @@ public final class SyncCapture: Sendable {
     }
   }
 
-  /// Replaces the capture triggers with ones for `tables` as their schema is now.
+  /// Replaces the capture triggers with ones for `tables` as their schema is now, and the
+  /// guards of read-only shares when this hub has one.
   public func install(_ tables: [SyncedTable], on db: Database) throws {
+    let guarded = try SyncShares.hasReadOnly(db)
     let existing = try String.fetchAll(
       db,
       sql: "SELECT name FROM temp.sqlite_master WHERE type = 'trigger' AND name LIKE ?",
@@ -96,6 +112,9 @@ public final class SyncCapture: Sendable {
     for name in existing { try db.execute(sql: "DROP TRIGGER temp.\(quoteIdentifier(name))") }
     for table in tables {
       for sql in Self.triggers(for: table) { try db.execute(sql: sql) }
+      if guarded {
+        for sql in Self.guards(for: table) { try db.execute(sql: sql) }
+      }
     }
     installed.withLock { $0 = Set(tables.map { $0.name.lowercased() }) }
   }
@@ -175,3 +194,51 @@ public final class SyncCapture: Sendable {
 
 /// `text` as an SQL string literal (`DatabaseValue`'s own form of it).
 func sqlLiteral(_ text: String) -> String { DatabaseValue(storage: .text(text)).description }
+
+extension SyncCapture {
+  /// The text of the error a write into a share this hub may only read fails with (as
+  /// the reference's `SyncEngine.writePermissionError`, a `DatabaseError`'s message).
+  public static let writePermissionError = "hearth.sync.write-permission-error"
+
+  /// The guards of one table while this hub has a read-only share: an insert under a row
+  /// of such a share, a change or delete of one of its rows, or a change that moves a row
+  /// under one, fails with `writePermissionError` — unless the sync service is applying
+  /// what the server says.
+  static func guards(for table: SyncedTable) -> [String] {
+    let name = quoteIdentifier(table.name)
+    let literal = sqlLiteral(table.name)
+    let key = quoteIdentifier(table.primaryKey)
+    let prefix = triggerPrefix + table.name.lowercased().filter { $0.isLetter || $0.isNumber }
+    func readOnly(_ tbl: String, _ pk: String) -> String {
+      """
+      EXISTS (SELECT 1 FROM hearth_sync_rows r JOIN hearth_sync_shares s ON s.zone = r.zone
+        WHERE r.tbl = \(tbl) AND r.pk = CAST(\(pk) AS TEXT)
+          AND json_extract(s.share, '$.isOwner') = 0
+          AND json_extract(s.share, '$.permission') = 'read')
+      """
+    }
+    let underParent = table.parent.flatMap { parent in
+      table.parentColumn.map { readOnly(sqlLiteral(parent), "NEW.\(quoteIdentifier($0))") }
+    }
+    let refuse = "BEGIN SELECT RAISE(ABORT, \(sqlLiteral(writePermissionError))); END"
+    var guards = [
+      """
+      CREATE TEMP TRIGGER \(prefix)_guard_update BEFORE UPDATE ON main.\(name)
+      WHEN NOT hearth_sync_applying() AND (\(readOnly(literal, "OLD.\(key)"))\(
+        underParent.map { " OR \($0)" } ?? "")) \(refuse)
+      """,
+      """
+      CREATE TEMP TRIGGER \(prefix)_guard_delete BEFORE DELETE ON main.\(name)
+      WHEN NOT hearth_sync_applying() AND \(readOnly(literal, "OLD.\(key)")) \(refuse)
+      """,
+    ]
+    if let underParent {
+      guards.append(
+        """
+        CREATE TEMP TRIGGER \(prefix)_guard_insert BEFORE INSERT ON main.\(name)
+        WHEN NOT hearth_sync_applying() AND \(underParent) \(refuse)
+        """)
+    }
+    return guards
+  }
+}

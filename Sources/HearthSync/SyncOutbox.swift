@@ -9,6 +9,8 @@ public enum SyncOutbox {
   public struct Entry: Sendable {
     public var record: SyncRecord
     var pending: [String: String]
+    /// The zone it goes to: its root's share, or nil (the private zone).
+    public var zone: String?
   }
 
   /// Up to `limit` rows with pending changes (read in one snapshot).
@@ -16,6 +18,8 @@ public enum SyncOutbox {
     let tables = Dictionary(
       try SyncStore.syncedTables(db).map { ($0.name, $0) }
     ) { first, _ in first }
+    let shares = try SyncShares.all(db)
+    let byName = Dictionary(tables.map { ($0.key.lowercased(), $0.value) }) { first, _ in first }
     let rows = try Row.fetchAll(
       db,
       sql: "SELECT tbl, pk, pending FROM \(SyncStore.rows) WHERE pending != '{}' LIMIT ?",
@@ -40,7 +44,8 @@ public enum SyncOutbox {
           record.times[column] = time
         }
       }
-      entries.append(Entry(record: record, pending: pending))
+      let zone = try SyncShares.zone(of: name, key, shares: shares, tables: byName, db)
+      entries.append(Entry(record: record, pending: pending, zone: zone))
     }
     return entries
   }
@@ -52,8 +57,8 @@ public enum SyncOutbox {
       var row = try SyncRow.fetch(entry.record.type, entry.record.name, db)
       for (key, time) in entry.pending where row.pending[key] == time { row.pending[key] = nil }
       try db.execute(
-        sql: "UPDATE \(SyncStore.rows) SET pending = ? WHERE tbl = ? AND pk = ?",
-        arguments: [JSONText.object(row.pending), row.table, row.key])
+        sql: "UPDATE \(SyncStore.rows) SET pending = ?, zone = ? WHERE tbl = ? AND pk = ?",
+        arguments: [JSONText.object(row.pending), entry.zone, row.table, row.key])
     }
   }
 }

@@ -15,6 +15,9 @@ public struct SyncRecord: Codable, Hashable, Sendable {
   public var deleted: String?
   /// The server's sequence number of the record's last change (pulled records only).
   public var seq: Int64?
+  /// Set on a pulled stub: the record moved to this zone (it was shared) and is pulled from
+  /// there.
+  public var movedTo: String?
 
   public init(
     type: String, name: String, fields: [String: WireValue] = [:], times: [String: String] = [:],

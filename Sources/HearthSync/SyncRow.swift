@@ -13,6 +13,8 @@ struct SyncRow {
   /// Columns this hub's schema does not have: their values and times.
   var extraFields: [String: WireValue] = [:]
   var extraTimes: [String: String] = [:]
+  /// The zone it was last pushed to or pulled from (nil: the private zone).
+  var zone: String?
 
   static let createdKey = "$created"
   static let deletedKey = "$deleted"
@@ -23,13 +25,14 @@ struct SyncRow {
     guard
       let stored = try Row.fetchOne(
         db,
-        sql: "SELECT times, pending, created, deleted, extra FROM \(SyncStore.rows) "
+        sql: "SELECT times, pending, created, deleted, extra, zone FROM \(SyncStore.rows) "
           + "WHERE tbl = ? AND pk = ?", arguments: [table, key])
     else { return row }
     row.times = try JSONText.strings(try stored["times"])
     row.pending = try JSONText.strings(try stored["pending"])
     row.created = try stored["created"]
     row.deleted = try stored["deleted"]
+    row.zone = try stored["zone"]
     if let extra = try stored["extra"] as String? {
       let decoded = try JSONDecoder().decode(Extra.self, from: Data(extra.utf8))
       row.extraFields = decoded.fields
@@ -83,11 +86,13 @@ struct SyncRow {
       ? nil : try JSONText.encode(Extra(fields: extraFields, times: extraTimes))
     try db.execute(
       sql: """
-        INSERT OR REPLACE INTO \(SyncStore.rows) (tbl, pk, times, pending, created, deleted, extra)
-        VALUES (?, ?, ?, ?, ?, ?, ?)
+        INSERT OR REPLACE INTO \(SyncStore.rows)
+          (tbl, pk, times, pending, created, deleted, extra, zone)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?)
         """,
       arguments: [
         table, key, JSONText.object(times), JSONText.object(pending), created, deleted, extra,
+        zone,
       ])
   }
 }

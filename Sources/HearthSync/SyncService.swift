@@ -1,5 +1,7 @@
 import Foundation
+import HearthPostgres
 import HearthSQLite
+import HearthWire
 
 /// Runs `job` in a write transaction on the hub's writer, committed as a change of origin
 /// `sync` (so the plugins' observers refresh as for any write); the hub implements it.
@@ -62,6 +64,10 @@ public final class SyncService: Sendable {
   /// commit, pull after the server's doorbell, both when asked (`requestRound`) and every
   /// `pollInterval` — so a hub busy with tables it does not sync asks nothing of the server.
   private let rounds = Locked((begun: 0, finished: 0, push: true, pull: true))
+  /// Sharing actions asked for (`perform`), and their outcomes until taken.
+  let actions = Locked<
+    (next: Int, queued: [(Int, ShareAction)], done: [Int: Result<ShareOutcome, any Error>])
+  >((0, [], [:]))
 
   public init(
     _ settings: Settings, writer: any SyncWriter, reader: any DatabaseReader,
@@ -121,6 +127,7 @@ public final class SyncService: Sendable {
         return (push: rounds.push, pull: rounds.pull)
       }
       if due.push && due.pull { lastWholeRound = ContinuousClock.now }
+      var outcomes: [(Int, Result<ShareOutcome, any Error>)] = []
       do {
         let connected = try server ?? connect()
         server = connected
@@ -129,8 +136,12 @@ public final class SyncService: Sendable {
           bell.wait(timeout: settings.pollInterval)
           continue
         }
+        outcomes = runActions(connected)
+        // The shares change on other hubs' word (an invitation accepted, a share stopped).
+        if due.push && due.pull || !outcomes.isEmpty { try refreshShares(connected) }
         if due.push { try pushAll(connected) }
         if due.pull { try pullAll(connected) }
+        publish(outcomes)
         rounds.withLock { $0.finished = $0.begun }
         delay = settings.retryDelay.lowerBound
         switch try connected.wait(timeout: settings.pollInterval, orReadable: bell.descriptor) {
@@ -139,6 +150,7 @@ public final class SyncService: Sendable {
         case .timeout: wantWholeRound()
         }
       } catch {
+        publish(outcomes)
         wantWholeRound()
         // Stopping: what failed is the hub's writer closing, not the server.
         if isStopping { break }
@@ -181,36 +193,73 @@ public final class SyncService: Sendable {
     return server
   }
 
-  /// Pushes every pending change, a batch at a time.
+  /// Pushes every pending change, a batch at a time, each row to its zone.
   func pushAll(_ server: SyncServer) throws {
     while !isStopping {
       let limit = settings.pushBatch
       let entries = try reader.read { db in try SyncOutbox.batch(limit: limit, db) }
       guard !entries.isEmpty else { return }
       try writer.makeDurable()
-      let seq = try server.push(entries.map(\.record), hub: hub)
-      let clock = capture.clock
-      try writer.write { db in
-        try SyncOutbox.acknowledge(entries, db)
-        try SyncStore.setValue(String(seq), for: "lastPush", db)
-        try SyncStore.setValue(clock.last.description, for: "clock", db)
+      let zones = Dictionary(grouping: entries, by: \.zone)
+      for (zone, entries) in zones.sorted(by: { ($0.key ?? "") < ($1.key ?? "") }) {
+        try push(entries, to: zone, server)
       }
       if entries.count < limit { return }
     }
   }
 
-  /// Pulls and applies every page past the cursor.
+  /// Pushes one zone's entries (nil: the private zone). A share the server will not let
+  /// this person write (read-only, or taken from them) refuses them for good: their changes
+  /// are dropped and the share pulled again from its start, so the server's state comes
+  /// back over them.
+  private func push(_ entries: [SyncOutbox.Entry], to zone: String?, _ server: SyncServer)
+    throws
+  {
+    let clock = capture.clock
+    do {
+      let seq = try server.push(entries.map(\.record), zone: zone, hub: hub)
+      try writer.write { db in
+        try SyncOutbox.acknowledge(entries, db)
+        try SyncStore.setValue(String(seq), for: "lastPush", db)
+        try SyncStore.setValue(clock.last.description, for: "clock", db)
+      }
+    } catch let error as PostgresError where error.sqlState == "42501" && zone != nil {
+      logger.warning(
+        "the server refused \(entries.count) changes to share \(zone ?? ""): \(error.message); "
+          + "they are dropped, and the share pulled again")
+      try writer.write { db in
+        try SyncOutbox.acknowledge(entries, db)
+        if let zone { try SyncShares.setCursor(.start, of: zone, db) }
+      }
+    }
+  }
+
+  /// Pulls and applies every page past the cursor of each zone: the private one, then each
+  /// share's.
   func pullAll(_ server: SyncServer) throws {
+    let shares = try reader.read { db in try SyncShares.all(db) }
+    try pull(nil, shares: shares, server)
+    for share in shares { try pull(share.zone, shares: shares, server) }
+  }
+
+  private func pull(_ zone: String?, shares: [SyncShare], _ server: SyncServer) throws {
     while !isStopping {
-      let cursor = try reader.read { db in try SyncStore.cursor(db) }
-      let page = try server.pull(after: cursor, limit: settings.pullPage, hub: hub)
+      let cursor = try reader.read { db in
+        try zone.map { try SyncShares.cursor(of: $0, db) } ?? SyncStore.cursor(db)
+      }
+      let page = try server.pull(zone, after: cursor, limit: settings.pullPage, hub: hub)
       guard let last = page.last else { return }
       let capture = capture
       let report = try writer.write { db in
-        let applier = SyncApplier(capture: capture, tables: try SyncStore.syncedTables(db))
-        let report = try applier.apply(page, db)
-        try SyncStore.setCursor(
-          SyncCursor(seq: last.seq ?? cursor.seq, type: last.type, name: last.name), db)
+        let applier = SyncApplier(
+          capture: capture, tables: try SyncStore.syncedTables(db), zone: zone, shares: shares)
+        let report = try capture.applying { try applier.apply(page, db) }
+        let next = SyncCursor(seq: last.seq ?? cursor.seq, type: last.type, name: last.name)
+        if let zone {
+          try SyncShares.setCursor(next, of: zone, db)
+        } else {
+          try SyncStore.setCursor(next, db)
+        }
         try SyncStore.setValue(capture.clock.last.description, for: "clock", db)
         return report
       }
@@ -224,8 +273,9 @@ public final class SyncService: Sendable {
         _ = try writer.write { db in
           var report = SyncApplier.Report()
           guard try SyncStore.heldCount(db) > 0 else { return report }
-          let applier = SyncApplier(capture: capture, tables: try SyncStore.syncedTables(db))
-          try applier.retryHeld(report: &report, all: false, db)
+          let applier = SyncApplier(
+            capture: capture, tables: try SyncStore.syncedTables(db), shares: shares)
+          try capture.applying { try applier.retryHeld(report: &report, all: false, db) }
           return report
         }
         return

@@ -17,7 +17,8 @@ import HearthWire
 ///   the values of columns this hub's schema does not have yet (`extra`).
 /// - `hearth_sync_metadata`: a view of `hearth_sync_rows` for plugins (HearthData's
 ///   `SyncMetadata`): `recordPrimaryKey`, `recordType`, `recordName`, `zoneName`,
-///   `hasPendingChanges`, `isDeleted`, `userModificationTime` (ms), `isShared`.
+///   `hasPendingChanges`, `isDeleted`, `userModificationTime` (ms), `isShared` and `share`
+///   (the root record of a share: the share, as JSON).
 /// - `hearth_sync_held(tbl, pk, record, reason, waitsFor)`: records pulled that cannot be
 ///   applied yet (a table this hub does not sync, a parent not yet here: `waitsFor` is then
 ///   `table:key` of the parent), applied when they can be.
@@ -44,22 +45,33 @@ public enum SyncStore {
       tbl TEXT NOT NULL, pk TEXT NOT NULL, record TEXT NOT NULL, reason TEXT NOT NULL,
       waitsFor TEXT, PRIMARY KEY (tbl, pk)) WITHOUT ROWID;
     CREATE INDEX IF NOT EXISTS hearth_sync_held_waiting ON hearth_sync_held (waitsFor);
-    CREATE VIEW IF NOT EXISTS hearth_sync_metadata AS
+    """
+
+  /// The view of the metadata, made again at each start (so that it follows this code).
+  static let metadataView = """
+    CREATE VIEW hearth_sync_metadata AS
       SELECT pk AS recordPrimaryKey, tbl AS recordType, pk || ':' || tbl AS recordName,
-        coalesce((SELECT value FROM hearth_sync_state WHERE key = 'zone'), 'default')
+        coalesce(hearth_sync_rows.zone,
+          (SELECT value FROM hearth_sync_state WHERE key = 'zone'), 'default')
           AS zoneName,
         pending != '{}' AS hasPendingChanges,
         NOT (created IS NOT NULL AND (deleted IS NULL OR created > deleted)) AS isDeleted,
         CAST(substr(max(coalesce(created, ''), coalesce(deleted, ''),
           coalesce((SELECT max(value) FROM json_each(hearth_sync_rows.times)), '')), 1, 15)
           AS INTEGER) AS userModificationTime,
-        0 AS isShared
-      FROM hearth_sync_rows;
+        s.share IS NOT NULL AS isShared, s.share AS share
+      FROM hearth_sync_rows
+      LEFT JOIN hearth_sync_shares s ON s.zone = hearth_sync_rows.zone
+        AND json_extract(s.share, '$.rootType') = tbl COLLATE NOCASE
+        AND json_extract(s.share, '$.rootName') = pk;
     """
 
   /// Creates the tables (idempotent), and this database's hub id the first time.
   public static func prepare(_ db: Database) throws {
     try db.execute(sql: schema)
+    try SyncShares.prepare(db)
+    try db.execute(sql: "DROP VIEW IF EXISTS hearth_sync_metadata")
+    try db.execute(sql: metadataView)
     if try value("hub", db) == nil {
       let id = UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "").prefix(12)
       try setValue(String(id), for: "hub", db)

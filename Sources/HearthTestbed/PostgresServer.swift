@@ -17,9 +17,10 @@ public final class PostgresServer: @unchecked Sendable {
   private let lock = NSLock()
   private var isRunning = false
 
-  /// The libpq connection string of database `database` on this server.
-  public func conninfo(database: String = "postgres") -> String {
-    "host=\(directory.path) port=\(port) user=hearth dbname=\(database)"
+  /// The libpq connection string of database `database` on this server, as `user` (a
+  /// login the test made; the superuser `hearth` unless said).
+  public func conninfo(database: String = "postgres", user: String = "hearth") -> String {
+    "host=\(directory.path) port=\(port) user=\(user) dbname=\(database)"
   }
 
   public init() throws {

@@ -39,6 +39,10 @@ public struct ErrorReply: Codable, Hashable, Sendable, Error, CustomStringConver
     /// No round of sync could finish: no server is set up, or it cannot be reached (the
     /// message has the last error). Local writes go on; their changes wait.
     public static let syncFailed = Code(rawValue: "syncFailed")
+    /// A sharing action refused, by the hub or the server (the message says why): the
+    /// record is not a synced root, is not shared, or is someone else's share; the
+    /// invitation is unknown, used or expired; the person may not do it.
+    public static let shareRefused = Code(rawValue: "shareRefused")
     public static let `internal` = Code(rawValue: "internal")
 
     public init(from decoder: any Decoder) throws {

@@ -46,10 +46,15 @@ public struct CursorRequest: Codable, Hashable, Sendable {
 /// `resync` (everything pushed and pulled again, nothing deleted), `acceptAccount` (after
 /// the account changed: this hub's rows kept for the new one) or, as a plugin,
 /// `deleteLocalData` (the synced tables emptied here, not on the server, and pulled again;
-/// after an account change, from the new account).
+/// after an account change, from the new account). Sharing (see `WireSharing.swift`):
+/// `share` a root record (`table`, `key`) with `permission` and an optional `title`,
+/// answered with a new `invitation`; `acceptShare` an `invitation`; `unshare` a root
+/// record; `revokeShare` from member `role`. Those are answered, as `now` is, once the
+/// server has done it and a round begun after it has pushed and pulled.
 public struct SyncRequest: Codable, Hashable, Sendable {
   public enum Action: String, Codable, Hashable, Sendable {
     case status, now, resync, deleteLocalData, acceptAccount
+    case share, acceptShare, unshare, revokeShare
   }
 
   public var v = WireProtocol.version
@@ -58,17 +63,37 @@ public struct SyncRequest: Codable, Hashable, Sendable {
   public var plugin: String?
   public var tables: [String]
   public var action: Action
+  /// The root record of `share`, `unshare` and `revokeShare`: its table and primary key.
+  public var table: String?
+  public var key: String?
+  /// `share`'s permission for every member; `read` when absent.
+  public var permission: SharePermission?
+  public var title: String?
+  /// `acceptShare`'s invitation.
+  public var invitation: String?
+  /// `revokeShare`'s member.
+  public var role: String?
 
   public init(
-    id: String, plugin: String? = nil, tables: [String] = [], action: Action = .status
+    id: String, plugin: String? = nil, tables: [String] = [], action: Action = .status,
+    table: String? = nil, key: String? = nil, permission: SharePermission? = nil,
+    title: String? = nil, invitation: String? = nil, role: String? = nil
   ) {
     self.id = id
     self.plugin = plugin
     self.tables = tables
     self.action = action
+    self.table = table
+    self.key = key
+    self.permission = permission
+    self.title = title
+    self.invitation = invitation
+    self.role = role
   }
 
-  private enum CodingKeys: String, CodingKey { case v, type, id, plugin, tables, action }
+  private enum CodingKeys: String, CodingKey {
+    case v, type, id, plugin, tables, action, table, key, permission, title, invitation, role
+  }
 
   /// `tables` may be left out (none).
   public init(from decoder: any Decoder) throws {
@@ -79,6 +104,12 @@ public struct SyncRequest: Codable, Hashable, Sendable {
     plugin = try container.decodeIfPresent(String.self, forKey: .plugin)
     tables = try container.decodeIfPresent([String].self, forKey: .tables) ?? []
     action = try container.decodeIfPresent(Action.self, forKey: .action) ?? .status
+    table = try container.decodeIfPresent(String.self, forKey: .table)
+    key = try container.decodeIfPresent(String.self, forKey: .key)
+    permission = try container.decodeIfPresent(SharePermission.self, forKey: .permission)
+    title = try container.decodeIfPresent(String.self, forKey: .title)
+    invitation = try container.decodeIfPresent(String.self, forKey: .invitation)
+    role = try container.decodeIfPresent(String.self, forKey: .role)
   }
 }
 
@@ -107,11 +138,19 @@ public struct SyncingReply: Codable, Hashable, Sendable {
   /// pulled until `acceptAccount` or `deleteLocalData`.
   public var accountChange: String?
   public static let zoneDeletedPrefix = "zone deleted on the server: "
+  /// The shares this hub syncs: those its person owns and those they were invited to.
+  public var shares: [SyncShare]?
+  /// `share`'s new invitation, for the person to accept (`acceptShare`).
+  public var invitation: String?
+  /// The zone of the share a sharing action concerned (in `shares`, unless it ended).
+  public var share: String?
 
   public init(
     id: String, tables: [String], server: String?, zone: String, hub: String, pending: Int,
-    held: Int, pulled: Int64, pushed: Int64?, lastError: String?, accountChange: String? = nil
+    held: Int, pulled: Int64, pushed: Int64?, lastError: String?, accountChange: String? = nil,
+    shares: [SyncShare] = []
   ) {
+    self.shares = shares.isEmpty ? nil : shares
     self.id = id
     self.tables = tables
     self.server = server

@@ -175,10 +175,13 @@ extension SyncSuites {
       try await engine.syncChanges()
       #expect(try await b.read { db in try SyncedList.fetchAll(db) }.map(\.id) == ["desk"])
       #expect(try cluster[1].status()["accountChange"] == nil)
-      // Zone default still has its row: nothing of B's was pushed to, or deleted from, it.
+      // Zone default (the superuser hearth's) still has its row: nothing of B's was pushed to, or deleted from, it.
       let zones = try cluster.server.execute(
         "SELECT zone, record_name FROM hearth.records ORDER BY zone, record_name")
-      #expect(zones.rows.map { $0.compactMap { $0 } } == [["default", "home"], ["work", "desk"]])
+      #expect(
+        zones.rows.map { $0.compactMap { $0 } } == [
+          ["hearth/default", "home"], ["hearth/work", "desk"],
+        ])
     }
 
     @Test func keepingTheRowsPushesThemToTheNewAccount() async throws {
@@ -197,7 +200,10 @@ extension SyncSuites {
       try await SyncEngine(for: cluster[0].todo, tables: SyncedList.self).syncChanges()
       let zones = try cluster.server.execute(
         "SELECT zone, record_name FROM hearth.records ORDER BY zone, record_name")
-      #expect(zones.rows.map { $0.compactMap { $0 } } == [["default", "mine"], ["new", "mine"]])
+      #expect(
+        zones.rows.map { $0.compactMap { $0 } } == [
+          ["hearth/default", "mine"], ["hearth/new", "mine"],
+        ])
     }
   }
 }
@@ -213,7 +219,7 @@ extension SyncSuites {
         try SyncedList.insert { SyncedList(id: "kept", title: "Mine", color: 0) }.execute(db)
       }
       try cluster.converge()
-      try cluster.server.execute("DELETE FROM hearth.zones WHERE zone = 'default'")
+      try cluster.server.execute("DELETE FROM hearth.zones WHERE zone = 'hearth/default'")
       // The next whole round (within the poll interval) finds the zone gone: nothing deleted
       // here, nothing pushed.
       let engine = try SyncEngine(

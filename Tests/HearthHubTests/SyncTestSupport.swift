@@ -44,16 +44,20 @@ final class SyncedHub: SyncPeer {
   private(set) var running: RunningHub
   private(set) var todo: HubDatabase
 
+  /// The person it syncs as: the server's login (its superuser unless said).
+  let role: String?
+
   init(
-    _ name: String, server: PostgresServer,
+    _ name: String, server: PostgresServer, role: String? = nil,
     configure: @escaping (inout HubConfiguration) -> Void = { _ in }
   ) throws {
     self.name = name
     self.server = server
+    self.role = role
     self.configure = configure
     directory = FileManager.default.temporaryDirectory.appendingPathComponent(
       "hearth-sync-\(name)-\(UUID().uuidString.prefix(8))")
-    running = try Self.start(directory, server: server, online: true, configure)
+    running = try Self.start(directory, server: server, role: role, online: true, configure)
     todo = try HubDatabase.registered(todoPlugin, paths: running.paths)
     let reply = try RawClient(running.paths, as: "todo").send(
       #"{"v":1,"type":"sync","id":"declare","plugin":"todo","tables":["lists","items"]}"#)
@@ -61,11 +65,12 @@ final class SyncedHub: SyncPeer {
   }
 
   private static func start(
-    _ directory: URL, server: PostgresServer, online: Bool,
+    _ directory: URL, server: PostgresServer, role: String? = nil, online: Bool,
     _ configure: (inout HubConfiguration) -> Void
   ) throws -> RunningHub {
     try RunningHub(directory: directory) { configuration in
-      configuration.syncServer = online ? server.conninfo(database: "postgres") : nil
+      configuration.syncServer =
+        online ? server.conninfo(database: "postgres", user: role ?? "hearth") : nil
       configure(&configuration)
     }
   }
@@ -78,7 +83,7 @@ final class SyncedHub: SyncPeer {
 
   private func restart(online: Bool) throws {
     running.stop()
-    running = try Self.start(directory, server: server, online: online, configure)
+    running = try Self.start(directory, server: server, role: role, online: online, configure)
     todo = try HubDatabase.registered(registration, paths: running.paths)
   }
 

@@ -300,6 +300,23 @@ final class ChangeLog: Sendable {
     #expect(log.all.first?.isSchemaChanged == true)
     withExtendedLifetime(observation) {}
   }
+
+  /// DROP VIEW, as DROP TABLE, asks to delete its schema row right after: that DELETE is
+  /// let through (ignoring it skipped the drop without a word, and a CREATE VIEW of the same
+  /// name then failed).
+  @Test func dropViewDropsSoTheViewCanBeMadeAgain() throws {
+    let dbQueue = try DatabaseQueue()
+    try dbQueue.write {
+      try $0.execute(sql: "CREATE TABLE a (x); CREATE VIEW v AS SELECT x FROM a")
+    }
+    try dbQueue.write { db in
+      try db.execute(sql: "DROP VIEW v")
+      try db.execute(sql: "CREATE TEMP VIEW t AS SELECT 1")
+      try db.execute(sql: "DROP VIEW temp.t")
+    }
+    #expect(try dbQueue.read { try $0.tableExists("v") } == false)
+    try dbQueue.write { try $0.execute(sql: "CREATE VIEW v AS SELECT x + 1 AS y FROM a") }
+  }
 }
 
 @Suite struct TrackedRowsLimitTests {

@@ -25,7 +25,53 @@ func shown(_ ids: [Reminder.ID]) -> String { ids.map(ShortID.of).joined(separato
 
 let lists = Command("lists", summary: "the lists, with how many reminders each has open") { _ in
   @Dependency(\.defaultDatabase) var database
-  return .values(try database.read { try Queries.lists($0) }, render: render)
+  return .values(try database.read { try Queries.listLines($0) }, render: render)
+}
+
+let shareList = Command(
+  "share", arguments: "LIST [--read-write] [--title TITLE]",
+  summary: "shares a list and its reminders with another person; prints the invitation",
+  details: """
+    The other person accepts it on their hub: hearth sync accept INVITATION. They may only
+    read it unless --read-write (sharing again sets the permission, and makes another
+    invitation). Tags are not shared (a reminder's tags have two parents).
+    """,
+  valuedOptions: ["title"]
+) { input in
+  @Dependency(\.defaultDatabase) var database
+  @Dependency(\.defaultSyncEngine) var syncEngine
+  let list = try database.read {
+    try RemindersActions.findList(try input.positional(0, name: "LIST"), $0)
+  }
+  let permission: Share.Permission = input.flag("read-write") ? .readWrite : .readOnly
+  let title = input.option("title") ?? list.title
+  let engine = syncEngine
+  let shared = try waitFor {
+    try await engine.share(record: list) { share in
+      share[Share.SystemFieldKey.title] = title
+      share.publicPermission = permission
+    }
+  }
+  return .message(
+    "Shared list \(ShortID.of(list.id)) \"\(list.title)\" (\(sharing(shared.share))).\n"
+      + "Invitation (hearth sync accept it on the other person's hub):\n"
+      + (shared.invitation ?? ""),
+    json: ["id": list.id.uuidString, "invitation": shared.invitation as Any, "zone": shared.id])
+}
+
+let unshareList = Command(
+  "unshare", arguments: "LIST", summary: "stops sharing a list: the others lose it, you keep it"
+) { input in
+  @Dependency(\.defaultDatabase) var database
+  @Dependency(\.defaultSyncEngine) var syncEngine
+  let list = try database.read {
+    try RemindersActions.findList(try input.positional(0, name: "LIST"), $0)
+  }
+  let engine = syncEngine
+  try waitFor { try await engine.unshare(record: list) }
+  return .message(
+    "List \(ShortID.of(list.id)) \"\(list.title)\" is no longer shared.",
+    json: ["id": list.id.uuidString])
 }
 
 let addList = Command(

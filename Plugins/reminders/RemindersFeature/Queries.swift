@@ -45,6 +45,13 @@ struct ListSummary: Codable, Hashable {
   let openCount: Int
 }
 
+/// A list as `lists` shows it: with its open count and whom it is shared with (or by).
+struct ListLine: Codable, Hashable {
+  let list: RemindersList
+  let openCount: Int
+  let share: Share?
+}
+
 /// A reminder with what its lines show: its list's title and its tags.
 struct ReminderRow: Codable, Hashable {
   var reminder: Reminder
@@ -74,6 +81,23 @@ package enum Queries {
           openCount: Reminder.where { $0.remindersListID.eq(list.id) && !$0.isCompleted }.count())
       }
       .fetchAll(db)
+  }
+
+  /// The lists with their shares (on a database no hub syncs, none).
+  static func listLines(_ db: Database) throws -> [ListLine] {
+    var shares: [String: Share] = [:]
+    if try db.tableExists(SyncMetadata.tableName) {
+      let shared = try SyncMetadata.where {
+        $0.isShared && $0.id.recordType.eq(RemindersList.tableName)
+      }
+      .fetchAll(db)
+      for metadata in shared { shares[metadata.recordPrimaryKey] = metadata.share }
+    }
+    return try lists(db).map { summary in
+      ListLine(
+        list: summary.list, openCount: summary.openCount,
+        share: shares[summary.list.id.uuidString.lowercased()])
+    }
   }
 
   /// Reminders with their list's title and tags, in list and position order.

@@ -55,12 +55,29 @@ func render(_ stats: Stats) -> String {
   """
 }
 
-func render(_ lists: [ListSummary]) -> String {
+func render(_ lists: [ListLine]) -> String {
   guard !lists.isEmpty else { return "No lists yet: `hearth-reminders list-add Groceries`." }
   return lists.map {
     ShortID.of($0.list.id) + "  \($0.list.title)  \($0.list.color.hex)  \($0.openCount) open"
+      + ($0.share.map { "  · " + sharing($0) } ?? "")
   }
   .joined(separator: "\n")
+}
+
+/// `shared with bob (read-only)`, `shared by alice (read-write)`.
+func sharing(_ share: Share) -> String {
+  func permission(_ permission: Share.Permission) -> String {
+    permission == .readWrite ? "read-write" : "read-only"
+  }
+  guard share.isOwner else {
+    return "shared by \(share.owner) (\(permission(share.publicPermission)))"
+  }
+  guard !share.participants.isEmpty else {
+    return "shared (\(permission(share.publicPermission))), not accepted yet"
+  }
+  return "shared with "
+    + share.participants.map { "\($0.role) (\(permission($0.permission)))" }
+    .joined(separator: ", ")
 }
 
 func line(_ hit: SearchHit) -> String {

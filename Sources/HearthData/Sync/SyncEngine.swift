@@ -131,6 +131,19 @@ public final class SyncEngine: Sendable {
     }
   }
 
+  /// Asks the hub for a sharing action, off the caller's thread (it waits for the server).
+  func ask(_ request: ShareRequest) async throws -> ShareReply {
+    guard let hub, isRunning else { throw SyncEngineError.notRunning }
+    flags.withLock { $0.synchronizing += 1 }
+    defer { flags.withLock { $0.synchronizing -= 1 } }
+    return try await withCheckedThrowingContinuation {
+      (continuation: CheckedContinuation<ShareReply, any Error>) in
+      DispatchQueue.global().async {
+        continuation.resume(with: Result { try hub.share(request) })
+      }
+    }
+  }
+
   /// What an engine asks its hub for.
   public enum Action: String, Hashable, Sendable {
     case status, now, resync, deleteLocalData, acceptAccount
@@ -197,9 +210,14 @@ public protocol SyncEngineDelegate: AnyObject, Sendable {
 public enum SyncEngineError: Error, Hashable, Sendable, CustomStringConvertible {
   /// The account changed (`old → new`) and no delegate decided what becomes of the rows.
   case accountChanged(String)
+  /// Sharing needs a running engine on a hub's database (the reference's
+  /// `syncEngineNotRunning`).
+  case notRunning
 
   public var description: String {
     switch self {
+    case .notRunning:
+      "the sync engine is not running on a hub's database: nothing can be shared"
     case .accountChanged(let change):
       "the sync account changed (\(change)): call deleteLocalData() to take the new account's "
         + "rows, or acceptAccount() to keep this device's for it"
@@ -213,6 +231,8 @@ public protocol SyncingDatabase: DatabaseWriter {
   func sync(tables: [String], action: SyncEngine.Action) throws -> SyncEngine.State
   /// Asks the hub to sync `tables`, unless it does already.
   func declareSynced(_ tables: [String]) throws
+  /// Asks the hub for a sharing action; waits for the server's answer.
+  func share(_ request: SyncEngine.ShareRequest) throws -> SyncEngine.ShareReply
 }
 
 extension SyncingDatabase {

@@ -33,7 +33,7 @@ public struct SyncMetadata: Hashable, Identifiable, Sendable {
   /// `primaryKey:tableName`: the metadata's own key (`SyncMetadata.find("l1:lists")`).
   @Column(primaryKey: true)
   public let recordName: String
-  /// The server's zone the hub syncs (one per account).
+  /// The server's zone the row is synced in: the account's own, or a share's.
   public let zoneName: String
   /// Whether the row has changes the server has not taken yet.
   public let hasPendingChanges: Bool
@@ -42,8 +42,11 @@ public struct SyncMetadata: Hashable, Identifiable, Sendable {
   /// When the row's latest change was made, in milliseconds since 1970 (its hybrid
   /// clock's wall time).
   public let userModificationTime: Int64
-  /// Whether the row is shared with another person (sharing is not built yet: false).
+  /// Whether the row is a shared root record (on its owner's devices and its members').
   public let isShared: Bool
+  /// The share of a shared root record (`isShared`), nil for every other row.
+  @Column(as: Share.JSONRepresentation?.self)
+  public let share: Share?
 
   public var recordPrimaryKey: String { id.recordPrimaryKey }
   public var recordType: String { id.recordType }

@@ -6,8 +6,11 @@ import HearthWire
 import HearthZMQ
 
 let syncCommand = Command(
-  "sync", arguments: "[status | now | resync | setup URL [--zone NAME]]",
-  summary: "sync with a PostgreSQL server: its state, a round now, a resync, the server",
+  "sync",
+  arguments:
+    "[status | now | resync | setup URL [--zone NAME] | share TABLE KEY [--permission P] "
+    + "[--title T] | accept INVITATION | unshare TABLE KEY | revoke TABLE KEY ROLE | shares]",
+  summary: "sync with a PostgreSQL server: its state, a round now, a resync, the server, sharing",
   details: """
     status      (the default) the server, the synced tables, the rows with changes not
                 yet pushed, records held until they can be applied, the server's
@@ -22,8 +25,21 @@ let syncCommand = Command(
                 answers and makes its schema, then writes sync-server (and sync-zone)
                 into hearthd's config file ($XDG_CONFIG_HOME/hearth/hearthd.conf, or
                 --config FILE). Restart hearthd to use it.
+    share TABLE KEY
+                shares root record KEY of TABLE (a synced table without foreign keys)
+                and the rows under it with another person of the server, and prints an
+                invitation for them (accepted once, within 7 days). --permission read
+                (the default) or readWrite sets what every member may do; sharing again
+                makes another invitation and sets the permission. --title names it.
+    accept INVITATION
+                on the other person's hub: the share's rows come here.
+    unshare TABLE KEY
+                stops sharing it: every member's hubs drop it; the owner keeps it.
+    revoke TABLE KEY ROLE
+                takes the share from one member.
+    shares      the shares this hub syncs: who shared them, with whom.
     """,
-  valuedOptions: ["zone", "config"]
+  valuedOptions: ["zone", "config", "permission", "title"]
 ) { input in
   let paths = hubPaths(input)
   switch input.positionals.first ?? "status" {
@@ -36,6 +52,7 @@ let syncCommand = Command(
     }
     return try syncState(paths, action: .acceptAccount)
   case "setup": return try setUpSync(input)
+  case "share", "accept", "unshare", "revoke", "shares": return try syncSharing(input, paths)
   case let other:
     throw CommandError.usage("hearth sync takes status, now, resync or setup URL, not \(other)")
   }
