@@ -114,7 +114,8 @@ let package = Package(
     // The whole protocol (Protocols/README.md): messages, the change record, errors both ways,
     // the hub's paths and tables as a reader, the feed follower.
     .target(
-      name: "HearthWire", dependencies: ["HearthZMQ", "HearthSQLite"], swiftSettings: strict),
+      name: "HearthWire", dependencies: ["HearthZMQ", "HearthSQLite", "CSodium"],
+      swiftSettings: strict),
     .target(
       name: "HearthHub",
       dependencies: [

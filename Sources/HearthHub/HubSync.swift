@@ -28,6 +28,7 @@ struct HubSync: Sendable {
       var settings = SyncService.Settings(server: server)
       settings.zone = configuration.syncZone
       settings.pullPage = configuration.syncPageSize
+      settings.databasePath = configuration.databasePath
       try SyncStore.setValue(configuration.syncZone, for: "zone", db)
       self.settings = settings
       service = try SyncService(settings, writer: jobs, reader: database, capture: capture)
@@ -61,7 +62,8 @@ struct HubSync: Sendable {
   /// Declares `names` (tables of `plugin`) synced: checks the rules, records them, stamps
   /// their rows as changes to push, and puts the capture on them.
   func declare(
-    _ names: [String], of plugin: String, owned: Set<String>, at now: Int64, _ db: Database
+    _ names: [String], files: [String] = [], of plugin: String, owned: Set<String>,
+    at now: Int64, _ db: Database
   )
     throws
   {
@@ -78,14 +80,20 @@ struct HubSync: Sendable {
         arguments: [table.name, plugin, now])
       try SyncStore.stampExistingRows(of: table, db)
     }
+    try SyncFiles.declare(files, plugin: plugin, tables: tables, db)
     try schemaChanged(db)
   }
 
   /// Whether `names` are tables `plugin` owns that are synced already.
-  func isDeclared(_ names: [String], of plugin: String, _ db: Database) throws -> Bool {
+  func isDeclared(_ names: [String], files: [String] = [], of plugin: String, _ db: Database)
+    throws -> Bool
+  {
     let owned = try HubStore.ownedTables(of: plugin, db)
     let synced = Set(try SyncStore.syncedTableNames(db).map { $0.lowercased() })
-    return names.allSatisfy { owned.contains($0.lowercased()) && synced.contains($0.lowercased()) }
+    return try names.allSatisfy {
+      owned.contains($0.lowercased()) && synced.contains($0.lowercased())
+    }
+      && SyncFiles.areDeclared(files, db)
   }
 
   /// The reply to `sync`.
@@ -151,11 +159,14 @@ extension HubSession {
       // Declaring tables already synced (a plugin does at each start) writes nothing.
       var declared = false
       if let plugin = request.plugin, !request.tables.isEmpty,
-        try !hub.database.read({ db in try sync.isDeclared(request.tables, of: plugin, db) })
+        try !hub.database.read({ db in
+          try sync.isDeclared(request.tables, files: request.files, of: plugin, db)
+        })
       {
         try commitAsSync { db in
           let owned = try HubStore.ownedTables(of: plugin, db)
-          try sync.declare(request.tables, of: plugin, owned: owned, at: now, db)
+          try sync.declare(
+            request.tables, files: request.files, of: plugin, owned: owned, at: now, db)
         }
         declared = true
       }

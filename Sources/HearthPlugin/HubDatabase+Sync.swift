@@ -10,14 +10,18 @@ extension HubDatabase {
   /// (`DatabaseError.hubCode == .notSyncable`); `.now` waits until a round begun after the
   /// request has pushed and pulled (`.syncFailed` when none could).
   @discardableResult
-  public func sync(tables: [String] = [], action: SyncRequest.Action = .status) throws
+  public func sync(
+    tables: [String] = [], files: [String] = [], action: SyncRequest.Action = .status
+  ) throws
     -> SyncingReply
   {
     try prepare()
     let id = UUID().uuidString.lowercased()
     do {
       return try connection.request(
-        SyncRequest(id: id, plugin: registration.name, tables: tables, action: action), id: id,
+        SyncRequest(
+          id: id, plugin: registration.name, tables: tables, action: action, files: files),
+        id: id,
         as: SyncingReply.self, timeout: action == .now ? .seconds(35) : nil)
     } catch let error as ErrorReply {
       throw DatabaseError(error)
@@ -29,14 +33,27 @@ extension HubDatabase: SyncingDatabase {
   /// Declares `tables` synced, unless the hub's file shows they are already (what a plugin
   /// does at each start, so a command that only reads works while the hub is down).
   public func declareSynced(_ tables: [String]) throws {
+    try declareSynced(tables, files: [])
+  }
+
+  public func declareSynced(_ tables: [String], files: [String]) throws {
     let synced = try read { db in
       try db.tableExists(HubTables.syncedTables)
         ? Set(
           try String.fetchAll(db, sql: "SELECT lower(name) FROM \(HubTables.syncedTables)"))
         : []
     }
-    guard !tables.allSatisfy({ synced.contains($0.lowercased()) }) else { return }
-    try sync(tables: tables)
+    let declaredFiles = try read { db in
+      try db.tableExists("hearth_sync_files")
+        ? Set(
+          try String.fetchAll(db, sql: "SELECT lower(tbl || '.' || col) FROM hearth_sync_files"))
+        : []
+    }
+    guard
+      !tables.allSatisfy({ synced.contains($0.lowercased()) })
+        || !files.allSatisfy({ declaredFiles.contains($0.lowercased()) })
+    else { return }
+    try sync(tables: tables, files: files)
   }
 
   public func sync(tables: [String], action: SyncEngine.Action) throws -> SyncEngine.State {

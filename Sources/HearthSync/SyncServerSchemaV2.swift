@@ -49,6 +49,13 @@ let serverSchemaV2 = """
     zone text COLLATE "C" NOT NULL REFERENCES hearth.zones ON DELETE CASCADE ON UPDATE CASCADE,
     permission text NOT NULL CHECK (permission IN ('read', 'readWrite')),
     expires timestamptz NOT NULL, accepted_by name, accepted_at timestamptz);
+  CREATE TABLE hearth.assets (
+    sha256 text COLLATE "C" PRIMARY KEY CHECK (sha256 ~ '^[0-9a-f]{64}$'),
+    bytes bytea NOT NULL, size bigint NOT NULL, created_at timestamptz NOT NULL DEFAULT now());
+  CREATE TABLE hearth.asset_zones (
+    sha256 text COLLATE "C" NOT NULL REFERENCES hearth.assets ON DELETE CASCADE,
+    zone text COLLATE "C" NOT NULL REFERENCES hearth.zones ON DELETE CASCADE ON UPDATE CASCADE,
+    PRIMARY KEY (sha256, zone));
   UPDATE hearth.meta SET value = '2' WHERE key = 'schema';
 
   -- Whether the person connected may read (owns, or is a member of) zone z; may write it.
@@ -81,6 +88,24 @@ let serverSchemaV2 = """
   CREATE FUNCTION hearth.zone_exists(z text) RETURNS boolean LANGUAGE sql STABLE
   SECURITY DEFINER SET search_path = pg_catalog AS $$ SELECT hearth.can_read(z) $$;
 
+  -- Refuses unless the person may write zone z; makes z when it is their own private zone
+  -- (its first push, or its first file).
+  CREATE FUNCTION hearth.writable(z text) RETURNS void
+  LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog AS $$
+  DECLARE v_own text := session_user || '/';
+  BEGIN
+    IF NOT EXISTS (SELECT 1 FROM hearth.zones WHERE zone = z) THEN
+      IF left(z, length(v_own)) IS DISTINCT FROM v_own
+        OR strpos(substr(z, length(v_own) + 1), '/') > 0
+        OR substr(z, length(v_own) + 1) LIKE 'share-%' THEN
+        PERFORM hearth.refuse(format('there is no zone %s of yours', z));
+      END IF;
+      INSERT INTO hearth.zones (zone, owner) VALUES (z, session_user) ON CONFLICT DO NOTHING;
+    ELSIF NOT hearth.can_write(z) THEN
+      PERFORM hearth.refuse(format('%s may not write to zone %s', session_user, z));
+    END IF;
+  END $$;
+
   -- One batch into zone p_zone, in one transaction: a private zone of the person's own is
   -- made by its first push; any other zone must be one the person may write. A record that
   -- moved to a share (a stub here) merges there.
@@ -89,20 +114,10 @@ let serverSchemaV2 = """
   LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog AS $$
   DECLARE
     v_seq bigint;
-    v_own text := session_user || '/';
     v_bound bigint := (extract(epoch FROM clock_timestamp()) * 1000)::bigint
       + (SELECT value::bigint FROM hearth.meta WHERE key = 'maximumDrift');
   BEGIN
-    IF NOT EXISTS (SELECT 1 FROM hearth.zones WHERE zone = p_zone) THEN
-      IF left(p_zone, length(v_own)) IS DISTINCT FROM v_own
-        OR strpos(substr(p_zone, length(v_own) + 1), '/') > 0
-        OR substr(p_zone, length(v_own) + 1) LIKE 'share-%' THEN
-        PERFORM hearth.refuse(format('there is no zone %s of yours', p_zone));
-      END IF;
-      INSERT INTO hearth.zones (zone, owner) VALUES (p_zone, session_user);
-    ELSIF NOT hearth.can_write(p_zone) THEN
-      PERFORM hearth.refuse(format('%s may not write to zone %s', session_user, p_zone));
-    END IF;
+    PERFORM hearth.writable(p_zone);
     UPDATE hearth.clock SET seq = seq + 1 WHERE id = 1 RETURNING seq INTO v_seq;
     INSERT INTO hearth.records AS r (zone, record_type, record_name, fields, times, created,
       deleted, seq, origin)
@@ -249,6 +264,8 @@ let serverSchemaV2 = """
     ON CONFLICT (zone, record_type, record_name) DO UPDATE SET fields = excluded.fields,
       times = excluded.times, created = excluded.created, deleted = excluded.deleted,
       moved_to = NULL, seq = v_seq, origin = 'unshare';
+    INSERT INTO hearth.asset_zones (sha256, zone)
+    SELECT sha256, v_home FROM hearth.asset_zones WHERE zone = p_zone ON CONFLICT DO NOTHING;
     DELETE FROM hearth.zones WHERE zone = p_zone;
     PERFORM pg_notify('hearth', v_seq::text);
     RETURN v_seq;
@@ -276,4 +293,38 @@ let serverSchemaV2 = """
         FROM hearth.members x WHERE x.zone = z.zone)) ORDER BY z.zone), '[]')
     FROM hearth.zones z LEFT JOIN hearth.members m ON m.zone = z.zone AND m.role = session_user
     WHERE z.root_type IS NOT NULL AND (z.owner = session_user OR m.role IS NOT NULL) $$;
+
+  -- Files (attachments' images): stored once per SHA-256 whatever the zones that use them;
+  -- a person reads a file linked to a zone they may read.
+  CREATE FUNCTION hearth.can_read_asset(h text) RETURNS boolean LANGUAGE sql STABLE
+  SECURITY DEFINER SET search_path = pg_catalog AS $$
+    SELECT EXISTS (SELECT 1 FROM hearth.asset_zones WHERE sha256 = h AND hearth.can_read(zone)) $$;
+  -- Links file h, which the person may read already, to zone z; false when the server has
+  -- no such file for them (then `put_asset` sends its bytes).
+  CREATE FUNCTION hearth.link_asset(z text, h text) RETURNS boolean
+  LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog AS $$
+  BEGIN
+    PERFORM hearth.writable(z);
+    IF NOT hearth.can_read_asset(h) THEN RETURN false; END IF;
+    INSERT INTO hearth.asset_zones VALUES (h, z) ON CONFLICT DO NOTHING;
+    RETURN true;
+  END $$;
+  -- Stores file h (its bytes in hex, checked against h) for zone z: once, however often sent.
+  CREATE FUNCTION hearth.put_asset(z text, h text, p_hex text) RETURNS void
+  LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog AS $$
+  DECLARE v_bytes bytea := decode(p_hex, 'hex');
+  BEGIN
+    PERFORM hearth.writable(z);
+    IF encode(sha256(v_bytes), 'hex') <> h THEN
+      PERFORM hearth.refuse(format('the bytes sent are not file %s', h));
+    END IF;
+    INSERT INTO hearth.assets (sha256, bytes, size) VALUES (h, v_bytes, length(v_bytes))
+    ON CONFLICT DO NOTHING;
+    INSERT INTO hearth.asset_zones VALUES (h, z) ON CONFLICT DO NOTHING;
+  END $$;
+  -- File h's bytes in hex, for a person who may read it; NULL otherwise (none, or not
+  -- theirs: the answer says nothing of other people's files).
+  CREATE FUNCTION hearth.get_asset(h text) RETURNS text LANGUAGE sql STABLE
+  SECURITY DEFINER SET search_path = pg_catalog AS $$
+    SELECT encode(bytes, 'hex') FROM hearth.assets WHERE sha256 = h AND hearth.can_read_asset(h) $$;
   """

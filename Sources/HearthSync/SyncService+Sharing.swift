@@ -85,6 +85,7 @@ extension SyncService {
       let zone = try server.share(
         type: root, name: key, records: rows, permission: permission, invitation: invitation,
         title: title)
+      try linkFiles(of: rows, to: zone, server)
       let shares = try refreshShares(server, assigning: (rows, zone))
       return ShareOutcome(share: shares.first { $0.zone == zone }, invitation: invitation)
     case .accept(let invitation):

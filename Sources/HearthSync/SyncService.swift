@@ -29,6 +29,8 @@ public final class SyncService: Sendable {
     /// How long it waits for a doorbell before it looks anyway.
     public var pollInterval: Duration = .seconds(1)
     public var retryDelay: ClosedRange<Duration> = .milliseconds(100)...(.seconds(5))
+    /// The hub's database: its plugins' files (`SyncFiles`) are beside it.
+    public var databasePath = ""
     /// The account as it is shown and remembered (`hearth_sync_state.account`): the server
     /// without its password, and the zone.
     public var account: String { Self.account(server: server, zone: zone) }
@@ -217,6 +219,7 @@ public final class SyncService: Sendable {
   {
     let clock = capture.clock
     do {
+      try sendFiles(of: entries.map(\.record), to: zone, server)
       let seq = try server.push(entries.map(\.record), zone: zone, hub: hub)
       try writer.write { db in
         try SyncOutbox.acknowledge(entries, db)
@@ -240,6 +243,7 @@ public final class SyncService: Sendable {
     let shares = try reader.read { db in try SyncShares.all(db) }
     try pull(nil, shares: shares, server)
     for share in shares { try pull(share.zone, shares: shares, server) }
+    try fetchFiles(server)
   }
 
   private func pull(_ zone: String?, shares: [SyncShare], _ server: SyncServer) throws {
@@ -249,11 +253,13 @@ public final class SyncService: Sendable {
       }
       let page = try server.pull(zone, after: cursor, limit: settings.pullPage, hub: hub)
       guard let last = page.last else { return }
-      let capture = capture
+      let (capture, databasePath) = (capture, settings.databasePath)
       let report = try writer.write { db in
         let applier = SyncApplier(
           capture: capture, tables: try SyncStore.syncedTables(db), zone: zone, shares: shares)
         let report = try capture.applying { try applier.apply(page, db) }
+        try SyncFiles.queueMissing(
+          page, columns: try SyncFiles.columns(db), databasePath: databasePath, db)
         let next = SyncCursor(seq: last.seq ?? cursor.seq, type: last.type, name: last.name)
         if let zone {
           try SyncShares.setCursor(next, of: zone, db)

@@ -70,6 +70,7 @@ public enum SyncStore {
   public static func prepare(_ db: Database) throws {
     try db.execute(sql: schema)
     try SyncShares.prepare(db)
+    try db.execute(sql: SyncFiles.schema)
     try db.execute(sql: "DROP VIEW IF EXISTS hearth_sync_metadata")
     try db.execute(sql: metadataView)
     if try value("hub", db) == nil {

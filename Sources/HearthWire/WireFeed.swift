@@ -73,12 +73,16 @@ public struct SyncRequest: Codable, Hashable, Sendable {
   public var invitation: String?
   /// `revokeShare`'s member.
   public var role: String?
+  /// With `tables`: their file columns (`table.column`, see `SyncFiles`), whose files go
+  /// with the rows.
+  public var files: [String]
 
   public init(
     id: String, plugin: String? = nil, tables: [String] = [], action: Action = .status,
     table: String? = nil, key: String? = nil, permission: SharePermission? = nil,
-    title: String? = nil, invitation: String? = nil, role: String? = nil
+    title: String? = nil, invitation: String? = nil, role: String? = nil, files: [String] = []
   ) {
+    self.files = files
     self.id = id
     self.plugin = plugin
     self.tables = tables
@@ -93,6 +97,7 @@ public struct SyncRequest: Codable, Hashable, Sendable {
 
   private enum CodingKeys: String, CodingKey {
     case v, type, id, plugin, tables, action, table, key, permission, title, invitation, role
+    case files
   }
 
   /// `tables` may be left out (none).
@@ -110,6 +115,7 @@ public struct SyncRequest: Codable, Hashable, Sendable {
     title = try container.decodeIfPresent(String.self, forKey: .title)
     invitation = try container.decodeIfPresent(String.self, forKey: .invitation)
     role = try container.decodeIfPresent(String.self, forKey: .role)
+    files = try container.decodeIfPresent([String].self, forKey: .files) ?? []
   }
 }
 

@@ -20,6 +20,8 @@ struct AttachmentOutput: Codable {
   var value: String
   /// The file of an image.
   var path: String?
+  /// An image whose file is not here yet (synced from another device, its file on its way).
+  var pending: Bool?
 
   init(_ attachment: Attachment, store: ImageStore) {
     id = attachment.id
@@ -29,7 +31,9 @@ struct AttachmentOutput: Codable {
     switch attachment.kind {
     case .link(let url): (kind, value) = ("link", url.absoluteString)
     case .note(let text): (kind, value) = ("note", text)
-    case .image(let digest): (kind, value, path) = ("image", digest, store.url(digest).path)
+    case .image(let digest):
+      (kind, value, path) = ("image", digest, store.url(digest).path)
+      pending = FileManager.default.fileExists(atPath: store.url(digest).path) ? nil : true
     }
   }
 
@@ -38,6 +42,7 @@ struct AttachmentOutput: Codable {
     let owner = UUID(uuidString: ownerID).map(ShortID.of) ?? ownerID
     return ShortID.of(id) + "  \(ownerTable)/\(owner)  \(kind)  "
       + shown.replacingOccurrences(of: "\n", with: " ")
+      + (pending == true ? "  (file pending: not on this device yet)" : "")
   }
 }
 
@@ -128,9 +133,10 @@ let show = Command(
   let handle = try input.positional(0, name: "ID")
   let attachment = try database.read { try AttachmentActions.find(handle, $0) }
   let output = AttachmentOutput(attachment, store: store)
-  if case .image(let digest) = attachment.kind, try !store.verify(digest) {
+  // A file not here yet is pending (sync brings it); one here but wrong is damaged.
+  if case .image(let digest) = attachment.kind, output.pending != true, try !store.verify(digest) {
     throw CommandError(
-      "the file of image attachment \(ShortID.of(attachment.id)) is missing or damaged (\(store.url(digest).path))"
+      "the file of image attachment \(ShortID.of(attachment.id)) is damaged (\(store.url(digest).path))"
     )
   }
   return .values(output) { output in

@@ -31,10 +31,10 @@ package struct Attachment: Codable, Hashable, Identifiable {
   }
 }
 
-/// The engine that keeps the attachments' rows the same on every device of the account
-/// (the image files stay on the device that stored them).
+/// The engine that keeps the attachments' rows the same on every device of the account,
+/// and their image files with them (`image` names a file of the plugin's directory).
 package func attachmentsSyncEngine(for database: any DatabaseWriter) throws -> SyncEngine {
-  try SyncEngine(for: database, tables: Attachment.self)
+  try SyncEngine(for: database, tables: Attachment.self, fileColumns: ["attachments.image"])
 }
 
 /// What the feature tells the hub: its table (named by its type) and migrations.

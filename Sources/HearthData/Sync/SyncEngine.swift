@@ -24,6 +24,8 @@ public final class SyncEngine: Sendable {
   public let database: any DatabaseWriter
   /// The synced tables' names.
   public let tableNames: [String]
+  /// Their file columns (`table.column`).
+  public let fileColumns: [String]
   private let hub: (any SyncingDatabase)?
   private let flags = Locked((running: false, synchronizing: 0))
   /// Told when the hub's account changed since it last synced (see `SyncEngineDelegate`).
@@ -32,23 +34,31 @@ public final class SyncEngine: Sendable {
   /// Syncs `tables` of `database` (see the type's documentation). Throws when the hub
   /// refuses a table (`DatabaseError` with the rule it breaks). `startImmediately`
   /// (default true) asks the hub now; otherwise `start()` does.
+  ///
+  /// `fileColumns` (`"table.column"`, Hearth's own) names TEXT columns holding the SHA-256
+  /// (hex) of a file in the plugin's directory (`plugins/NAME/ab/abcdef…`): the file goes
+  /// with its row to every device (stored once per content on the server), and until it
+  /// comes the row names a file that is not there yet.
   public convenience init<each T: PrimaryKeyedTable>(
     for database: any DatabaseWriter, tables: repeat (each T).Type,
-    startImmediately: Bool = true, delegate: (any SyncEngineDelegate)? = nil
+    startImmediately: Bool = true, delegate: (any SyncEngineDelegate)? = nil,
+    fileColumns: [String] = []
   ) throws {
     var names: [String] = []
     for table in repeat each tables { names.append(table.tableName) }
     try self.init(
-      for: database, tableNames: names, startImmediately: startImmediately, delegate: delegate)
+      for: database, tableNames: names, startImmediately: startImmediately, delegate: delegate,
+      fileColumns: fileColumns)
   }
 
   /// Syncs the tables named `tableNames` of `database`.
   public init(
     for database: any DatabaseWriter, tableNames: [String], startImmediately: Bool = true,
-    delegate: (any SyncEngineDelegate)? = nil
+    delegate: (any SyncEngineDelegate)? = nil, fileColumns: [String] = []
   ) throws {
     self.database = database
     self.tableNames = tableNames
+    self.fileColumns = fileColumns
     self.delegate = delegate
     hub = database as? any SyncingDatabase
     if startImmediately { try startNow() }
@@ -69,7 +79,7 @@ public final class SyncEngine: Sendable {
 
   private func startNow() throws {
     guard let hub else { return }
-    try hub.declareSynced(tableNames)
+    try hub.declareSynced(tableNames, files: fileColumns)
     flags.withLock { $0.running = true }
   }
 
@@ -231,6 +241,8 @@ public protocol SyncingDatabase: DatabaseWriter {
   func sync(tables: [String], action: SyncEngine.Action) throws -> SyncEngine.State
   /// Asks the hub to sync `tables`, unless it does already.
   func declareSynced(_ tables: [String]) throws
+  /// Asks the hub to sync `tables` and their file columns `files`, unless it does already.
+  func declareSynced(_ tables: [String], files: [String]) throws
   /// Asks the hub for a sharing action; waits for the server's answer.
   func share(_ request: SyncEngine.ShareRequest) throws -> SyncEngine.ShareReply
 }
@@ -238,6 +250,10 @@ public protocol SyncingDatabase: DatabaseWriter {
 extension SyncingDatabase {
   public func declareSynced(_ tables: [String]) throws {
     _ = try sync(tables: tables, action: .status)
+  }
+
+  public func declareSynced(_ tables: [String], files: [String]) throws {
+    try declareSynced(tables)
   }
 }
 

@@ -1,0 +1,32 @@
+import Foundation
+import HearthPostgres
+import HearthWire
+
+extension SyncServer {
+  /// Links file `digest` to `zone` (the private one unless said) when this person may read
+  /// it on the server already; false when the server has no such file for them.
+  public func linkFile(_ digest: String, zone: String? = nil) throws -> Bool {
+    try connection.execute("SELECT hearth.link_asset($1, $2)", [zone ?? self.zone, digest])
+      .rows.first?.first == "t"
+  }
+
+  /// Stores `bytes`, the file named `digest` (the server checks it), for `zone`: kept once
+  /// on the server, however many records and zones name it.
+  public func putFile(_ digest: String, bytes: Data, zone: String? = nil) throws {
+    try connection.execute(
+      "SELECT hearth.put_asset($1, $2, $3)", [zone ?? self.zone, digest, Hex.encode(bytes)])
+  }
+
+  /// File `digest`, checked against its name; nil when the server has none this person may
+  /// read.
+  public func file(_ digest: String) throws -> Data? {
+    guard
+      let text = try connection.execute("SELECT hearth.get_asset($1)", [digest]).rows.first?
+        .first ?? nil
+    else { return nil }
+    guard let bytes = Hex.decode(text), SHA256.hex(Data(bytes)) == digest else {
+      throw PostgresError(sqlState: nil, message: "the server's file \(digest) is damaged")
+    }
+    return Data(bytes)
+  }
+}
