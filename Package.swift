@@ -161,7 +161,7 @@ let package = Package(
       dependencies: [
         "HearthSQLite", "HearthQuery", "HearthData", "HearthHub", "HearthPlugin", "HearthWire",
         "HearthZMQ", "CSQLite", "RemindersFeature", "HearthTestbed", "HearthCommandLine",
-        "HearthPostgres",
+        "HearthPostgres", "HearthSync",
       ],
       swiftSettings: strict),
     .executableTarget(name: "hearth-demo", dependencies: ["HearthData"], swiftSettings: strict),

@@ -57,7 +57,9 @@ struct SyncBenchHub {
 /// a local database in one transaction; bytes per row on the server against the local file.
 let syncBenchmark = Benchmark(
   name: "sync",
-  summary: "commit on A → @FetchAll on B vs on A; first sync and push of 10k/100k rows"
+  summary:
+    "commit on A → @FetchAll on B vs on A; first sync and push of 10k/100k rows; share accept; "
+    + "a 20 MB file pushed and pulled"
 ) { options in
   let postgres = try PostgresServer()
   defer { postgres.stop() }
@@ -66,6 +68,7 @@ let syncBenchmark = Benchmark(
   for rows in options.quick ? [1_000] : [10_000, 100_000] {
     figures += try initialSyncFigures(postgres, rows: rows)
   }
+  figures += try await sharingFigures(postgres, rows: options.quick ? 100 : 1_000)
   return figures
 }
 

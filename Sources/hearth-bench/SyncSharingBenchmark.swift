@@ -1,0 +1,142 @@
+import Foundation
+import HearthData
+import HearthHub
+import HearthPlugin
+import HearthPostgres
+import HearthSync
+import HearthTestbed
+import HearthWire
+
+let shareBenchPlugin = PluginRegistration(
+  name: "sharebench", version: "1", tables: ["shareLists", "shareItems"],
+  migrations: [
+    .init(
+      id: "1",
+      sql: """
+        CREATE TABLE shareLists (id TEXT PRIMARY KEY NOT NULL, title TEXT NOT NULL DEFAULT '',
+          photo TEXT);
+        CREATE TABLE shareItems (id TEXT PRIMARY KEY NOT NULL,
+          listID TEXT NOT NULL REFERENCES shareLists (id) ON DELETE CASCADE,
+          title TEXT NOT NULL DEFAULT '');
+        """)
+  ])
+
+/// A hub of person `role`, syncing the share bench plugin's tables and its photo files.
+struct ShareBenchHub {
+  let directory: BenchmarkDirectory
+  let hub: BenchHub
+  let plugin: HubDatabase
+  let engine: SyncEngine
+
+  init(_ server: PostgresServer, role: String) throws {
+    directory = try BenchmarkDirectory()
+    hub = try BenchHub(
+      directory: directory, configure: { $0.syncServer = server.conninfo(user: role) })
+    plugin = try HubDatabase(shareBenchPlugin, paths: hub.paths)
+    engine = try SyncEngine(
+      for: plugin, tableNames: ["shareLists", "shareItems"],
+      fileColumns: ["shareLists.photo"])
+  }
+
+  func count() throws -> Int {
+    try plugin.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM shareItems") ?? 0 }
+  }
+
+  func path(_ digest: String) -> String {
+    SyncFiles.path(digest, plugin: "sharebench", databasePath: hub.paths.databasePath)
+  }
+}
+
+/// Sharing and files through the real server: accepting a share of a list of `rows` items
+/// and a 20 MB file until they are here, against the owner's second device pulling the same
+/// for the first time; the file pushed (with the rows) and pulled (with them: a lower
+/// bound), against writing it to a local file (fsync'd).
+func sharingFigures(_ postgres: PostgresServer, rows: Int) async throws -> [Figure] {
+  for role in ["alice", "bob"] {
+    _ = try? postgres.executeOnce("CREATE ROLE \(role) LOGIN")
+  }
+  let alice = try ShareBenchHub(postgres, role: "alice")
+  let bob = try ShareBenchHub(postgres, role: "bob")
+  defer {
+    alice.hub.stop()
+    bob.hub.stop()
+  }
+  let bytes = Data((0..<(20 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 2_654_435_761 >> 13) })
+  let digest = SHA256.hex(bytes)
+  try FileManager.default.createDirectory(
+    atPath: (alice.path(digest) as NSString).deletingLastPathComponent,
+    withIntermediateDirectories: true)
+  try bytes.write(to: URL(fileURLWithPath: alice.path(digest)))
+  let filePush = try await timedAsync {
+    try await alice.plugin.write { db in
+      try db.execute(
+        sql: "INSERT INTO shareLists (id, title, photo) VALUES ('list', 'Shared', ?)",
+        arguments: [digest])
+      for index in 0..<rows {
+        try db.execute(
+          sql: "INSERT INTO shareItems (id, listID, title) VALUES (?, 'list', ?)",
+          arguments: ["item-\(index)", "item \(index)"])
+      }
+    }
+    try await alice.engine.syncChanges()
+  }
+  let local = try BenchmarkDirectory()
+  let fileBaseline = try timed {
+    let handle = try FileHandle(
+      forWritingTo: URL(fileURLWithPath: local.path("file"), isDirectory: false).creating())
+    try handle.write(contentsOf: bytes)
+    try handle.synchronize()
+    try handle.close()
+  }
+  let second = try ShareBenchHub(postgres, role: "alice")
+  defer { second.hub.stop() }
+  // The owner's second device: its first round brings the rows and the file.
+  let firstPull = try await timedAsync {
+    while try second.count() < rows || !FileManager.default.fileExists(atPath: second.path(digest))
+    {
+      try await second.engine.syncChanges()
+    }
+  }
+  let shared = try await alice.engine.share(record: ShareRoot(id: "list")) { _ in }
+  // Bob's: the same rows and file, through a share.
+  let accept = try await timedAsync {
+    try await bob.engine.acceptShare(metadata: ShareMetadata(invitation: shared.invitation!))
+    while try bob.count() < rows || !FileManager.default.fileExists(atPath: bob.path(digest)) {
+      try await bob.engine.syncChanges()
+    }
+  }
+  let megabytes = Double(bytes.count) / 1_048_576
+  return [
+    Figure(
+      bench: "sync-share-accept-\(rows)", ours: accept, baseline: firstPull, unit: "ms"),
+    Figure(
+      bench: "sync-file-push-20MB", ours: megabytes / (filePush / 1_000),
+      baseline: megabytes / (fileBaseline.milliseconds / 1_000), unit: "MB/s"),
+    // A lower bound: the time also pulls the rows.
+    Figure(
+      bench: "sync-file-pull-20MB", ours: megabytes / (firstPull / 1_000),
+      baseline: megabytes / (fileBaseline.milliseconds / 1_000), unit: "MB/s"),
+  ]
+}
+
+@Table("shareLists")
+struct ShareRoot: Sendable {
+  let id: String
+}
+
+/// Milliseconds `body` takes.
+func timedAsync(_ body: () async throws -> Void) async throws -> Double {
+  let start = DispatchTime.now().uptimeNanoseconds
+  try await body()
+  return Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6
+}
+
+extension URL {
+  /// The file, made empty.
+  fileprivate func creating() throws -> URL {
+    guard FileManager.default.createFile(atPath: path, contents: nil) else {
+      throw BenchmarkError("cannot create \(path)")
+    }
+    return self
+  }
+}
