@@ -15,17 +15,23 @@ final class SyncingHubProcess: SyncPeer {
   let directory: URL
   let server: PostgresServer
   let settings: String
+  /// The person it syncs as (the server's login).
+  let role: String
   private(set) var process: HubProcess
   private(set) var todo: HubDatabase
 
-  init(_ name: String, server: PostgresServer, online: Bool = true, settings: String = "") throws {
+  init(
+    _ name: String, server: PostgresServer, online: Bool = true, settings: String = "",
+    role: String = "hearth"
+  ) throws {
     self.name = name
     self.server = server
     self.settings = settings
+    self.role = role
     directory = FileManager.default.temporaryDirectory.appendingPathComponent(
       "hearth-syncp-\(name)-\(UUID().uuidString.prefix(8))")
     try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-    (process, todo) = try Self.start(directory, server, online: online, settings)
+    (process, todo) = try Self.start(directory, server, online: online, settings, role: role)
     let reply = try RawClient(paths, as: "todo").send(
       #"{"v":1,"type":"sync","id":"declare","plugin":"todo","tables":["lists","items"]}"#)
     guard reply["type"] as? String == "syncing" else { throw HubError("sync refused: \(reply)") }
@@ -36,9 +42,10 @@ final class SyncingHubProcess: SyncPeer {
   }
 
   private static func start(
-    _ directory: URL, _ server: PostgresServer, online: Bool, _ settings: String
+    _ directory: URL, _ server: PostgresServer, online: Bool, _ settings: String,
+    role: String
   ) throws -> (HubProcess, HubDatabase) {
-    let config = (online ? "sync-server = \(server.conninfo())\n" : "") + settings
+    let config = (online ? "sync-server = \(server.conninfo(user: role))\n" : "") + settings
     let process = try HubProcess(directory: directory, config: config)
     _ = try process.waitUntilReady()
     let paths = HubPaths(
@@ -49,13 +56,13 @@ final class SyncingHubProcess: SyncPeer {
   /// Kills the hub with SIGKILL, then starts it again.
   func killAndRestart(online: Bool = true) throws {
     process.kill()
-    (process, todo) = try Self.start(directory, server, online: online, settings)
+    (process, todo) = try Self.start(directory, server, online: online, settings, role: role)
   }
 
   /// Stops the hub (SIGTERM), then starts it again.
   func restart(online: Bool = true) throws {
     _ = process.terminate()
-    (process, todo) = try Self.start(directory, server, online: online, settings)
+    (process, todo) = try Self.start(directory, server, online: online, settings, role: role)
   }
 
   /// What every run of the hub so far wrote to its log.
