@@ -9,6 +9,8 @@ import HearthWire
 /// the service's writes run by the loop, and the `sync` request.
 struct HubSync: Sendable {
   let capture: SyncCapture
+  /// The hub's database (the plugins' files are beside it).
+  let databasePath: String
   let jobs: SyncJobs
   let service: SyncService?
   let settings: SyncService.Settings?
@@ -16,6 +18,7 @@ struct HubSync: Sendable {
   /// Prepares the sync tables and the capture on the writer (`db`), and the service.
   init(configuration: HubConfiguration, database: DatabasePool, _ db: Database) throws {
     try SyncStore.prepare(db)
+    databasePath = configuration.databasePath
     let hub = try SyncStore.value("hub", db) ?? "hub"
     let last = try SyncStore.value("clock", db).flatMap(HybridTimestamp.init)
     capture = SyncCapture(
@@ -53,9 +56,10 @@ struct HubSync: Sendable {
   func schemaChanged(_ db: Database) throws {
     let tables = try SyncStore.syncedTables(db)
     try capture.install(tables, on: db)
-    let applier = SyncApplier(capture: capture, tables: tables)
+    let applier = SyncApplier(capture: capture, tables: tables, shares: try SyncShares.all(db))
     var report = SyncApplier.Report()
-    try applier.retryHeld(report: &report, db)
+    try capture.applying { try applier.retryHeld(report: &report, db) }
+    try SyncFiles.queueMissing(report.appliedRecords, databasePath: databasePath, db)
     try applier.replayExtras(db)
   }
 
@@ -82,6 +86,7 @@ struct HubSync: Sendable {
     }
     try SyncFiles.declare(files, plugin: plugin, tables: tables, db)
     try schemaChanged(db)
+    if !files.isEmpty { try SyncFiles.queueAllMissing(databasePath: databasePath, db) }
   }
 
   /// Whether `names` are tables `plugin` owns that are synced already.

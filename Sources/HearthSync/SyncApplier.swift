@@ -46,6 +46,9 @@ public struct SyncApplier {
     public var held = 0
     /// Why records were held (the first few), for the log.
     public var reasons: [String] = []
+    /// The records applied (a held one too, once it could be): the files they name are
+    /// fetched if they are not here (`SyncFiles.queueMissing`).
+    public var appliedRecords: [SyncRecord] = []
     public init() {}
   }
 
@@ -84,6 +87,7 @@ public struct SyncApplier {
     var again = Report()
     for (record, zone) in records { try from(zone).apply(record, report: &again, db) }
     report.applied += again.applied
+    report.appliedRecords += again.appliedRecords
   }
 
   private func rank(_ record: SyncRecord) -> Int {
@@ -146,6 +150,7 @@ public struct SyncApplier {
       sql: "DELETE FROM \(SyncStore.held) WHERE tbl = ? AND pk = ?",
       arguments: [record.type, record.name])
     report.applied += 1
+    report.appliedRecords.append(record)
     if row.isAlive {
       let waiting = try Row.fetchAll(
         db, sql: "SELECT record, zone FROM \(SyncStore.held) WHERE waitsFor = ?",

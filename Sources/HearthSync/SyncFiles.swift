@@ -115,9 +115,12 @@ public enum SyncFiles {
   }
 
   /// Queues the files `records` name that are not here.
-  static func queueMissing(
-    _ records: [SyncRecord], columns: [String: [Column]], databasePath: String, _ db: Database
-  ) throws {
+  public static func queueMissing(_ records: [SyncRecord], databasePath: String, _ db: Database)
+    throws
+  {
+    guard !records.isEmpty else { return }
+    let columns = try columns(db)
+    guard !columns.isEmpty else { return }
     for (digest, plugin) in named(in: records, columns: columns)
     where !FileManager.default.fileExists(
       atPath: path(digest, plugin: plugin, databasePath: databasePath))
@@ -125,6 +128,24 @@ public enum SyncFiles {
       try db.execute(
         sql: "INSERT OR IGNORE INTO hearth_sync_fetches (digest, plugin) VALUES (?, ?)",
         arguments: [digest, plugin])
+    }
+  }
+
+  /// Queues every file the rows of the file columns name that is not here: when a column
+  /// becomes a file column (its rows may have come before).
+  public static func queueAllMissing(databasePath: String, _ db: Database) throws {
+    for column in try columns(db).values.joined() {
+      let digests = try String.fetchAll(
+        db,
+        sql:
+          "SELECT DISTINCT \(quoteIdentifier(column.column)) FROM main.\(quoteIdentifier(column.table)) "
+          + "WHERE \(quoteIdentifier(column.column)) IS NOT NULL")
+      let records = digests.map { digest in
+        SyncRecord(
+          type: column.table, name: "",
+          fields: [column.column: WireValue(DatabaseValue(storage: .text(digest)))])
+      }
+      try queueMissing(records, databasePath: databasePath, db)
     }
   }
 

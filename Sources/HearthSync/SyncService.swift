@@ -258,8 +258,7 @@ public final class SyncService: Sendable {
         let applier = SyncApplier(
           capture: capture, tables: try SyncStore.syncedTables(db), zone: zone, shares: shares)
         let report = try capture.applying { try applier.apply(page, db) }
-        try SyncFiles.queueMissing(
-          page, columns: try SyncFiles.columns(db), databasePath: databasePath, db)
+        try SyncFiles.queueMissing(report.appliedRecords, databasePath: databasePath, db)
         let next = SyncCursor(seq: last.seq ?? cursor.seq, type: last.type, name: last.name)
         if let zone {
           try SyncShares.setCursor(next, of: zone, db)
@@ -282,6 +281,7 @@ public final class SyncService: Sendable {
           let applier = SyncApplier(
             capture: capture, tables: try SyncStore.syncedTables(db), shares: shares)
           try capture.applying { try applier.retryHeld(report: &report, all: false, db) }
+          try SyncFiles.queueMissing(report.appliedRecords, databasePath: databasePath, db)
           return report
         }
         return

@@ -70,6 +70,15 @@ extension SyncSuites {
       _ = try cli("facts", a).made("add", "42")
       _ = try cli("attachments", a).made(
         "add", "reminders", String(milk.prefix(8)), "--note", "oat")
+      // An image of 1 MB: a PNG's signature and bytes that do not compress.
+      var generator = SystemRandomNumberGenerator()
+      let picture =
+        Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A])
+        + Data((0..<(1 << 20)).map { _ in UInt8.random(in: 0...255, using: &generator) })
+      let picturePath = a.directory.appendingPathComponent("picture.png")
+      try picture.write(to: picturePath)
+      let image = try cli("attachments", a).made(
+        "add", "reminders", String(milk.prefix(8)), "--image", picturePath.path)
       // Device B registers its features too (its own migrations; nothing of its own yet).
       for name in ["syncups", "facts", "attachments"] { try cli(name, b)("list") }
       try remindersB("lists")
@@ -86,6 +95,16 @@ extension SyncSuites {
       #expect(
         try cli("attachments", b)("list", "reminders", String(milk.prefix(6))).output.contains(
           "oat"))
+      // The image's file came with its row, byte for byte.
+      let attachmentsB = try cli("attachments", b)
+      try eventually(timeout: .seconds(30)) {
+        let shown = try attachmentsB("show", String(image.prefix(8)), "--json")
+        guard shown.status == 0 else { return false }
+        return try (shown.json() as? [String: Any])?["pending"] == nil
+      }
+      let shownImage = try attachmentsB("show", String(image.prefix(8)), "--json")
+      let path = try #require((try shownImage.json() as? [String: Any])?["path"] as? String)
+      #expect(FileManager.default.contents(atPath: path) == picture)
 
       // Edits on both sides: different fields of one reminder, and the same tag added on
       // both (one row: its key is the reminder's and the tag's).

@@ -129,6 +129,17 @@ extension SyncSuites {
         Set(try alice.pull(zone, after: .start, limit: 100, hub: "a").map(\.name)) == [
           "l1", "i1", "i2",
         ])
+      // Taken from bob alone: he reads it no more; invited again, he does.
+      try alice.revoke(zone, from: "bob")
+      #expect(try bob.shares().isEmpty)
+      #expect(throws: PostgresError.self) {
+        _ = try bob.pull(zone, after: .start, limit: 100, hub: "c")
+      }
+      let again = SyncServer.newInvitation()
+      _ = try alice.share(
+        type: "lists", name: "l1", records: [], permission: .readWrite, invitation: again,
+        title: nil)
+      #expect(try bob.accept(again).permission == .readWrite)
       // Stopped: bob loses it; alice's records, bob's item too, are home again.
       try alice.unshare(zone)
       #expect(try bob.shares().isEmpty)
