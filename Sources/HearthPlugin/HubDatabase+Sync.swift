@@ -37,17 +37,15 @@ extension HubDatabase: SyncingDatabase {
   }
 
   public func declareSynced(_ tables: [String], files: [String]) throws {
-    let synced = try read { db in
-      try db.tableExists(HubTables.syncedTables)
-        ? Set(
-          try String.fetchAll(db, sql: "SELECT lower(name) FROM \(HubTables.syncedTables)"))
-        : []
-    }
-    let declaredFiles = try read { db in
-      try db.tableExists("hearth_sync_files")
-        ? Set(
-          try String.fetchAll(db, sql: "SELECT lower(tbl || '.' || col) FROM hearth_sync_files"))
-        : []
+    let (synced, declaredFiles) = try read { db in
+      func names(_ table: String, _ expression: String) throws -> Set<String> {
+        try db.tableExists(table)
+          ? Set(try String.fetchAll(db, sql: "SELECT lower(\(expression)) FROM \(table)")) : []
+      }
+      return (
+        try names(HubTables.syncedTables, "name"),
+        try names("hearth_sync_files", "tbl || '.' || col")
+      )
     }
     guard
       !tables.allSatisfy({ synced.contains($0.lowercased()) })

@@ -222,9 +222,8 @@ extension SyncApplier {
     if let stored, try stored["created"] as String? != nil, try stored["zone"] as String? != zone {
       return "the row is not one of the share's"
     }
-    let isRoot = table.name.lowercased() == share.rootType.lowercased()
     if table.references.isEmpty {
-      return isRoot && record.name == share.rootName ? nil : "a share has one root record"
+      return share.isRoot(table.name, record.name) ? nil : "a share has one root record"
     }
     guard let parent = table.parent, let column = table.parentColumn else {
       return "a row of a table with more than one foreign key is not shared"
@@ -241,9 +240,7 @@ extension SyncApplier {
     guard let parentValue, !parentValue.isNull else { return "the row has no parent in the share" }
     let parentKey = SyncCapture.keyText(parentValue)
     let parentName = tables[parent.lowercased()]?.name ?? parent
-    if parentName.lowercased() == share.rootType.lowercased() && parentKey == share.rootName {
-      return nil
-    }
+    if share.isRoot(parentName, parentKey) { return nil }
     // A parent not here yet holds the record by its foreign key, and is checked when it comes.
     guard
       let parentRow = try Row.fetchOne(

@@ -109,8 +109,9 @@ public enum SyncFiles {
       .appendingPathComponent(".\(digest).\(getpid()).sync.tmp")
     try data.write(to: temporary)
     guard rename(temporary.path, target.path) == 0 else {
+      let code = POSIXErrorCode(rawValue: errno) ?? .EIO
       try? FileManager.default.removeItem(at: temporary)
-      throw ShareError("cannot write \(target.path): \(String(cString: strerror(errno)))")
+      throw POSIXError(code)
     }
   }
 

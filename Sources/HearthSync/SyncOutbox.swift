@@ -16,10 +16,9 @@ public enum SyncOutbox {
   /// Up to `limit` rows with pending changes (read in one snapshot).
   public static func batch(limit: Int, _ db: Database) throws -> [Entry] {
     let tables = Dictionary(
-      try SyncStore.syncedTables(db).map { ($0.name, $0) }
+      try SyncStore.syncedTables(db).map { ($0.name.lowercased(), $0) }
     ) { first, _ in first }
     let shares = try SyncShares.all(db)
-    let byName = Dictionary(tables.map { ($0.key.lowercased(), $0.value) }) { first, _ in first }
     let rows = try Row.fetchAll(
       db,
       sql: "SELECT tbl, pk, pending FROM \(SyncStore.rows) WHERE pending != '{}' LIMIT ?",
@@ -31,7 +30,7 @@ public enum SyncOutbox {
       var record = SyncRecord(
         type: name, name: key, created: pending[SyncRow.createdKey],
         deleted: pending[SyncRow.deletedKey])
-      if let table = tables[name],
+      if let table = tables[name.lowercased()],
         let values = try Row.fetchOne(
           db,
           sql:
@@ -44,7 +43,7 @@ public enum SyncOutbox {
           record.times[column] = time
         }
       }
-      let zone = try SyncShares.zone(of: name, key, shares: shares, tables: byName, db)
+      let zone = try SyncShares.zone(of: name, key, shares: shares, tables: tables, db)
       entries.append(Entry(record: record, pending: pending, zone: zone))
     }
     return entries

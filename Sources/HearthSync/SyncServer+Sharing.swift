@@ -8,7 +8,7 @@ extension SyncServer {
   public static func newInvitation() -> String {
     var generator = SystemRandomNumberGenerator()
     let bytes = (0..<32).map { _ in UInt8.random(in: 0...255, using: &generator) }
-    return invitationPrefix + bytes.map { String($0, radix: 16).leftPadded(to: 2) }.joined()
+    return invitationPrefix + Hex.encode(bytes)
   }
 
   public static let invitationPrefix = "hearth-share-"
@@ -82,11 +82,5 @@ extension SyncServer {
     let result = try connection.execute("SELECT hearth.shares()")
     guard let text = result.rows.first?.first ?? nil else { return [] }
     return try JSONDecoder().decode([SyncShare].self, from: Data(text.utf8))
-  }
-}
-
-extension String {
-  fileprivate func leftPadded(to length: Int) -> String {
-    String(repeating: "0", count: max(0, length - count)) + self
   }
 }

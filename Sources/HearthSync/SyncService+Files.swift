@@ -42,9 +42,13 @@ extension SyncService {
   {
     let records = try reader.read { db -> [SyncRecord] in
       let columns = try SyncFiles.columns(db)
+      guard !columns.isEmpty else { return [] }
+      let tables = Dictionary(
+        try SyncStore.syncedTables(db).map { ($0.name.lowercased(), $0) }
+      ) { first, _ in first }
       return try rows.compactMap { row -> SyncRecord? in
         guard let fileColumns = columns[row.type.lowercased()],
-          let table = try SyncedTable.read(row.type, db)
+          let table = tables[row.type.lowercased()]
         else { return nil }
         var record = SyncRecord(type: row.type, name: row.name)
         for column in fileColumns {

@@ -125,21 +125,19 @@ extension SyncService {
       sql: "SELECT 1 FROM main.\(quoteIdentifier(root.name)) "
         + "WHERE CAST(\(quoteIdentifier(root.primaryKey)) AS TEXT) = ?", arguments: [key])
     guard exists != nil else { throw ShareError("\(root.name) has no row \(key)") }
-    if let share = try SyncShares.all(db).first(where: {
-      $0.rootType.lowercased() == root.name.lowercased() && $0.rootName == key
-    }), !share.isOwner {
-      throw ShareError("this list is \(share.owner)'s share: only its owner shares it")
+    if let share = try SyncShares.all(db).first(where: { $0.isRoot(root.name, key) }),
+      !share.isOwner
+    {
+      throw ShareError("this record is \(share.owner)'s share: only its owner shares it")
     }
     return (root.name, try SyncShares.tree(type: root.name, key: key, tables: tables, db))
   }
 
   private func ownShare(_ table: String, _ key: String) throws -> SyncShare {
     let shares = try reader.read { db in try SyncShares.all(db) }
-    guard
-      let share = shares.first(where: {
-        $0.rootType.lowercased() == table.lowercased() && $0.rootName == key
-      })
-    else { throw ShareError("\(table) \(key) is not shared") }
+    guard let share = shares.first(where: { $0.isRoot(table, key) }) else {
+      throw ShareError("\(table) \(key) is not shared")
+    }
     guard share.isOwner else {
       throw ShareError("\(table) \(key) is \(share.owner)'s share: only its owner changes it")
     }

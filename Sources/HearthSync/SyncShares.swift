@@ -78,9 +78,7 @@ public enum SyncShares {
     if shares.isEmpty { return nil }
     var (current, currentKey) = (table, key)
     for _ in 0..<32 {
-      if let share = shares.first(where: {
-        $0.rootType.lowercased() == current.lowercased() && $0.rootName == currentKey
-      }) {
+      if let share = shares.first(where: { $0.isRoot(current, currentKey) }) {
         return share.zone
       }
       guard let synced = tables[current.lowercased()] else { return nil }

@@ -47,6 +47,12 @@ public struct SyncShare: Codable, Hashable, Sendable {
     self.members = members
   }
 
+  /// Whether row `key` of `table` is the shared root record (table names compare as
+  /// SQLite's do, without case).
+  public func isRoot(_ table: String, _ key: String) -> Bool {
+    rootType.lowercased() == table.lowercased() && rootName == key
+  }
+
   /// Whether this hub may change the shared records (the owner always may).
   public var isWritable: Bool { isOwner || permission == .readWrite }
 }
