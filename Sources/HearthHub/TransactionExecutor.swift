@@ -111,7 +111,7 @@ struct TransactionExecutor {
     }
     if !db.isInsideTransaction { try db.beginTransaction(.immediate) }
     try db.execute(sql: "SAVEPOINT \(savepoint)")
-    switch Self.execute(request.statements, id: request.id, policy: policy, in: db) {
+    switch Self.execute(request, policy: policy, in: db) {
     case .success(let results):
       let committed = try feed.record(
         results, changes: db.pendingChanges(inSavepoint: savepoint), plugin: request.plugin,
@@ -152,18 +152,22 @@ struct TransactionExecutor {
     }
   }
 
-  /// Runs `statements` under `policy`; the first failure is the result, with its index.
+  /// Runs the statements of `request` under `policy`; the first failure is the result, with
+  /// its index. Their results, unless the request asks for none.
   static func execute(
-    _ statements: [WireStatement], id: String, policy: PluginPolicy, in db: Database
+    _ request: TransactionRequest, policy: PluginPolicy, in db: Database
   ) -> Result<[WireResult], ErrorReply> {
+    let (id, keepsResults) = (request.id, !request.wantsNoResults)
     var index = 0
     do {
       return .success(
         try policy.enforce(on: db) {
           var results: [WireResult] = []
-          for (position, statement) in statements.enumerated() {
+          if keepsResults { results.reserveCapacity(request.statements.count) }
+          for (position, statement) in request.statements.enumerated() {
             index = position
-            results.append(try run(statement, db))
+            let result = try run(statement, db)
+            if keepsResults { results.append(result) }
           }
           return results
         })
@@ -277,7 +281,7 @@ struct TransactionExecutor {
     let outcome: Result<[WireResult], ErrorReply>
     do {
       outcome = try database.inWriterDatabase { db in
-        Self.execute(request.statements, id: request.id, policy: policy, in: db)
+        Self.execute(request, policy: policy, in: db)
       }
     } catch {
       outcome = .failure(ErrorReply(id: request.id, code: .internal, message: "\(error)"))

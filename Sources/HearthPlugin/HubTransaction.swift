@@ -68,7 +68,8 @@ final class HubTransaction: RemoteStatementExecutor {
   func commit() throws -> CommittedReply {
     try awaitInFlight()
     if let deferredFailure { throw deferredFailure }
-    let request = nextPart(end: "commit")
+    // Nothing reads a commit's results: only its sequence number.
+    let request = nextPart(end: "commit", results: "none")
     do {
       return try connection.request(request, id: id, as: CommittedReply.self)
     } catch let error as ErrorReply {
@@ -92,20 +93,22 @@ final class HubTransaction: RemoteStatementExecutor {
   }
 
   /// The next part of the transaction: the buffered statements, taken out of the buffer.
-  private func nextPart(end: String?) -> TransactionRequest {
+  /// `results: "none"` when nobody reads the results of its statements.
+  private func nextPart(end: String?, results: String? = nil) -> TransactionRequest {
     defer {
       pending = []
       pendingBytes = 0
       part += 1
     }
-    return TransactionRequest(id: id, plugin: plugin, statements: pending, part: part, end: end)
+    return TransactionRequest(
+      id: id, plugin: plugin, statements: pending, part: part, end: end, results: results)
   }
 
   /// Sends a full buffer as the next part without waiting for its reply (that of the part
   /// before is read first): the closure goes on while the hub runs it.
   private func sendFullBuffer() throws {
     try awaitInFlight()
-    let request = nextPart(end: nil)
+    let request = nextPart(end: nil, results: "none")
     do {
       try connection.post(request, id: id)
     } catch let error as ErrorReply {

@@ -29,7 +29,7 @@ extension JSONScanner {
     guard take(UInt8(ascii: "{")) else { return nil }
     var (v, type, id, plugin): (Int?, String?, String?, String?) = (nil, nil, nil, nil)
     var statements: [WireStatement]?
-    var (part, end): (Int??, String??) = (nil, nil)
+    var (part, end, results): (Int??, String??, String??) = (nil, nil, nil)
     var count = 0
     while true {
       switch member(after: count) {
@@ -37,7 +37,8 @@ extension JSONScanner {
       case .end:
         guard let v, type == "transaction", let id, let plugin, let statements else { return nil }
         var request = TransactionRequest(
-          id: id, plugin: plugin, statements: statements, end: end ?? nil)
+          id: id, plugin: plugin, statements: statements, end: end ?? nil,
+          results: results ?? nil)
         request.v = v
         request.part = part ?? nil
         return request
@@ -53,6 +54,7 @@ extension JSONScanner {
             fill(&statements) { $0.list { $0.statement() } }
           case "part" where part == nil: fill(&part) { $0.nullOr { $0.integer() } }
           case "end" where end == nil: fill(&end) { $0.nullOr { $0.string() } }
+          case "results" where results == nil: fill(&results) { $0.nullOr { $0.string() } }
           default: false  // a key not of this message, or given twice
           }
         if !filled { return nil }

@@ -13,7 +13,7 @@ extension TransactionCodec {
   public static func encode(_ event: CommitEvent) throws -> Data {
     var out: [UInt8] = []
     out.reserveCapacity(192 + event.tables.count * 96)
-    out.append(contentsOf: Array(#"{"at":"#.utf8))
+    out.append(contentsOf: #"{"at":"#.utf8)
     integer(event.at, &out)
     key("hub", &out)
     string(event.hub, &out)
@@ -23,7 +23,7 @@ extension TransactionCodec {
     string(event.request, &out)
     if let schemaChanged = event.schemaChanged {
       key("schemaChanged", &out)
-      out.append(contentsOf: Array((schemaChanged ? "true" : "false").utf8))
+      out.append(contentsOf: (schemaChanged ? "true" : "false").utf8)
     }
     key("seq", &out)
     integer(event.seq, &out)
@@ -45,16 +45,16 @@ extension TransactionCodec {
     out.reserveCapacity(128 + reply.results.count * 64)
     out.append(UInt8(ascii: "{"))
     if let duplicate = reply.duplicate {
-      out.append(contentsOf: Array(#""duplicate":"#.utf8))
-      out.append(contentsOf: Array((duplicate ? "true," : "false,").utf8))
+      out.append(contentsOf: #""duplicate":"#.utf8)
+      out.append(contentsOf: (duplicate ? "true," : "false,").utf8)
     }
-    out.append(contentsOf: Array(#""id":"#.utf8))
+    out.append(contentsOf: #""id":"#.utf8)
     string(reply.id, &out)
     key("results", &out)
     try encode(reply.results, &out)
     if let rolledBack = reply.rolledBack {
       key("rolledBack", &out)
-      out.append(contentsOf: Array((rolledBack ? "true" : "false").utf8))
+      out.append(contentsOf: (rolledBack ? "true" : "false").utf8)
     }
     key("seq", &out)
     integer(reply.seq, &out)
@@ -72,7 +72,7 @@ extension TransactionCodec {
 
   /// One table's changes, with the keys `TableChanges.encode(to:)` writes, sorted.
   private static func encode(_ changes: TableChanges, _ out: inout [UInt8]) throws {
-    out.append(contentsOf: Array(#"{"deleted":"#.utf8))
+    out.append(contentsOf: #"{"deleted":"#.utf8)
     integers(changes.deletedRowIDs, &out)
     key("inserted", &out)
     integers(changes.insertedRowIDs, &out)
@@ -93,7 +93,7 @@ extension TransactionCodec {
     }
     if !changes.rowIDsAreKnown {
       key("unknownRows", &out)
-      out.append(contentsOf: Array("true".utf8))
+      out.append(contentsOf: "true".utf8)
     }
     key("updated", &out)
     integers(changes.updatedRowIDs, &out)

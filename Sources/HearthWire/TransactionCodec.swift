@@ -32,10 +32,14 @@ public enum TransactionCodec {
     string(request.id, &out)
     if let part = request.part {
       key("part", &out)
-      out.append(contentsOf: Array(String(part).utf8))
+      out.append(contentsOf: String(part).utf8)
     }
     key("plugin", &out)
     string(request.plugin, &out)
+    if let results = request.results {
+      key("results", &out)
+      string(results, &out)
+    }
     key("statements", &out)
     out.append(UInt8(ascii: "["))
     // A bulk write repeats one statement's SQL: its JSON is written once and copied.
@@ -53,7 +57,7 @@ public enum TransactionCodec {
   public static func encode(_ reply: ResultsReply) throws -> Data {
     var out: [UInt8] = []
     out.reserveCapacity(64 + reply.results.count * 64)
-    out.append(contentsOf: Array(#"{"id":"#.utf8))
+    out.append(contentsOf: #"{"id":"#.utf8)
     string(reply.id, &out)
     key("results", &out)
     try encode(reply.results, &out)
@@ -65,7 +69,7 @@ public enum TransactionCodec {
     out.append(UInt8(ascii: "["))
     for (index, result) in results.enumerated() {
       if index > 0 { out.append(UInt8(ascii: ",")) }
-      out.append(contentsOf: Array(#"{"changes":"#.utf8))
+      out.append(contentsOf: #"{"changes":"#.utf8)
       integer(result.changes, &out)
       key("columns", &out)
       out.append(UInt8(ascii: "["))
@@ -87,7 +91,7 @@ public enum TransactionCodec {
         }
         out.append(UInt8(ascii: "]"))
       }
-      out.append(contentsOf: Array("]}".utf8))
+      out.append(contentsOf: "]}".utf8)
     }
     out.append(UInt8(ascii: "]"))
   }
@@ -103,7 +107,7 @@ public enum TransactionCodec {
     key("type", &out)
     string(type, &out)
     key("v", &out)
-    out.append(contentsOf: Array(String(v).utf8))
+    out.append(contentsOf: String(v).utf8)
     out.append(UInt8(ascii: "}"))
     return Data(out)
   }
@@ -145,7 +149,7 @@ public enum TransactionCodec {
     if let rows = statement.rows {
       key("rows", &out, first: first)
       first = false
-      out.append(contentsOf: Array((rows ? "true" : "false").utf8))
+      out.append(contentsOf: (rows ? "true" : "false").utf8)
     }
     key("sql", &out, first: first)
     if let repeated, repeated.sql == statement.sql {
@@ -162,44 +166,52 @@ public enum TransactionCodec {
   static func encode(_ value: DatabaseValue, _ out: inout [UInt8]) throws {
     switch value.storage {
     case .null:
-      out.append(contentsOf: Array("null".utf8))
+      out.append(contentsOf: "null".utf8)
     case .integer(let integer):
-      out.append(contentsOf: Array(#"{"int":""#.utf8))
-      out.append(contentsOf: Array(String(integer).utf8))
-      out.append(contentsOf: Array(#""}"#.utf8))
+      out.append(contentsOf: #"{"int":""#.utf8)
+      out.append(contentsOf: String(integer).utf8)
+      out.append(contentsOf: #""}"#.utf8)
     case .double(let double):
       guard !double.isNaN else {
         throw EncodingError.invalidValue(
           double, .init(codingPath: [], debugDescription: "NaN has no SQLite form"))
       }
-      out.append(contentsOf: Array(#"{"real":"#.utf8))
+      out.append(contentsOf: #"{"real":"#.utf8)
       if double.isInfinite {
         string(double > 0 ? "Infinity" : "-Infinity", &out)
       } else {
-        out.append(contentsOf: Array("\(double)".utf8))
+        out.append(contentsOf: "\(double)".utf8)
       }
       out.append(UInt8(ascii: "}"))
     case .text(let text):
-      out.append(contentsOf: Array(#"{"text":"#.utf8))
+      out.append(contentsOf: #"{"text":"#.utf8)
       string(text, &out)
       out.append(UInt8(ascii: "}"))
     case .blob(let data):
-      out.append(contentsOf: Array(#"{"blob":""#.utf8))
-      out.append(contentsOf: Array(data.base64EncodedString().utf8))
-      out.append(contentsOf: Array(#""}"#.utf8))
+      out.append(contentsOf: #"{"blob":""#.utf8)
+      out.append(contentsOf: data.base64EncodedString().utf8)
+      out.append(contentsOf: #""}"#.utf8)
     }
   }
 
   static func key(_ name: String, _ out: inout [UInt8], first: Bool = false) {
     if !first { out.append(UInt8(ascii: ",")) }
     out.append(UInt8(ascii: "\""))
-    out.append(contentsOf: Array(name.utf8))
-    out.append(contentsOf: Array(#"":"#.utf8))
+    out.append(contentsOf: name.utf8)
+    out.append(contentsOf: #"":"#.utf8)
   }
 
   /// `text` as a JSON string: `"` and `\` escaped, control characters as `\n`, `\u001f`…
   static func string(_ text: String, _ out: inout [UInt8]) {
     out.append(UInt8(ascii: "\""))
+    // Most strings need no escape: copied whole.
+    if !text.utf8.contains(where: {
+      $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\")
+    }) {
+      out.append(contentsOf: text.utf8)
+      out.append(UInt8(ascii: "\""))
+      return
+    }
     let hex = Array("0123456789abcdef".utf8)
     for byte in text.utf8 {
       switch byte {
@@ -209,7 +221,7 @@ public enum TransactionCodec {
       case 0x0D: out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "r")])
       case 0x09: out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "t")])
       case 0..<0x20:
-        out.append(contentsOf: Array(#"\u00"#.utf8))
+        out.append(contentsOf: #"\u00"#.utf8)
         out.append(contentsOf: [hex[Int(byte >> 4)], hex[Int(byte & 0xF)]])
       default: out.append(byte)
       }

@@ -108,6 +108,10 @@ public enum WireRequest: Hashable, Sendable {
         return ErrorReply(
           id: request.id, code: .malformed, message: "end is \"commit\" or \"rollback\"")
       }
+      if let results = request.results, results != "all", results != "none" {
+        return ErrorReply(
+          id: request.id, code: .malformed, message: "results is \"all\" or \"none\"")
+      }
       if let part = request.part, part < 0 {
         return ErrorReply(
           id: request.id, code: .malformed, message: "part is 0 or more, not \(part)")

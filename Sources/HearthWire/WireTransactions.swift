@@ -55,16 +55,25 @@ public struct TransactionRequest: Codable, Hashable, Sendable {
   /// of a transaction the hub does not hold is refused with `unknownTransaction`.
   public var part: Int?
   public var end: String?
+  /// `"none"`: the reply carries no results (`results: []`), for a message whose statements'
+  /// results the client does not read (a bulk write's parts); nil or `"all"`: one result
+  /// per statement.
+  public var results: String?
 
   public init(
-    id: String, plugin: String, statements: [WireStatement], part: Int = 0, end: String? = nil
+    id: String, plugin: String, statements: [WireStatement], part: Int = 0, end: String? = nil,
+    results: String? = nil
   ) {
     self.id = id
     self.plugin = plugin
     self.statements = statements
     self.part = part
     self.end = end
+    self.results = results
   }
+
+  /// Whether the reply leaves the results out.
+  public var wantsNoResults: Bool { results == "none" }
 }
 
 /// What one statement gave back.

@@ -8,7 +8,8 @@ import HearthZMQ
 /// `database.write` are) is encoded before the start, then sent as it is over a DEALER socket
 /// of this process, and the next one goes when its reply has come: the client's work per
 /// write is one send and one receive, so what is measured is the hub (and the sockets).
-/// Returns each write's latency in microseconds.
+/// (Asking no results back, as `database.write` does.) Returns each write's latency in
+/// microseconds.
 func rawWrites(
   count: Int, plugin: String, table: String, transport: HubTransport, start: () -> Void
 ) throws -> [Double] {
@@ -20,7 +21,7 @@ func rawWrites(
           WireStatement(
             sql: "INSERT INTO \"\(table)\" (key) VALUES (?)",
             args: [WireValue(DatabaseValue(storage: .text("\(plugin)-\(index)")))])
-        ], end: "commit"))
+        ], end: "commit", results: "none"))
   }
   let committed = Array(#""type":"committed""#.utf8)
   let socket = try BusSocket(BusContext(), .dealer)

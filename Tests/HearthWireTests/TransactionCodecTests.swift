@@ -53,6 +53,7 @@ import Testing
       statements: statements, part: random.next(3),
       end: [nil, "commit", "rollback"][random.next(3)])
     if random.next(4) == 0 { request.part = nil }
+    request.results = [nil, "all", "none"][random.next(3)]
     return request
   }
 
