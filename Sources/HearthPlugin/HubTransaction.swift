@@ -29,11 +29,20 @@ final class HubTransaction: RemoteStatementExecutor {
   /// statement and by the commit. Buffering reports a failure late (at a later statement of
   /// the closure), so a closure that catches that error must not commit the rest without it.
   private var deferredFailure: DatabaseError?
+  private var measuredSQL: (sql: String, bound: Int)?
 
   init(connection: HubConnection, id: String, plugin: String) {
     self.connection = connection
     self.id = id
     self.plugin = plugin
+  }
+
+  /// The JSON bound of `sql`, remembered for the last one: a bulk write repeats its SQL.
+  private func sqlBound(_ sql: String) -> Int {
+    if let measured = measuredSQL, measured.sql == sql { return measured.bound }
+    let bound = WireStatement.jsonStringBound(sql)
+    measuredSQL = (sql, bound)
+    return bound
   }
 
   /// Whether a message of this transaction reached the hub (so that it holds it open).
@@ -52,7 +61,7 @@ final class HubTransaction: RemoteStatementExecutor {
     }
     if let deferredFailure { throw deferredFailure }
     pending.append(statement)
-    pendingBytes += statement.encodedSizeBound
+    pendingBytes += statement.encodedSizeBound(sqlBound: sqlBound(sql))
     if needsRows {
       let results = try send(end: nil, awaiting: true)
       return results.last.map(StatementResult.init) ?? StatementResult()

@@ -19,8 +19,12 @@ public struct WireStatement: Codable, Hashable, Sendable {
   /// At least as many bytes as the statement takes in a message (JSON's escapes counted at
   /// their longest): what a client adds up to keep its messages under the hub's size limit
   /// without encoding twice.
-  public var encodedSizeBound: Int {
-    var bytes = 32 + WireStatement.jsonStringBound(sql)
+  public var encodedSizeBound: Int { encodedSizeBound(sqlBound: Self.jsonStringBound(sql)) }
+
+  /// The same, given its SQL's bound (`jsonStringBound(sql)`): a bulk write repeats one
+  /// SQL, measured once.
+  public func encodedSizeBound(sqlBound: Int) -> Int {
+    var bytes = 32 + sqlBound
     for argument in args ?? [] {
       switch argument.value.storage {
       case .null: bytes += 5
@@ -32,7 +36,8 @@ public struct WireStatement: Codable, Hashable, Sendable {
     return bytes
   }
 
-  private static func jsonStringBound(_ text: String) -> Int {
+  /// The most bytes `text` takes as a JSON string.
+  public static func jsonStringBound(_ text: String) -> Int {
     var bytes = 2
     for byte in text.utf8 {
       bytes += byte < 0x20 ? 6 : (byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") ? 2 : 1)
