@@ -21,6 +21,14 @@ final class HubOutbox {
   private var held: [(ticket: Int, item: Item)] = []
   /// Tickets handed out: one per commit, in commit order.
   private(set) var committed = 0
+  /// The one writer of the commits since `aloneSince` (nil: several, or the hub itself),
+  /// and whether the last commits wait for `syncHereIfAlone`.
+  private var lastWriter: Data?
+  private var aloneSince: UInt64 = 0
+  private var syncsHere = false
+  /// How long one writer must have written alone before its commits are synced on the
+  /// hub's thread: a second writer, arriving, waits for one such sync at most.
+  static let aloneAfter: UInt64 = 20_000_000
 
   init(router: BusSocket, syncer: WALSyncer) {
     self.router = router
@@ -30,12 +38,33 @@ final class HubOutbox {
   /// Whether everything committed is durable and sent.
   var isEmpty: Bool { held.isEmpty }
 
-  /// A commit happened (its events, possibly none): a new ticket, and a sync is asked for.
-  /// Replies handed over from now on wait for it.
-  func commit(_ events: [ChangeFeed.PublishedCommit]) {
+  /// A commit of `writers`' transactions happened (its events, possibly none): a new
+  /// ticket, and a sync is asked for — or, while one writer writes alone, left for
+  /// `syncHereIfAlone` to make on the hub's thread. Replies handed over from now on wait
+  /// for it.
+  func commit(_ events: [ChangeFeed.PublishedCommit], by writers: [Data]) {
     committed += 1
     held.append((committed, .durable(events)))
+    let now = DispatchTime.now().uptimeNanoseconds
+    if writers.count != 1 || writers.first != lastWriter {
+      lastWriter = writers.count == 1 ? writers[0] : nil
+      aloneSince = now
+    }
+    if lastWriter != nil, now - aloneSince >= Self.aloneAfter {
+      syncsHere = true
+    } else {
+      syncer.request(committed)
+    }
+  }
+
+  /// Makes what was committed durable on the hub's thread when `commit` left it so (and the
+  /// syncing thread is idle; else asks it); true when the outbox may have more to send.
+  func syncHereIfAlone() -> Bool {
+    guard syncsHere else { return false }
+    syncsHere = false
+    if syncer.syncHere(upTo: committed) { return true }
     syncer.request(committed)
+    return false
   }
 
   /// Hands over the events of the last commit, to publish after the replies handed over

@@ -111,6 +111,7 @@ struct HubSession {
       lastHeartbeat = now
       feed.publishHeartbeat(at: hub.millisecondsNow())
     }
+    if outbox.syncHereIfAlone() { try sendDurable() }
   }
 
   /// Answers one request: `parsed` is its frame parsed, nil when it came as other than one
@@ -195,6 +196,7 @@ struct HubSession {
   /// What was committed is made durable and acknowledged first.
   mutating func finish() throws {
     executor.rollbackOpen()
+    if outbox.syncHereIfAlone() { try sendDurable() }
     let deadline = hub.clock.elapsed + .seconds(10)
     while !outbox.isEmpty, hub.clock.elapsed < deadline {
       hub.syncer.bell.wait(timeout: .milliseconds(100))
@@ -235,7 +237,9 @@ struct HubSession {
     case .answer(let answer):
       reply(client, answer)
     case .committed(let committed):
-      announce([committed.event].compactMap { $0 }) { send(client, committed.body) }
+      announce([committed.event].compactMap { $0 }, by: [client]) {
+        send(client, committed.body)
+      }
     }
   }
 
@@ -249,7 +253,7 @@ struct HubSession {
       if let event = committed.event { events.append(event) }
     }
     if group.count > 1, !events.isEmpty { hub.countGroupCommit() }
-    announce(events) {
+    announce(events, by: group.map(\.client)) {
       for (member, outcome) in zip(group, outcomes) {
         switch outcome {
         case .committed(let committed): send(member.client, committed.body)
@@ -274,7 +278,7 @@ struct HubSession {
     switch outcome {
     case .success(let (registered, event)):
       executor.forgetOwnership(of: request.plugin)
-      announce([event].compactMap { $0 }) { reply(client, registered) }
+      announce([event].compactMap { $0 }, by: [client]) { reply(client, registered) }
     case .failure(let refusal):
       reply(client, refusal)
     }
@@ -284,9 +288,11 @@ struct HubSession {
   /// writers their replies. The replies go out, and then the events on the bus, once the
   /// commit is durable (`sendDurable`) — the writers first, so that publishing never delays
   /// an acknowledgement.
-  func announce(_ events: [ChangeFeed.PublishedCommit], answer: () -> Void) {
+  func announce(
+    _ events: [ChangeFeed.PublishedCommit], by writers: [Data], answer: () -> Void
+  ) {
     for _ in events { hub.advanceCommittedSequence() }
-    outbox.commit(events)
+    outbox.commit(events, by: writers)
     answer()
     outbox.publish(events)
     // Between two commits: no client's transaction is split.

@@ -152,7 +152,7 @@ extension HubSession {
         throw error
       }
     }
-    announce([event].compactMap { $0 }, answer: answer)
+    announce([event].compactMap { $0 }, by: [], answer: answer)
   }
 
   /// The `sync` request: declares tables and runs the action (writes, so they wait for an

@@ -13,34 +13,36 @@ import Synchronization
 /// group committed while the last one ran. (`fdatasync` flushes the file, whoever wrote it:
 /// Linux keeps one page cache per file, not per descriptor.)
 ///
+/// While one writer writes alone, the hub syncs on its own thread instead (`syncHere`): its
+/// write then waits for no hand-off to this thread and back, and nothing else waits.
+///
 /// A failed sync is final: the kernel may have dropped the pages it could not write, so no
 /// later sync can vouch for them. The hub then stops without acknowledging anything more
 /// (see `failure`); SQLite recovers what reached the disk at the next start.
 final class WALSyncer: @unchecked Sendable {
-  // Safe to share: `requested` and `isStopping` are read and written only with `condition`
-  // locked; `descriptor`, `identity` and `synced` only by the syncing thread; the rest is
-  // atomic or immutable.
+  // Safe to share: `requested`, `synced` and `isStopping` are read and written only with
+  // `condition` locked; `log` only by the syncing thread and `hereLog` only by the hub's
+  // (each a descriptor of its own); the rest is atomic or immutable.
   private let condition = NSCondition()
   private var requested = 0
   private var isStopping = false
   private var synced = 0
-  private var descriptor: Int32 = -1
-  private var identity: (device: UInt64, inode: UInt64)?
+  private var log: LogFile
+  private var hereLog: LogFile
   private let durableTicket = Atomic<Int>(0)
   private let failed = Mutex<String?>(nil)
-  private let walPath: String
-  private let databasePath: String
   /// Rung after each sync (and after a failure): the hub's loop waits on it.
   let bell: Doorbell
 
   init(databasePath: String) throws {
-    self.databasePath = databasePath
-    walPath = databasePath + "-wal"
+    log = LogFile(databasePath: databasePath)
+    hereLog = LogFile(databasePath: databasePath)
     bell = try Doorbell()
   }
 
   deinit {
-    if descriptor >= 0 { close(descriptor) }
+    log.close()
+    hereLog.close()
   }
 
   /// The highest ticket whose commit is durable.
@@ -59,6 +61,28 @@ final class WALSyncer: @unchecked Sendable {
     condition.unlock()
   }
 
+  /// Makes the commits up to `ticket` durable on the calling thread (the hub's), if the
+  /// syncing thread has nothing to do; false, having done nothing, when it has (then ask it
+  /// with `request`). True also when the sync failed: `failure` says so.
+  func syncHere(upTo ticket: Int) -> Bool {
+    condition.lock()
+    guard requested <= synced, !isStopping, failure == nil else {
+      condition.unlock()
+      return false
+    }
+    // Taken from the thread: it waits until a ticket past this one is asked for. A sync it
+    // makes later begins after this one's commits, so it vouches for them too.
+    requested = max(requested, ticket)
+    synced = requested
+    condition.unlock()
+    if let error = hereLog.sync() {
+      fail(error)
+    } else {
+      vouch(for: ticket)
+    }
+    return true
+  }
+
   /// Ends `run` once what was asked for is synced.
   func stop() {
     condition.lock()
@@ -74,33 +98,69 @@ final class WALSyncer: @unchecked Sendable {
       condition.lock()
       while requested <= synced, !isStopping { condition.wait() }
       let target = requested
+      let isLeft = target > synced
       condition.unlock()
-      guard target > synced else { return }  // stopping, and nothing is left to sync
-      if let error = sync() {
-        failed.withLock { $0 = error }
-        bell.ring()
+      guard isLeft else { return }  // stopping, and nothing is left to sync
+      if let error = log.sync() {
+        fail(error)
         return
       }
-      synced = target
-      durableTicket.store(target, ordering: .releasing)
-      bell.ring()
+      condition.lock()
+      synced = max(synced, target)
+      condition.unlock()
+      vouch(for: target)
     }
   }
 
+  /// The commits up to `ticket` are durable (a ticket below the highest vouched for changes
+  /// nothing).
+  private func vouch(for ticket: Int) {
+    durableTicket.max(ticket, ordering: .releasing)
+    bell.ring()
+  }
+
+  private func fail(_ error: String) {
+    failed.withLock { $0 = error }
+    bell.ring()
+  }
+
+  /// Makes every commit so far durable, from any thread (through descriptors of its own):
+  /// the log, or the database file when there is no log.
+  static func syncNow(databasePath: String) throws {
+    let wal = databasePath + "-wal"
+    let failure =
+      FileManager.default.fileExists(atPath: wal)
+      ? LogFile.dataSync(wal) : LogFile.dataSync(databasePath)
+    if let failure { throw HubError(failure) }
+  }
+}
+
+/// The write-ahead log as one thread syncs it: a descriptor held while the path names the
+/// same file.
+private struct LogFile {
+  let walPath: String
+  let databasePath: String
+  private var descriptor: Int32 = -1
+  private var identity: (device: UInt64, inode: UInt64)?
+
+  init(databasePath: String) {
+    self.databasePath = databasePath
+    walPath = databasePath + "-wal"
+  }
+
   /// Syncs the log as it is now; nil when it is on the disk, else what failed.
-  private func sync() -> String? {
+  mutating func sync() -> String? {
     var status = stat()
     guard stat(walPath, &status) == 0 else {
       // No log: SQLite removed it after a full checkpoint, which synced the database file;
       // syncing the file again costs little and vouches for it.
-      if descriptor >= 0 { close(descriptor) }
-      (descriptor, identity) = (-1, nil)
+      close()
       return Self.dataSync(databasePath)
     }
     // The descriptor held while the path still names its file, else a new one.
     let current = (device: UInt64(status.st_dev), inode: UInt64(status.st_ino))
     if descriptor < 0 || identity.map({ $0 != current }) ?? true {
-      if descriptor >= 0 { close(descriptor) }
+      close()
       descriptor = open(walPath, O_RDONLY | O_CLOEXEC)
       guard descriptor >= 0, fstat(descriptor, &status) == 0 else {
         identity = nil
@@ -112,20 +172,16 @@ final class WALSyncer: @unchecked Sendable {
       ? nil : "fdatasync \(walPath): \(String(cString: strerror(errno)))"
   }
 
-  /// Makes every commit so far durable, from any thread (through descriptors of its own):
-  /// the log, or the database file when there is no log.
-  static func syncNow(databasePath: String) throws {
-    let wal = databasePath + "-wal"
-    let failure =
-      FileManager.default.fileExists(atPath: wal) ? dataSync(wal) : dataSync(databasePath)
-    if let failure { throw HubError(failure) }
+  mutating func close() {
+    if descriptor >= 0 { Glibc.close(descriptor) }
+    (descriptor, identity) = (-1, nil)
   }
 
   /// Syncs the file at `path` through a descriptor opened for it.
-  private static func dataSync(_ path: String) -> String? {
+  static func dataSync(_ path: String) -> String? {
     let file = open(path, O_RDONLY | O_CLOEXEC)
     guard file >= 0 else { return "cannot open \(path): \(String(cString: strerror(errno)))" }
-    defer { close(file) }
+    defer { Glibc.close(file) }
     return fdatasync(file) == 0 ? nil : "fdatasync \(path): \(String(cString: strerror(errno)))"
   }
 }

@@ -63,6 +63,26 @@ import Testing
     #expect(running.syncer.failure == nil)
   }
 
+  /// The hub's thread syncs on its own while the syncing thread is idle, and what either
+  /// vouches for only grows.
+  @Test func aSyncOnTheHubsThreadVouchesAndTheThreadGoesOnAfterIt() throws {
+    let directory = try Self.directory()
+    defer { try? FileManager.default.removeItem(atPath: directory) }
+    let database = directory + "/hearth.sqlite"
+    FileManager.default.createFile(atPath: database + "-wal", contents: Data(count: 4096))
+    let running = RunningSyncer(try WALSyncer(databasePath: database))
+    defer { running.stop() }
+    #expect(running.syncer.syncHere(upTo: 2))
+    #expect(running.syncer.durable == 2 && running.syncer.failure == nil)
+    running.syncer.request(4)
+    while running.syncer.durable < 4 { running.awaitRing() }
+    // Idle again: a sync here of an older ticket takes nothing back.
+    #expect(running.syncer.syncHere(upTo: 3))
+    #expect(running.syncer.durable == 4)
+    #expect(running.syncer.syncHere(upTo: 6))
+    #expect(running.syncer.durable == 6)
+  }
+
   @Test func aFailedSyncIsFinalAndVouchesForNothing() throws {
     // Neither the log nor the database file can be opened: the sync fails.
     let running = RunningSyncer(
@@ -99,7 +119,7 @@ import Testing
     outbox.send(identity, Data("first".utf8))
     #expect(try received() == "first")
     // After a commit, its reply and any later one wait for the sync.
-    outbox.commit([])
+    outbox.commit([], by: [])
     outbox.send(identity, Data("second".utf8))
     outbox.send(identity, Data("third".utf8))
     #expect(try received() == nil)
