@@ -135,8 +135,8 @@ final class WALSyncer: @unchecked Sendable {
   }
 }
 
-/// The write-ahead log as one thread syncs it: a descriptor held while the path names the
-/// same file.
+/// The write-ahead log as one thread syncs it: a descriptor held while its file is linked
+/// (else the one the path names now).
 private struct LogFile {
   let walPath: String
   let databasePath: String
@@ -151,6 +151,12 @@ private struct LogFile {
   /// Syncs the log as it is now; nil when it is on the disk, else what failed.
   mutating func sync() -> String? {
     var status = stat()
+    // The file held is still linked: SQLite only ever deletes its log (never renames one
+    // over it), so it is still the log, and no path look-up is needed.
+    if descriptor >= 0, fstat(descriptor, &status) == 0, status.st_nlink > 0 {
+      return fdatasync(descriptor) == 0
+        ? nil : "fdatasync \(walPath): \(String(cString: strerror(errno)))"
+    }
     guard stat(walPath, &status) == 0 else {
       // No log: SQLite removed it after a full checkpoint, which synced the database file;
       // syncing the file again costs little and vouches for it.
