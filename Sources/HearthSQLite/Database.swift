@@ -29,7 +29,7 @@ public final class Database {
   /// A short name for logs and errors (`"writer"`, `"reader.2"`).
   public let description: String
 
-  var statementCache: [String: PreparedStatement] = [:]
+  var statementCache = StatementCache()
   /// Set while a statement is being prepared: the authorizer writes what it sees here.
   var preparingAccess: StatementAccess?
   /// The tables read by statements run inside `recordingReadTables` (a stack, for nesting).
@@ -45,8 +45,8 @@ public final class Database {
   /// policy it was prepared (and authorized) under.
   var authorizerScope = ""
 
-  func cacheKey(_ sql: String) -> String {
-    authorizerScope.isEmpty ? sql : authorizerScope + "\u{0}" + sql
+  func cacheKey(_ sql: String) -> StatementCache.Key {
+    StatementCache.Key(scope: authorizerScope, sql: sql)
   }
   /// Whether the authorizer's last call was a DROP TABLE (see `authorize`).
   var previousActionWasDrop = false
