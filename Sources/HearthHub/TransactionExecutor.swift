@@ -103,13 +103,15 @@ struct TransactionExecutor {
     _ request: TransactionRequest, savepoint: String, feed: ChangeFeed, seq: Int64,
     at now: Int64, _ db: Database
   ) throws -> Outcome {
+    // Begun before the look-up, which then reads in the writer's transaction rather than in
+    // one of its own (a lone transaction takes SQLite's locks once, not twice).
+    if !db.isInsideTransaction { try db.beginTransaction(.immediate) }
     if let first = try feed.storedReply(for: request.id, db) {
       return .committed(.init(reply: first, body: try WireCoding.encode(first), event: nil))
     }
     guard let policy = try policy(of: request.plugin, db) else {
       return .failed(.notRegistered(request.plugin, id: request.id))
     }
-    if !db.isInsideTransaction { try db.beginTransaction(.immediate) }
     try db.execute(sql: "SAVEPOINT \(savepoint)")
     switch Self.execute(request, policy: policy, in: db) {
     case .success(let results):

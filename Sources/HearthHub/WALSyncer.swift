@@ -63,7 +63,8 @@ final class WALSyncer: @unchecked Sendable {
 
   /// Makes the commits up to `ticket` durable on the calling thread (the hub's), if the
   /// syncing thread has nothing to do; false, having done nothing, when it has (then ask it
-  /// with `request`). True also when the sync failed: `failure` says so.
+  /// with `request`). True also when the sync failed: `failure` says so. The bell rings
+  /// only for a failure: the caller sends what became durable itself.
   func syncHere(upTo ticket: Int) -> Bool {
     condition.lock()
     guard requested <= synced, !isStopping, failure == nil else {
@@ -78,7 +79,8 @@ final class WALSyncer: @unchecked Sendable {
     if let error = hereLog.sync() {
       fail(error)
     } else {
-      vouch(for: ticket)
+      // No bell: the caller sends what this made durable at once.
+      durableTicket.max(ticket, ordering: .releasing)
     }
     return true
   }

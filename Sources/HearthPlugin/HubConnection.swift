@@ -156,7 +156,7 @@ extension HubConnection {
 
   /// The hub's limits, from its `welcome` (nil from an older hub, or no answer in time).
   fileprivate func askLimits(_ socket: BusSocket) throws -> HubLimits? {
-    let id = UUID().uuidString.lowercased()
+    let id = RequestID.random()
     try socket.send([try WireCoding.encode(HelloRequest(id: id))])
     let deadline = ContinuousClock.now + timeout
     while case let left = deadline - ContinuousClock.now, left > .zero,

@@ -127,7 +127,7 @@ public final class HubDatabase: DatabaseWriter {
     var attempt = 0
     while true {
       attempt += 1
-      let id = UUID().uuidString.lowercased()
+      let id = RequestID.random()
       do {
         return try connection.request(
           RegisterRequest(
@@ -215,7 +215,7 @@ public final class HubDatabase: DatabaseWriter {
   ]
 
   private func carry<T>(_ updates: (Database) throws -> T) throws -> T {
-    let requestID = UUID().uuidString.lowercased()
+    let requestID = RequestID.random()
     var attempt = 0
     /// The value of an attempt whose COMMIT was sent but not acknowledged.
     var unacknowledged: T?

@@ -222,7 +222,7 @@ extension JSONScanner {
   mutating func envelope() -> WireEnvelope? {
     guard take(UInt8(ascii: "{")) else { return nil }
     var (v, type, id): (Int?, String?, String??) = (nil, nil, nil)
-    var keys: Set<String> = []
+    var keys = SeenKeys()
     while true {
       switch member(after: keys.count) {
       case .bad: return nil
@@ -230,7 +230,7 @@ extension JSONScanner {
         guard let v, let type else { return nil }
         return WireEnvelope(v: v, type: type, id: id ?? nil)
       case .next(let key):
-        guard let key, keys.insert(key).inserted else { return nil }
+        guard let key, keys.insert(key) else { return nil }
         switch key {
         case "v": v = integer()
         case "type": type = string()
@@ -272,24 +272,36 @@ extension JSONScanner {
       }
     case UInt8(ascii: "{"):
       index += 1
-      // Most objects of a message have a handful of keys (and this runs for each): the first
-      // 16 are searched in an array, any more (a commit's rows) in a set.
-      var (keys, more): ([String], Set<String>) = ([], [])
+      var keys = SeenKeys()
       while true {
-        switch member(after: keys.count + more.count) {
+        switch member(after: keys.count) {
         case .bad: return false
         case .end: return true
         case .next(let key):
-          guard let key, !keys.contains(key) else { return false }
-          if keys.count < 16 {
-            keys.append(key)
-          } else {
-            guard more.insert(key).inserted else { return false }
-          }
+          guard let key, keys.insert(key) else { return false }
           guard skipValue(depth: depth + 1) else { return false }
         }
       }
     default: return double() != nil
     }
+  }
+}
+
+/// The keys of one object read so far, to refuse a key given twice. Most objects of a
+/// message have a handful of keys, and this runs for each: the first 16 are searched in an
+/// array (a set's hashing and growing cost more), any more (a commit's rows) in a set.
+struct SeenKeys {
+  private var first: [String] = []
+  private var more: Set<String> = []
+
+  var count: Int { first.count + more.count }
+
+  /// Adds `key`; false when it was there already.
+  mutating func insert(_ key: String) -> Bool {
+    if first.contains(key) { return false }
+    guard first.count < 16 else { return more.insert(key).inserted }
+    if first.isEmpty { first.reserveCapacity(8) }
+    first.append(key)
+    return true
   }
 }

@@ -49,6 +49,34 @@ func ipcEndpoint(_ name: String) throws -> (String, URL) {
     #expect(ContinuousClock.now - start >= .milliseconds(40))
   }
 
+  /// `.zero` takes what is queued without waiting; a bounded wait after it waits again (the
+  /// wait is the receive's own option, set for each call).
+  @Test func receiveWithoutWaitingTakesWhatIsQueuedAndTheNextWaitStillWaits() throws {
+    let (endpoint, directory) = try ipcEndpoint("zero.sock")
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let router = try BusSocket(context, .router)
+    try router.bind(endpoint)
+    let dealer = try BusSocket(context, .dealer)
+    try dealer.connect(endpoint)
+    for index in 0..<3 { try dealer.send(["message \(index)"]) }
+    var received = [try #require(try router.receive(timeout: .seconds(5)))]
+    let deadline = ContinuousClock.now + .seconds(5)
+    while received.count < 3, ContinuousClock.now < deadline {
+      if let next = try router.receive(timeout: .zero) { received.append(next) }
+    }
+    #expect(
+      received.map { String(decoding: $0[1], as: UTF8.self) } == [
+        "message 0", "message 1", "message 2",
+      ])
+    let start = ContinuousClock.now
+    #expect(try router.receive(timeout: .zero) == nil)
+    #expect(try router.receive(timeout: .milliseconds(50)) == nil)
+    #expect(ContinuousClock.now - start >= .milliseconds(40))
+    try dealer.send(["late"])
+    let late = try #require(try router.receive(timeout: .seconds(5)))
+    #expect(late.last == Data("late".utf8))
+  }
+
   @Test func subscribersReceiveOnlyTheirTopics() throws {
     let (endpoint, directory) = try ipcEndpoint("bus.sock")
     defer { try? FileManager.default.removeItem(at: directory) }
