@@ -18,6 +18,8 @@ struct Identities {
   /// Public key → plugin name, as of `stamp`.
   private var plugins: [String: String] = [:]
   private var stamp: timespec?
+  /// The key files as last read: only those that changed are read again.
+  private var keyFiles = IssuedKeyCache()
   /// Whether the keys must be read again whatever the stamp says, and when they were read
   /// (the monotonic clock, in nanoseconds).
   private var stale = true
@@ -42,7 +44,7 @@ struct Identities {
 
   private mutating func reload(stamp now: timespec?) {
     readAt = DispatchTime.now().uptimeNanoseconds
-    plugins = keyring.issuedKeys().plugins
+    plugins = keyring.issuedKeys(cache: &keyFiles).plugins
     stamp = now
     var clock = timespec()
     clock_gettime(CLOCK_REALTIME, &clock)

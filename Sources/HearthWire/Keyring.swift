@@ -89,17 +89,38 @@ public struct Keyring: Sendable {
   /// Every plugin with a key: public key → plugin name. A file that is not a key is
   /// skipped (and named in `unreadable`).
   public func issuedKeys() -> (plugins: [String: String], unreadable: [String]) {
+    var cache = IssuedKeyCache()
+    return issuedKeys(cache: &cache)
+  }
+
+  /// `issuedKeys()`, reading again only the key files that changed since `cache` saw them
+  /// (a reader that reads the keys again and again: the hub). Reading a key derives its
+  /// public half from the secret one, a curve multiplication per file.
+  public func issuedKeys(cache: inout IssuedKeyCache) -> (
+    plugins: [String: String], unreadable: [String]
+  ) {
     let names = (try? FileManager.default.contentsOfDirectory(atPath: pluginsDirectory)) ?? []
     var plugins: [String: String] = [:]
     var unreadable: [String] = []
+    var seen: [String: IssuedKeyCache.Entry] = [:]
     for file in names.sorted() where file.hasSuffix(".key") {
       let name = String(file.dropLast(4))
-      if let keys = try? pluginKeys(name) {
-        plugins[keys.publicKey] = name
+      let path = keyPath(ofPlugin: name)
+      let stamp = IssuedKeyCache.Stamp(path)
+      let publicKey =
+        if let stamp, let kept = cache.entries[file], kept.stamp == stamp {
+          kept.publicKey
+        } else {
+          (try? pluginKeys(name))?.publicKey
+        }
+      if let stamp { seen[file] = IssuedKeyCache.Entry(stamp: stamp, publicKey: publicKey) }
+      if let publicKey {
+        plugins[publicKey] = name
       } else {
         unreadable.append(file)
       }
     }
+    cache.entries = seen
     return (plugins, unreadable)
   }
 
@@ -110,6 +131,39 @@ public struct Keyring: Sendable {
     guard stat(pluginsDirectory, &status) == 0 else { return nil }
     return status.st_mtim
   }
+}
+
+/// What `Keyring.issuedKeys(cache:)` read of each key file. A key file is written whole and
+/// linked into place (`KeyFile.create`): one whose inode, size and change time are what they
+/// were holds the key it held.
+public struct IssuedKeyCache: Sendable {
+  struct Stamp: Equatable, Sendable {
+    var device: UInt64
+    var inode: UInt64
+    var size: Int64
+    var changed: Int64
+    var changedNanoseconds: Int
+
+    init?(_ path: String) {
+      var status = stat()
+      guard stat(path, &status) == 0 else { return nil }
+      device = UInt64(status.st_dev)
+      inode = UInt64(status.st_ino)
+      size = Int64(status.st_size)
+      changed = Int64(status.st_ctim.tv_sec)
+      changedNanoseconds = status.st_ctim.tv_nsec
+    }
+  }
+
+  struct Entry: Sendable {
+    var stamp: Stamp
+    /// Nil for a file that is not a key.
+    var publicKey: String?
+  }
+
+  var entries: [String: Entry] = [:]
+
+  public init() {}
 }
 
 /// A key pair in a file, as text:

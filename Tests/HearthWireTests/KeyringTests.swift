@@ -57,6 +57,47 @@ import Testing
     #expect(!FileManager.default.fileExists(atPath: keyring.revokedPath(ofPlugin: "notes")))
   }
 
+  /// A reader that keeps what it read sees every change: a key revoked, one issued again (a
+  /// new file), a file rewritten in place, a file that is not a key.
+  @Test func readingWithACacheSeesEveryChange() throws {
+    let (keyring, directory) = try keyring()
+    defer { try? FileManager.default.removeItem(at: directory) }
+    var cache = IssuedKeyCache()
+    let notes = try keyring.issue("notes")
+    let tasks = try keyring.issue("tasks")
+    #expect(
+      keyring.issuedKeys(cache: &cache).plugins == [
+        notes.publicKey: "notes", tasks.publicKey: "tasks",
+      ])
+    #expect(
+      keyring.issuedKeys(cache: &cache).plugins == [
+        notes.publicKey: "notes", tasks.publicKey: "tasks",
+      ])
+    try keyring.revoke("tasks")
+    #expect(keyring.issuedKeys(cache: &cache).plugins == [notes.publicKey: "notes"])
+    let again = try keyring.issue("tasks")
+    #expect(
+      keyring.issuedKeys(cache: &cache).plugins == [
+        notes.publicKey: "notes", again.publicKey: "tasks",
+      ])
+    // The same file (same inode) given another key's text: read again.
+    let other = try CurveKeyPair.generate()
+    let path = keyring.keyPath(ofPlugin: "notes")
+    let file = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
+    try file.truncate(atOffset: 0)
+    try file.write(contentsOf: Data(KeyFile.text(other, comment: "rewritten").utf8))
+    try file.close()
+    #expect(
+      keyring.issuedKeys(cache: &cache).plugins == [
+        other.publicKey: "notes", again.publicKey: "tasks",
+      ])
+    // Made unreadable in place: named, and its old key no longer counts.
+    try Data("not a key\n".utf8).write(to: URL(fileURLWithPath: path))
+    let read = keyring.issuedKeys(cache: &cache)
+    #expect(read.plugins == [again.publicKey: "tasks"])
+    #expect(read.unreadable == ["notes.key"])
+  }
+
   @Test func namesThatAreNotFileNamesAndBadFilesAreRefused() throws {
     for name in ["", "../x", ".hidden", "a/b", String(repeating: "n", count: 65), "naïve"] {
       #expect(!Keyring.isPluginName(name), "\(name)")
