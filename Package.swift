@@ -79,7 +79,7 @@ let package = Package(
     // Sync across hubs: its clock so far (the service on PostgreSQL is issue 17's rest).
     .target(
       name: "HearthSync",
-      dependencies: ["HearthSQLite", "HearthPostgres", "HearthSupport", "HearthWire"],
+      dependencies: ["HearthSQLite", "HearthPostgres", "HearthSupport", "HearthWire", "HearthZMQ"],
       swiftSettings: strict),
     .target(name: "HearthDependencies", dependencies: ["HearthSupport"], swiftSettings: strict),
     // Subcommands, options, help and exit codes, for every executable.

@@ -15,6 +15,9 @@ final class BusListener: Sendable {
 
   private let state: Locked<State>
   private let isStopped = Atomic<Bool>(false)
+  /// Rung when the first observer comes: the listening thread then follows at once instead
+  /// of after its wait.
+  private let bell: Doorbell
   /// Called after every event and heartbeat with the sequence number the observers are at.
   private let onAdvance: @Sendable (Int64) -> Void
 
@@ -24,6 +27,7 @@ final class BusListener: Sendable {
   ) throws {
     self.onAdvance = onAdvance
     state = Locked(State(lastSequence: lastSequence))
+    bell = try Doorbell()
     // The follower (and its socket) is made on the listening thread, its only owner.
     let started = DispatchSemaphore(value: 0)
     let failure = Locked<(any Error)?>(nil)
@@ -52,7 +56,11 @@ final class BusListener: Sendable {
   var lastSequence: Int64 { state.withLock { $0.lastSequence } }
 
   func addObserver(id: UUID, _ onChange: @escaping @Sendable (DatabaseChanges) -> Void) {
-    state.withLock { $0.observers[id] = onChange }
+    let isFirst = state.withLock { state in
+      defer { state.observers[id] = onChange }
+      return state.observers.isEmpty
+    }
+    if isFirst { bell.ring() }
   }
 
   func removeObserver(_ id: UUID) {
@@ -67,7 +75,8 @@ final class BusListener: Sendable {
       // (Asked when a message has come: an observer added during the wait sees it.)
       guard
         let deliveries = try? follower.poll(
-          timeout: .milliseconds(100), isObserved: { state.withLock { !$0.observers.isEmpty } })
+          timeout: .milliseconds(100), isObserved: { state.withLock { !$0.observers.isEmpty } },
+          bell: bell)
       else { continue }
       for delivery in deliveries {
         switch delivery {

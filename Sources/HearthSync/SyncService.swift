@@ -2,6 +2,7 @@ import Foundation
 import HearthPostgres
 import HearthSQLite
 import HearthWire
+import HearthZMQ
 
 /// Runs `job` in a write transaction on the hub's writer, committed as a change of origin
 /// `sync` (so the plugins' observers refresh as for any write); the hub implements it.
@@ -300,51 +301,6 @@ extension SyncStore {
   public static func setCursor(_ cursor: SyncCursor, _ db: Database) throws {
     try setValue(
       String(decoding: try JSONEncoder().encode(cursor), as: UTF8.self), for: "cursor", db)
-  }
-}
-
-/// A pipe as a doorbell: rung from any thread, waited on with poll (beside the server's
-/// socket).
-public final class Doorbell: Sendable {
-  /// The end to wait on.
-  public let descriptor: Int32
-  private let ringer: Int32
-
-  public init() throws {
-    var ends: [Int32] = [0, 0]
-    guard pipe(&ends) == 0 else {
-      throw DatabaseError(
-        resultCode: .SQLITE_ERROR, message: "pipe: \(String(cString: strerror(errno)))")
-    }
-    for end in ends {
-      _ = fcntl(end, F_SETFL, fcntl(end, F_GETFL) | O_NONBLOCK)
-      _ = fcntl(end, F_SETFD, FD_CLOEXEC)
-    }
-    (descriptor, ringer) = (ends[0], ends[1])
-  }
-
-  deinit {
-    close(descriptor)
-    close(ringer)
-  }
-
-  /// A full pipe is rung already.
-  public func ring() {
-    var one: UInt8 = 1
-    _ = write(ringer, &one, 1)
-  }
-
-  /// Takes the rings that came (so that the next wait waits).
-  public func clear() {
-    var buffer = [UInt8](repeating: 0, count: 256)
-    while read(descriptor, &buffer, buffer.count) > 0 {}
-  }
-
-  /// Waits up to `timeout` for a ring; clears it.
-  public func wait(timeout: Duration) {
-    var descriptors = [pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)]
-    _ = poll(&descriptors, 1, Int32(clamping: timeout.milliseconds))
-    clear()
   }
 }
 

@@ -44,6 +44,13 @@ public final class FeedFollower {
   /// Whether the socket takes commit events (heartbeats it always takes).
   private var takesCommits = true
   private let reader: any DatabaseReader
+  /// Until when, after commit events were asked for, each wait is short and ends in a read
+  /// of the feed: a subscription reaches the hub a moment after it is made, and a commit
+  /// published before then is on neither the bus nor in the feed read when subscribing (it
+  /// would wait for the next heartbeat, a second).
+  private var settlesAt: ContinuousClock.Instant?
+  static let settling = Duration.milliseconds(50)
+  static let settlingWait = Duration.milliseconds(5)
 
   /// Subscribes to `endpoint` (after `prepare`, which may make the socket a CURVE client),
   /// then reads the start point from `reader`, the hub's database.
@@ -59,8 +66,9 @@ public final class FeedFollower {
     try socket.subscribe("heartbeat")
     try prepare(socket)
     try socket.connect(endpoint)
+    settlesAt = .now + Self.settling
     // Subscribed first, then the start point: a commit in between is announced, or seen in
-    // the feed at the next heartbeat.
+    // the feed while the subscription settles.
     switch start {
     case .now: position = try reader.read(HubTables.lastSequence)
     case .after(let seq): position = seq
@@ -79,20 +87,32 @@ public final class FeedFollower {
   /// only move `position`, so a process that only writes spends nothing on the bus. Asked
   /// before the wait and again when a message has come; when it turns true, what the feed
   /// holds past `position` is delivered at once, so a commit made before the commit events
-  /// flowed again is not missed.
-  public func poll(timeout: Duration, isObserved: () -> Bool = { true }) throws -> [Delivery] {
+  /// flowed again is not missed. `bell`, rung by another thread, ends the wait (so that an
+  /// observer added meanwhile is followed at once, not after the wait). For a moment after
+  /// subscribing (`settling`) the waits are short and each ends in a read of the feed.
+  public func poll(
+    timeout: Duration, isObserved: () -> Bool = { true }, bell: Doorbell? = nil
+  ) throws -> [Delivery] {
     if isObserved() != takesCommits {
       takesCommits.toggle()
       if takesCommits {
-        // Subscribed first, then the feed read: a commit in between is in one or the other.
+        // Subscribed first, then the feed read: a commit in between is in one or the other,
+        // or in the feed read while the subscription settles.
         try socket.subscribe("commit")
+        settlesAt = .now + Self.settling
         let caughtUp = try catchUp()
         if !caughtUp.isEmpty { return caughtUp }
       } else {
         try socket.unsubscribe("commit")
+        settlesAt = nil
       }
     }
-    guard let frames = try socket.receive(timeout: timeout), frames.count == 2 else { return [] }
+    if let settlesAt, ContinuousClock.now >= settlesAt { self.settlesAt = nil }
+    let settling = settlesAt != nil && takesCommits
+    let wait = settling ? min(timeout, Self.settlingWait) : timeout
+    guard let frames = try receive(timeout: wait, bell: bell), frames.count == 2 else {
+      return settling ? try catchUp() : []
+    }
     let isObserved = isObserved()
     switch String(decoding: frames[0], as: UTF8.self) {
     case "commit" where isObserved:
@@ -115,6 +135,15 @@ public final class FeedFollower {
     default:
       return []
     }
+  }
+
+  /// The next message, waiting up to `timeout` for it or for `bell`.
+  private func receive(timeout: Duration, bell: Doorbell?) throws -> [Data]? {
+    guard let bell else { return try socket.receive(timeout: timeout) }
+    let (readable, rung) = try socket.waitReadable(
+      orDescriptors: [bell.descriptor], timeout: timeout)
+    if rung[0] { bell.clear() }
+    return readable ? try socket.receive(timeout: .zero) : nil
   }
 
   /// The feed's commits after `position` through `last`; what is no longer there is missed.
