@@ -100,50 +100,36 @@ func runLoadgens(_ argumentSets: [[String]]) throws -> (
 /// Write throughput and latency: N writer processes through the hub, against N processes
 /// writing the file directly with busy_timeout, and against one process doing all the
 /// transactions on a DatabasePool; and the hub's own ceiling, the same N processes sending
-/// frames encoded before the start.
+/// frames encoded before the start. The hub, its ceiling and the direct writers run in turn
+/// `--rounds` times (3), the order reversed every other round, so that a disk whose speed
+/// drifts during the run (this VM's does, by half between runs minutes apart) favours
+/// neither side; each round's figures go to standard error, the sums to the figures.
 let hubWritesBenchmark = Benchmark(
   name: "hub-writes",
   summary: "N writer processes through the hub vs N writing the file directly vs one process"
 ) { options in
   let writerCounts = options.value(options.writers, quick: [1, 4], full: [1, 4, 16])
   let perWriter = options.value(options.writes, quick: 100, full: 500)
+  let rounds = options.value(options.rounds, quick: 1, full: 3)
   var figures: [Figure] = []
   for writers in writerCounts {
-    let total = Double(writers * perWriter)
-
-    let hubDirectory = try BenchmarkDirectory()
-    let hub = try BenchHub(directory: hubDirectory)
-    let throughHub = try runLoadgens(
-      (0..<writers).map { index in
-        [
-          "--plugin", "w\(index)", "--count", String(perWriter), "--timings",
-          "--database", hub.paths.databasePath, "--runtime-dir", hub.paths.runtimeDirectory,
-        ]
-      })
-    hub.stop()
-
-    // The hub's own ceiling: the same writes encoded before the start, sent as they are.
-    let rawDirectory = try BenchmarkDirectory()
-    let rawHub = try BenchHub(directory: rawDirectory)
-    let raw = try runLoadgens(
-      (0..<writers).map { index in
-        [
-          "--plugin", "w\(index)", "--count", String(perWriter), "--timings", "--raw",
-          "--database", rawHub.paths.databasePath, "--runtime-dir", rawHub.paths.runtimeDirectory,
-        ]
-      })
-    rawHub.stop()
-
-    let directDirectory = try BenchmarkDirectory()
-    let directPath = directDirectory.path("direct.sqlite")
-    _ = try DatabasePool(path: directPath)  // WAL, as the hub's
-    let direct = try runLoadgens(
-      (0..<writers).map { index in
-        [
-          "--plugin", "w\(index)", "--count", String(perWriter), "--timings", "--direct",
-          "--database", directPath,
-        ]
-      })
+    let total = Double(writers * perWriter * rounds)
+    var runs: [WriterPath: [WriterRun]] = [:]
+    for round in 0..<rounds {
+      let order = round.isMultiple(of: 2) ? WriterPath.allCases : WriterPath.allCases.reversed()
+      for path in order {
+        runs[path, default: []].append(
+          try runWriters(path, writers: writers, perWriter: perWriter))
+      }
+      let rate = { (path: WriterPath) in
+        Double(writers * perWriter) / (runs[path]?.last?.seconds ?? .nan)
+      }
+      printError(
+        String(
+          format: "hub-writes-%d round %d: hub %.0f, pre-encoded %.0f, direct %.0f tx/s (%.2f)",
+          writers, round + 1, rate(.hub), rate(.raw), rate(.direct), rate(.hub) / rate(.direct)))
+    }
+    let (throughHub, raw, direct) = (runs[.hub] ?? [], runs[.raw] ?? [], runs[.direct] ?? [])
 
     let poolDirectory = try BenchmarkDirectory()
     let pool = try DatabasePool(path: poolDirectory.path("one.sqlite"))
@@ -157,36 +143,69 @@ let hubWritesBenchmark = Benchmark(
       }
     }
     let oneSeconds = Double(DispatchTime.now().uptimeNanoseconds - oneStart) / 1e9
+    let oneRate = Double(writers * perWriter) / oneSeconds
 
-    let hubP99 = throughHub.timings.map(\.p99).max() ?? .nan
-    let directP99 = direct.timings.map(\.p99).max() ?? .nan
+    let rate = { (runs: [WriterRun]) in total / runs.map(\.seconds).reduce(0, +) }
+    let timings = { (runs: [WriterRun]) in runs.flatMap(\.timings) }
+    let hubP99 = timings(throughHub).map(\.p99).max() ?? .nan
+    let directP99 = timings(direct).map(\.p99).max() ?? .nan
     figures += [
       Figure(
-        bench: "hub-writes-\(writers)-tps", ours: total / throughHub.seconds,
-        baseline: total / direct.seconds, unit: "tx/s"),
+        bench: "hub-writes-\(writers)-tps", ours: rate(throughHub), baseline: rate(direct),
+        unit: "tx/s"),
       // p50: the median writer's; p99: the worst writer's.
       Figure(
-        bench: "hub-writes-\(writers)-p50", ours: median(throughHub.timings.map(\.p50)),
-        baseline: median(direct.timings.map(\.p50)), unit: "us"),
+        bench: "hub-writes-\(writers)-p50", ours: median(timings(throughHub).map(\.p50)),
+        baseline: median(timings(direct).map(\.p50)), unit: "us"),
       Figure(bench: "hub-writes-\(writers)-p99", ours: hubP99, baseline: directP99, unit: "us"),
       // The slowest write of all: a direct writer that loses the lock again and again sleeps
       // in SQLite's busy handler, a wait the p99 of a few hundred writes can hide.
       Figure(
-        bench: "hub-writes-\(writers)-max", ours: throughHub.timings.map(\.max).max() ?? .nan,
-        baseline: direct.timings.map(\.max).max() ?? .nan, unit: "us"),
+        bench: "hub-writes-\(writers)-max", ours: timings(throughHub).map(\.max).max() ?? .nan,
+        baseline: timings(direct).map(\.max).max() ?? .nan, unit: "us"),
       // Pre-encoded frames (`hearth-loadgen --raw`): the hub without its clients' work.
       Figure(
-        bench: "hub-writes-\(writers)-raw-tps", ours: total / raw.seconds,
-        baseline: total / direct.seconds, unit: "tx/s"),
+        bench: "hub-writes-\(writers)-raw-tps", ours: rate(raw), baseline: rate(direct),
+        unit: "tx/s"),
       Figure(
-        bench: "hub-writes-\(writers)-raw-p99", ours: raw.timings.map(\.p99).max() ?? .nan,
+        bench: "hub-writes-\(writers)-raw-p99", ours: timings(raw).map(\.p99).max() ?? .nan,
         baseline: directP99, unit: "us"),
       Figure(
-        bench: "hub-writes-\(writers)-vs-1-process", ours: total / throughHub.seconds,
-        baseline: total / oneSeconds, unit: "tx/s"),
+        bench: "hub-writes-\(writers)-vs-1-process", ours: rate(throughHub), baseline: oneRate,
+        unit: "tx/s"),
     ]
   }
   return figures
+}
+
+/// The three ways `hub-writes` writes: through the hub, through it with frames encoded before
+/// the start, and straight into the file.
+enum WriterPath: CaseIterable {
+  case hub, raw, direct
+}
+
+typealias WriterRun = (timings: [LoadgenTimings], seconds: Double)
+
+/// `writers` `hearth-loadgen` processes writing `perWriter` one-INSERT transactions each, on
+/// a new database: through a new hub, or directly.
+func runWriters(_ path: WriterPath, writers: Int, perWriter: Int) throws -> WriterRun {
+  let directory = try BenchmarkDirectory()
+  let common = { (index: Int) in
+    ["--plugin", "w\(index)", "--count", String(perWriter), "--timings"]
+  }
+  guard path != .direct else {
+    let database = directory.path("direct.sqlite")
+    _ = try DatabasePool(path: database)  // WAL, as the hub's
+    return try runLoadgens(
+      (0..<writers).map { common($0) + ["--direct", "--database", database] })
+  }
+  let hub = try BenchHub(directory: directory)
+  defer { hub.stop() }
+  return try runLoadgens(
+    (0..<writers).map { index in
+      common(index) + (path == .raw ? ["--raw"] : [])
+        + ["--database", hub.paths.databasePath, "--runtime-dir", hub.paths.runtimeDirectory]
+    })
 }
 
 /// Counts a table's rows and records when each count was fetched: when a remote

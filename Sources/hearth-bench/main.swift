@@ -26,8 +26,8 @@ let usage = """
   --rows         rows of the decode, join and search tables (100000)
   --writes       writes per writer process (hub-writes 500, memory 2000), or in all for
                  the latency benchmarks (1000)
-  --rounds       rounds of the fastest-of benchmarks (decode 21, join 15, search 7) and
-                 hearthd starts (5)
+  --rounds       rounds of the fastest-of benchmarks (decode 21, join 15, search 7),
+                 hearthd starts (5) and hub-writes' alternated runs (3)
   --writers      writer processes of hub-writes (1,4,16)
   --database-mb  the startup benchmark's database (1024)
   """
