@@ -49,7 +49,7 @@ public final class FeedFollower {
   /// published before then is on neither the bus nor in the feed read when subscribing (it
   /// would wait for the next heartbeat, a second).
   private var settlesAt: ContinuousClock.Instant?
-  static let settling = Duration.milliseconds(50)
+  public static let settling = Duration.milliseconds(50)
   static let settlingWait = Duration.milliseconds(5)
 
   /// Subscribes to `endpoint` (after `prepare`, which may make the socket a CURVE client),
@@ -108,7 +108,8 @@ public final class FeedFollower {
       }
     }
     if let settlesAt, ContinuousClock.now >= settlesAt { self.settlesAt = nil }
-    let settling = settlesAt != nil && takesCommits
+    // (Unsubscribing from commits ends the settling.)
+    let settling = settlesAt != nil
     let wait = settling ? min(timeout, Self.settlingWait) : timeout
     guard let frames = try receive(timeout: wait, bell: bell), frames.count == 2 else {
       return settling ? try catchUp() : []

@@ -121,13 +121,14 @@ let hubWritesBenchmark = Benchmark(
         runs[path, default: []].append(
           try runWriters(path, writers: writers, perWriter: perWriter))
       }
-      let rate = { (path: WriterPath) in
+      let roundRate = { (path: WriterPath) in
         Double(writers * perWriter) / (runs[path]?.last?.seconds ?? .nan)
       }
       printError(
         String(
           format: "hub-writes-%d round %d: hub %.0f, pre-encoded %.0f, direct %.0f tx/s (%.2f)",
-          writers, round + 1, rate(.hub), rate(.raw), rate(.direct), rate(.hub) / rate(.direct)))
+          writers, round + 1, roundRate(.hub), roundRate(.raw), roundRate(.direct),
+          roundRate(.hub) / roundRate(.direct)))
     }
     let (throughHub, raw, direct) = (runs[.hub] ?? [], runs[.raw] ?? [], runs[.direct] ?? [])
 

@@ -58,4 +58,56 @@ import Testing
     }
     #expect(event.seq == start + 4 && next.count == 1)
   }
+
+  /// Commits this follower's subscription never carried (made before it subscribed, as a
+  /// commit published before a subscription reaches the hub is) come from the feed in its
+  /// first waits, not at the next heartbeat.
+  @Test func commitsTheBusNeverCarriedComeFromTheFeedWhileTheSubscriptionSettles() throws {
+    let running = try RunningHub { $0.heartbeatInterval = .seconds(3_600) }
+    defer {
+      running.stop()
+      running.removeFiles()
+    }
+    let notes = try HubDatabase.registered(notesPlugin, paths: running.paths)
+    let reader = try readOnlyPool(running.paths.databasePath)
+    let start = try reader.read(HubTables.lastSequence)
+    for index in 0..<2 {
+      try notes.write { db in try Note.insert { Note.Draft(text: "early \(index)") }.execute(db) }
+    }
+    let follower = try FeedFollower(
+      context: BusContext(), endpoint: running.paths.busEndpoint, reader: reader,
+      from: .after(start))
+    // No heartbeat comes and the bus never carries these two: only the feed has them.
+    let first = try follower.poll(timeout: .seconds(30), isObserved: { true })
+    let seqs = first.compactMap { delivery -> Int64? in
+      if case .commit(let event) = delivery { event.seq } else { nil }
+    }
+    #expect(seqs == [start + 1, start + 2])
+  }
+
+  /// A bell rung by another thread ends a follower's wait.
+  @Test func aRungBellEndsTheWait() throws {
+    let running = try RunningHub { $0.heartbeatInterval = .seconds(3_600) }
+    defer {
+      running.stop()
+      running.removeFiles()
+    }
+    let follower = try FeedFollower(
+      context: BusContext(), endpoint: running.paths.busEndpoint,
+      reader: try readOnlyPool(running.paths.databasePath), from: .now)
+    // Past the settling moment, a wait is as long as it is asked to be.
+    Thread.sleep(forTimeInterval: 2 * FeedFollower.settling.timeInterval)
+    #expect(try follower.poll(timeout: .zero).isEmpty)
+    let bell = try Doorbell()
+    DispatchQueue.global().asyncAfter(deadline: .now() + 0.1) { bell.ring() }
+    let began = Date()
+    #expect(try follower.poll(timeout: .seconds(30), bell: bell).isEmpty)
+    #expect(Date().timeIntervalSince(began) < 10)
+  }
+
+  private func readOnlyPool(_ path: String) throws -> DatabasePool {
+    var configuration = Configuration()
+    configuration.readonly = true
+    return try DatabasePool(path: path, configuration: configuration)
+  }
 }
