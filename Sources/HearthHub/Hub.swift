@@ -192,7 +192,11 @@ public final class Hub: Sendable {
       requests = more.requests
     }
 
-    var session = HubSession(hub: self, router: router, publisher: publisher)
+    let streams = try RequestStreams(
+      path: configuration.paths.requestStreamPath, keys: keys,
+      limit: HubLimits(configuration.limits).transportMaxMessageSize)
+    defer { streams.close() }
+    var session = HubSession(hub: self, router: router, streams: streams, publisher: publisher)
     isReady.store(true, ordering: .relaxed)
     onReady()
     defer { isReady.store(false, ordering: .relaxed) }

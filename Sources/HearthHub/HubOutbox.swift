@@ -16,6 +16,7 @@ final class HubOutbox {
   }
 
   private let router: BusSocket
+  private let streams: RequestStreams
   let syncer: WALSyncer
   /// What waits, each with the ticket of the last commit before it.
   private var held: [(ticket: Int, item: Item)] = []
@@ -30,8 +31,9 @@ final class HubOutbox {
   /// hub's thread: a second writer, arriving, waits for one such sync at most.
   static let aloneAfter: UInt64 = 20_000_000
 
-  init(router: BusSocket, syncer: WALSyncer) {
+  init(router: BusSocket, streams: RequestStreams, syncer: WALSyncer) {
     self.router = router
+    self.streams = streams
     self.syncer = syncer
   }
 
@@ -91,6 +93,7 @@ final class HubOutbox {
 
   /// Sends an encoded reply, whatever is held.
   func sendNow(_ client: Data, _ body: Data) {
+    if RequestStreams.isStreamClient(client) { return streams.send(client, body) }
     // A client that went away is not an error of the hub: its reply is dropped.
     try? router.send([client, body], dontWait: true)
   }

@@ -17,6 +17,8 @@ struct HubSession {
 
   let hub: Hub
   let router: BusSocket
+  /// The request stream's connections, served beside the router.
+  let streams: RequestStreams
   /// Replies and events, held until the commits before them are durable.
   let outbox: HubOutbox
   var feed: ChangeFeed
@@ -39,10 +41,11 @@ struct HubSession {
   /// The most one-message transactions one COMMIT carries.
   static let maximumGroup = 64
 
-  init(hub: Hub, router: BusSocket, publisher: BusSocket) {
+  init(hub: Hub, router: BusSocket, streams: RequestStreams, publisher: BusSocket) {
     self.hub = hub
     self.router = router
-    outbox = HubOutbox(router: router, syncer: hub.syncer)
+    self.streams = streams
+    outbox = HubOutbox(router: router, streams: streams, syncer: hub.syncer)
     feed = ChangeFeed(hub: hub, publisher: publisher)
     executor = TransactionExecutor(database: hub.database)
     identities = Identities(keyring: hub.configuration.paths.keyring)
@@ -56,26 +59,29 @@ struct HubSession {
   /// message that comes after its transaction's timeout finds it expired), what arrived
   /// within `timeout`, the queue, a batch of pruning and the heartbeat when they are due.
   mutating func serveOnce(waitingAtMost timeout: Duration) throws {
-    let (readable, rung) = try router.waitReadable(
-      orDescriptors: [hub.sync.jobs.bell.descriptor, hub.syncer.bell.descriptor],
-      timeout: timeout)
-    if rung[1] {
+    let bells = [hub.sync.jobs.bell.descriptor, hub.syncer.bell.descriptor]
+    let (readable, ready) = try router.wait(
+      orDescriptors: bells.map { ($0, .readable) } + streams.descriptors(),
+      timeout: streams.hasRequests ? .zero : timeout)
+    if !ready[1].isEmpty {
       hub.syncer.bell.clear()
       try sendDurable()
     }
-    if rung[0] {
+    if !ready[0].isEmpty {
       hub.sync.jobs.bell.clear()
       runSyncJobs()
     }
-    let received = readable ? try router.receiveMessage(timeout: .zero) : nil
-    executor.expire(after: configuration.transactionTimeout, now: hub.clock.elapsed)
-    if let first = received {
-      // Everything that has arrived meanwhile: one-message transactions among it share one
-      // COMMIT (group commit), each in its own savepoint.
-      var burst = [first]
+    streams.serve(Array(ready.dropFirst(bells.count)))
+    // Everything that has arrived, on the stream and the router: one-message transactions
+    // among it share one COMMIT (group commit), each in its own savepoint.
+    var burst = streams.take(upTo: Self.maximumGroup)
+    if readable {
       while burst.count < Self.maximumGroup, let more = try router.receiveMessage(timeout: .zero) {
         burst.append(more)
       }
+    }
+    executor.expire(after: configuration.transactionTimeout, now: hub.clock.elapsed)
+    if !burst.isEmpty {
       identities.refresh()
       var group: [(client: Data, request: TransactionRequest)] = []
       for message in burst {

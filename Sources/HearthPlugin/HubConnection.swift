@@ -4,18 +4,19 @@ import HearthSQLite
 import HearthWire
 import HearthZMQ
 
-/// A feature process's line to the hub: one DEALER socket, used on one serial queue. Replies
-/// are matched by request id (a long transaction may have a part in flight while its next
+/// A feature process's line to the hub: the request stream when the hub offers one (a unix
+/// socket the caller's thread writes and reads itself), else a DEALER socket; used on one
+/// serial queue. Replies are matched by request id (a long transaction may have a part in flight while its next
 /// part is built: `post`, then `reply(to:)`); stale ones (from a request that timed out) are
 /// dropped.
 final class HubConnection: @unchecked Sendable {
-  // Safe to share: `socket`, `awaited` and `stashed` are used only inside `queue.sync`, so
+  // Safe to share: `line`, `awaited` and `stashed` are used only inside `queue.sync`, so
   // one thread at a time.
   private let queue = DispatchQueue(label: "hearth.plugin.requests")
   private let context: BusContext
   /// Made when the first request goes out, and again after one went unanswered: it
   /// authenticates the hub with the key the hub has published then.
-  private var socket: BusSocket?
+  private var line: RequestLine?
   let transport: HubTransport
   var endpoint: String { transport.requestEndpoint }
   let timeout: Duration
@@ -37,15 +38,31 @@ final class HubConnection: @unchecked Sendable {
     self.timeout = timeout
   }
 
-  private static func makeSocket(_ context: BusContext, _ transport: HubTransport) throws
-    -> BusSocket
-  {
+  /// The request stream when the transport names one and a hub listens there, else a
+  /// DEALER on the request endpoint.
+  private func makeLine() throws -> RequestLine {
+    if let path = transport.streamPath {
+      let hubKey = try transport.hubKey()
+      do {
+        return .stream(
+          try RequestStream.open(path: path, keys: transport.keys, hubKey: hubKey, timeout: timeout)
+        )
+      } catch RequestStream.Failure.notListening {
+        // A hub without the stream: its ZeroMQ socket.
+      } catch RequestStream.Failure.notTheHub {
+        throw DatabaseError(
+          resultCode: .SQLITE_AUTH,
+          message: "the process at \(path) did not prove it holds the hub's key (\(hubKey))")
+      } catch RequestStream.Failure.noAnswer {
+        throw DatabaseError.hubUnavailable(endpoint: path, timeout: timeout)
+      }
+    }
     let socket = try BusSocket(context, .dealer)
     try socket.setReconnectInterval(.milliseconds(50))
     try socket.setHeartbeat(interval: .seconds(1), timeout: .seconds(3))
     try transport.prepareRequestSocket(socket)
     try socket.connect(transport.requestEndpoint)
-    return socket
+    return .socket(socket)
   }
 
   /// Sends `message` and waits for the reply with its id: the decoded `Reply`, or the hub's
@@ -72,7 +89,7 @@ final class HubConnection: @unchecked Sendable {
   func post(_ message: some Encodable, id: String) throws {
     let body = try WireCoding.encode(message)
     try queue.sync {
-      let socket = try currentSocket()
+      let line = try currentLine()
       if let limits, body.count > limits.maxMessageSize {
         // The hub would refuse it — or, past the transport's cut-off, drop it unanswered.
         throw ErrorReply(
@@ -80,7 +97,7 @@ final class HubConnection: @unchecked Sendable {
           message: "the request is \(body.count) bytes; the hub takes at most "
             + "\(limits.maxMessageSize) (max-message-size)")
       }
-      try socket.send([body])
+      try line.send(body)
       awaited[id, default: 0] += 1
     }
   }
@@ -110,13 +127,12 @@ final class HubConnection: @unchecked Sendable {
     let deadline = ContinuousClock.now + timeout
     while true {
       let left = deadline - ContinuousClock.now
-      guard let socket, left > .zero, let frames = try socket.receive(timeout: left),
-        let frame = frames.last
-      else {
+      // A stream the hub closed (it stopped) answers nothing more: as a timeout, at once.
+      guard let line, left > .zero, let frame = try? line.receive(timeout: left) else {
         // Whatever the hub answers later belongs to a request the caller gave up on: a new
-        // socket leaves it behind (and every reply awaited on this one).
-        self.socket?.close()
-        self.socket = nil
+        // line leaves it behind (and every reply awaited on this one).
+        self.line?.close()
+        self.line = nil
         mayBeDown = true
         (awaited, stashed) = ([:], [:])
         throw DatabaseError.hubUnavailable(endpoint: endpoint, timeout: timeout)
@@ -134,9 +150,9 @@ final class HubConnection: @unchecked Sendable {
 }
 
 extension HubConnection {
-  /// The socket to send on, made now when there is none. Throws `hubNotRunning` at once
-  /// when the hub's unix socket has no listener.
-  fileprivate func currentSocket() throws -> BusSocket {
+  /// The line to send on, made now when there is none. Throws `hubNotRunning` at once when
+  /// the hub's unix socket has no listener.
+  fileprivate func currentLine() throws -> RequestLine {
     if mayBeDown {
       let prefix = "ipc://"
       if endpoint.hasPrefix(prefix),
@@ -145,27 +161,55 @@ extension HubConnection {
         throw DatabaseError.hubNotRunning(endpoint: endpoint)
       }
     }
-    let socket = try self.socket ?? HubConnection.makeSocket(context, transport)
-    self.socket = socket
+    let line = try self.line ?? makeLine()
+    self.line = line
     if mayBeDown {
       mayBeDown = false
-      limits = try? askLimits(socket)
+      limits = try? askLimits(line)
     }
-    return socket
+    return line
   }
 
   /// The hub's limits, from its `welcome` (nil from an older hub, or no answer in time).
-  fileprivate func askLimits(_ socket: BusSocket) throws -> HubLimits? {
+  fileprivate func askLimits(_ line: RequestLine) throws -> HubLimits? {
     let id = RequestID.random()
-    try socket.send([try WireCoding.encode(HelloRequest(id: id))])
+    try line.send(try WireCoding.encode(HelloRequest(id: id)))
     let deadline = ContinuousClock.now + timeout
     while case let left = deadline - ContinuousClock.now, left > .zero,
-      let frames = try socket.receive(timeout: left), let frame = frames.last
+      let frame = try line.receive(timeout: left)
     {
       guard let welcome = try? WireCoding.decode(WelcomeReply.self, from: frame), welcome.id == id
       else { continue }
       return welcome.limits
     }
     return nil
+  }
+}
+
+/// What a `HubConnection` sends on: the request stream, or a DEALER socket.
+enum RequestLine {
+  case stream(RequestStream)
+  case socket(BusSocket)
+
+  func send(_ body: Data) throws {
+    switch self {
+    case .stream(let stream): try stream.send(body)
+    case .socket(let socket): try socket.send([body])
+    }
+  }
+
+  /// The next message, or nil when none came within `timeout`.
+  func receive(timeout: Duration) throws -> Data? {
+    switch self {
+    case .stream(let stream): try stream.receive(timeout: timeout)
+    case .socket(let socket): try socket.receive(timeout: timeout)?.last
+    }
+  }
+
+  func close() {
+    switch self {
+    case .stream(let stream): stream.close()
+    case .socket(let socket): socket.close()
+    }
   }
 }

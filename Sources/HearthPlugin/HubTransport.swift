@@ -21,23 +21,31 @@ public struct HubTransport: Hashable, Sendable {
   /// socket is made (ipc: the hub writes it there at start).
   public var serverKey: String?
   public var hubPublicKeyPath: String?
+  /// The hub's request stream (`RequestStream`): requests go there when a hub listens on
+  /// it, else to `requestEndpoint`. Nil: always `requestEndpoint`.
+  public var streamPath: String?
 
   public init(
     requestEndpoint: String, busEndpoint: String, keys: CurveKeyPair, serverKey: String?,
-    hubPublicKeyPath: String? = nil
+    hubPublicKeyPath: String? = nil, streamPath: String? = nil
   ) {
     self.requestEndpoint = requestEndpoint
     self.busEndpoint = busEndpoint
     self.keys = keys
     self.serverKey = serverKey
     self.hubPublicKeyPath = hubPublicKeyPath
+    self.streamPath = streamPath
   }
 
-  /// The hub's ipc sockets in `paths.runtimeDirectory`, as `keys`.
-  public static func ipc(_ paths: HubPaths, keys: CurveKeyPair) -> HubTransport {
+  /// The hub's ipc sockets in `paths.runtimeDirectory`, as `keys`: its request stream,
+  /// falling back to its ZeroMQ request socket, unless `stream` is false.
+  public static func ipc(_ paths: HubPaths, keys: CurveKeyPair, stream: Bool = true)
+    -> HubTransport
+  {
     HubTransport(
       requestEndpoint: paths.requestEndpoint, busEndpoint: paths.busEndpoint, keys: keys,
-      serverKey: nil, hubPublicKeyPath: paths.hubPublicKeyPath)
+      serverKey: nil, hubPublicKeyPath: paths.hubPublicKeyPath,
+      streamPath: stream ? paths.requestStreamPath : nil)
   }
 
   /// tcp endpoints: `serverKey` is the hub's public key (`public-key` of its `hub.key`);
@@ -49,8 +57,9 @@ public struct HubTransport: Hashable, Sendable {
   }
 
   /// `HEARTH_HUB_ENDPOINT`, `HEARTH_BUS_ENDPOINT` and `HEARTH_HUB_PUBLIC_KEY` when all three
-  /// are set (tcp), else the ipc sockets of `paths`; authenticated as plugin `plugin` (its
-  /// key from `pluginKeys`), or with a new key when `plugin` is nil.
+  /// are set (tcp), else the ipc sockets of `paths` (the request stream first, unless
+  /// `HEARTH_HUB_STREAM` is `off`); authenticated as plugin `plugin` (its key from
+  /// `pluginKeys`), or with a new key when `plugin` is nil.
   public static func fromEnvironment(
     _ paths: HubPaths, plugin: String?,
     _ environment: [String: String] = ProcessInfo.processInfo.environment
@@ -59,7 +68,7 @@ public struct HubTransport: Hashable, Sendable {
     let value = { (name: String) in environment[name].flatMap { $0.isEmpty ? nil : $0 } }
     guard let request = value("HEARTH_HUB_ENDPOINT"), let bus = value("HEARTH_BUS_ENDPOINT"),
       let serverKey = value("HEARTH_HUB_PUBLIC_KEY")
-    else { return .ipc(paths, keys: keys) }
+    else { return .ipc(paths, keys: keys, stream: value("HEARTH_HUB_STREAM") != "off") }
     return .tcp(request: request, bus: bus, serverKey: serverKey, keys: keys)
   }
 
@@ -105,13 +114,19 @@ public struct HubTransport: Hashable, Sendable {
     }
   }
 
-  /// Makes a request socket this transport's CURVE client; throws `hubNotRunning` when the
-  /// hub's public key is not known (no hub has started on these sockets).
-  public func prepareRequestSocket(_ socket: BusSocket) throws {
+  /// The hub's public key: given, or as the hub published it; throws `hubNotRunning` when
+  /// it is not known (no hub has started on these sockets).
+  public func hubKey() throws -> String {
     guard let serverKey = serverKey ?? hubPublicKeyPath.flatMap(HubPaths.publicKey(inFile:)) else {
       throw DatabaseError.hubNotRunning(endpoint: requestEndpoint)
     }
-    try socket.makeCurveClient(keys, serverKey: serverKey)
+    return serverKey
+  }
+
+  /// Makes a request socket this transport's CURVE client; throws `hubNotRunning` when the
+  /// hub's public key is not known (no hub has started on these sockets).
+  public func prepareRequestSocket(_ socket: BusSocket) throws {
+    try socket.makeCurveClient(keys, serverKey: try hubKey())
   }
 
   /// Makes a bus socket a CURVE client when the bus is tcp (the ipc bus is open to any

@@ -76,6 +76,9 @@ public struct HubPaths: Hashable, Sendable {
 
   /// `ipc://<runtime>/hub.sock`: requests (the hub's ROUTER).
   public var requestEndpoint: String { "ipc://\(runtimeDirectory)/hub.sock" }
+  /// `<runtime>/hub.stream`: requests over the request stream (a unix stream socket; see
+  /// `RequestStream`).
+  public var requestStreamPath: String { "\(runtimeDirectory)/hub.stream" }
   /// `ipc://<runtime>/bus.sock`: change events and heartbeats (the hub's PUB).
   public var busEndpoint: String { "ipc://\(runtimeDirectory)/bus.sock" }
 

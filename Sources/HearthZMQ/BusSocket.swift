@@ -37,6 +37,11 @@ public struct ReceivedMessage: Sendable {
   public var frames: [Data]
   /// The `User-Id` a ZAP handler admitted the connection with; nil when none did.
   public var userID: String?
+
+  public init(frames: [Data], userID: String?) {
+    self.frames = frames
+    self.userID = userID
+  }
 }
 
 /// One ZeroMQ socket.
@@ -220,17 +225,37 @@ public final class BusSocket {
   public func waitReadable(orDescriptors descriptors: [Int32], timeout: Duration) throws -> (
     socket: Bool, descriptors: [Bool]
   ) {
+    let (socket, ready) = try wait(
+      orDescriptors: descriptors.map { ($0, Events.readable) }, timeout: timeout)
+    return (socket, ready.map { !$0.isEmpty })
+  }
+
+  /// Waits until the socket is readable or one of `descriptors` has one of its events (an
+  /// error or a hang-up counts as readable), or `timeout` passes: whether the socket is
+  /// readable, and what each descriptor has.
+  public func wait(orDescriptors descriptors: [(fd: Int32, events: Events)], timeout: Duration)
+    throws -> (socket: Bool, ready: [Events])
+  {
     var items =
       [zmq_pollitem_t(socket: handle, fd: 0, events: Int16(ZMQ_POLLIN), revents: 0)]
       + descriptors.map {
-        zmq_pollitem_t(socket: nil, fd: $0, events: Int16(ZMQ_POLLIN), revents: 0)
+        zmq_pollitem_t(socket: nil, fd: $0.fd, events: $0.events.rawValue, revents: 0)
       }
     let result = zmq_poll(&items, Int32(items.count), Int(timeout.milliseconds))
     if result < 0 {
-      if zmq_errno() == EINTR { return (false, descriptors.map { _ in false }) }
+      if zmq_errno() == EINTR { return (false, descriptors.map { _ in [] }) }
       throw BusError.last("poll", kind: kind.description)
     }
-    return (items[0].revents != 0, items.dropFirst().map { $0.revents != 0 })
+    let failed = Int16(ZMQ_POLLERR)
+    return (
+      items[0].revents != 0,
+      items.dropFirst().map {
+        var ready = Events(
+          rawValue: $0.revents & (Events.readable.rawValue | Events.writable.rawValue))
+        if $0.revents & failed != 0 { ready.insert(.readable) }
+        return ready
+      }
+    )
   }
 
   // MARK: - Options

@@ -45,6 +45,13 @@ public struct CurveKeyPair: Hashable, Sendable {
     return done ? text(encoded) : nil
   }
 
+  /// The 32 bytes a Z85 key (40 characters) names; nil when `text` is not one.
+  public static func raw(_ text: String) -> Data? {
+    guard isKey(text) else { return nil }
+    var bytes = [UInt8](repeating: 0, count: 32)
+    return zmq_z85_decode(&bytes, text) == nil ? nil : Data(bytes)
+  }
+
   private static let z85Alphabet = Set(
     "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ.-:+=^!/*?&<>()[]{}@%$#".utf8)
 }

@@ -1,0 +1,300 @@
+import CSodium
+import Foundation
+import HearthZMQ
+
+/// The hub's request stream (Protocols/README.md, "The request stream"): the same requests
+/// and replies as the ZeroMQ request socket, over a bare unix stream socket,
+/// `<runtime>/hub.stream`. Each message is a frame — a 4-byte big-endian length, then that
+/// many bytes — and the connection begins with a handshake in which the client proves it
+/// holds the secret half of its CURVE key and the hub proves it holds the hub's.
+///
+/// No thread of libzmq stands between the caller and the kernel: a request is one `sendmsg`
+/// from the writer's own thread to the hub's, its reply one `recv` back.
+public enum StreamHandshake {
+  /// What a client's greeting begins with: the protocol and its version.
+  public static let magic = Data("hearth/1".utf8)
+  /// The greeting's size: the magic, the client's public key, the client's nonce.
+  public static let greetingSize = 8 + 32 + 32
+  /// The hub's answer's size: the hub's nonce and its proof.
+  public static let answerSize = 32 + 32
+  /// The client's proof's size.
+  public static let proofSize = 32
+
+  /// The key both ends derive: BLAKE2b-256 of the X25519 shared secret of `secret` and
+  /// `peer`, then the client's and the hub's public keys. Nil when `peer` is a point of
+  /// small order (the shared secret would be all zeros).
+  public static func sharedKey(secret: Data, peer: Data, client: Data, hub: Data) -> Data? {
+    guard secret.count == 32, peer.count == 32 else { return nil }
+    var shared = [UInt8](repeating: 0, count: 32)
+    let status = secret.withUnsafeBytes { secret in
+      peer.withUnsafeBytes { peer in
+        crypto_scalarmult(
+          &shared, secret.bindMemory(to: UInt8.self).baseAddress!,
+          peer.bindMemory(to: UInt8.self).baseAddress!)
+      }
+    }
+    defer { sodium_memzero(&shared, 32) }
+    guard status == 0 else { return nil }
+    return digest(Data(shared) + client + hub, key: nil)
+  }
+
+  /// A proof: BLAKE2b-256 keyed with `key` over `label`, then `first` and `second`.
+  public static func proof(key: Data, label: String, _ first: Data, _ second: Data) -> Data {
+    digest(Data(label.utf8) + first + second, key: key)
+  }
+
+  /// The hub's proof over the client's nonce then its own.
+  public static func hubProof(key: Data, clientNonce: Data, hubNonce: Data) -> Data {
+    proof(key: key, label: "hearth hub", clientNonce, hubNonce)
+  }
+
+  /// The client's proof over the hub's nonce then its own.
+  public static func clientProof(key: Data, hubNonce: Data, clientNonce: Data) -> Data {
+    proof(key: key, label: "hearth client", hubNonce, clientNonce)
+  }
+
+  /// Whether two proofs are equal, in time that does not depend on where they differ.
+  public static func same(_ a: Data, _ b: Data) -> Bool {
+    guard a.count == b.count else { return false }
+    return a.withUnsafeBytes { a in
+      b.withUnsafeBytes { b in sodium_memcmp(a.baseAddress, b.baseAddress, a.count) == 0 }
+    }
+  }
+
+  /// `count` random bytes.
+  public static func nonce(_ count: Int = 32) -> Data {
+    var bytes = [UInt8](repeating: 0, count: count)
+    randombytes_buf(&bytes, count)
+    return Data(bytes)
+  }
+
+  private static func digest(_ input: Data, key: Data?) -> Data {
+    var out = [UInt8](repeating: 0, count: 32)
+    input.withUnsafeBytes { input in
+      let bytes = input.bindMemory(to: UInt8.self).baseAddress
+      if let key {
+        key.withUnsafeBytes { key in
+          _ = crypto_generichash(
+            &out, 32, bytes, UInt64(input.count), key.bindMemory(to: UInt8.self).baseAddress,
+            key.count)
+        }
+      } else {
+        _ = crypto_generichash(&out, 32, bytes, UInt64(input.count), nil, 0)
+      }
+    }
+    return Data(out)
+  }
+}
+
+/// Frames on a byte stream: what has been read, cut into frames as they complete.
+public struct FrameBuffer {
+  private var bytes: [UInt8] = []
+  private var start = 0
+
+  public init() {}
+
+  /// How many bytes wait in the buffer.
+  public var count: Int { bytes.count - start }
+
+  public mutating func append(_ chunk: UnsafeRawBufferPointer) {
+    if start > 0, start == bytes.count {
+      bytes.removeAll(keepingCapacity: true)
+      start = 0
+    }
+    bytes.append(contentsOf: chunk)
+  }
+
+  /// The next whole frame; nil when it has not all come. Throws `FrameTooLarge` when its
+  /// length is over `limit` (before any of it is kept).
+  public mutating func next(limit: Int) throws -> Data? {
+    guard count >= 4 else { return nil }
+    let length =
+      Int(bytes[start]) << 24 | Int(bytes[start + 1]) << 16 | Int(bytes[start + 2]) << 8
+      | Int(bytes[start + 3])
+    guard length <= limit else { throw FrameTooLarge(length: length, limit: limit) }
+    guard count >= 4 + length else { return nil }
+    let frame = Data(bytes[(start + 4)..<(start + 4 + length)])
+    start += 4 + length
+    if start == bytes.count {
+      bytes.removeAll(keepingCapacity: bytes.capacity <= 1 << 20)
+      start = 0
+    } else if start > 1 << 20 {
+      bytes.removeFirst(start)
+      start = 0
+    }
+    return frame
+  }
+
+  /// The 4-byte length that precedes a frame of `count` bytes.
+  public static func header(_ count: Int) -> [UInt8] {
+    [
+      UInt8(truncatingIfNeeded: count >> 24), UInt8(truncatingIfNeeded: count >> 16),
+      UInt8(truncatingIfNeeded: count >> 8), UInt8(truncatingIfNeeded: count),
+    ]
+  }
+}
+
+/// A frame whose length is over the limit: the stream cannot go on (its remaining bytes
+/// would have to be read to find the next frame).
+public struct FrameTooLarge: Error, Equatable {
+  public var length: Int
+  public var limit: Int
+}
+
+/// Sends a frame's header and body in one `sendmsg` (without `SIGPIPE`): how many bytes
+/// went, or -1 with `errno` set.
+public func sendFrame(_ fd: Int32, header: [UInt8], body: Data, from offset: Int = 0) -> Int {
+  header.withUnsafeBytes { header in
+    body.withUnsafeBytes { body in
+      var parts = [
+        iovec(
+          iov_base: UnsafeMutableRawPointer(mutating: header.baseAddress), iov_len: header.count),
+        iovec(iov_base: UnsafeMutableRawPointer(mutating: body.baseAddress), iov_len: body.count),
+      ]
+      // Skip what an earlier call already sent.
+      var skip = offset
+      for index in parts.indices {
+        let taken = min(skip, parts[index].iov_len)
+        parts[index].iov_base = parts[index].iov_base.map { $0 + taken }
+        parts[index].iov_len -= taken
+        skip -= taken
+      }
+      return parts.withUnsafeMutableBufferPointer { parts in
+        var message = msghdr()
+        message.msg_iov = parts.baseAddress
+        message.msg_iovlen = parts.count
+        return Int(sendmsg(fd, &message, Int32(MSG_NOSIGNAL)))
+      }
+    }
+  }
+}
+
+/// A client's end of the request stream: blocking, used by one thread at a time.
+public final class RequestStream {
+  private var fd: Int32
+  private var input = FrameBuffer()
+  /// Where `recv` reads to, kept between reads.
+  private var chunk = [UInt8](repeating: 0, count: 1 << 16)
+  /// The path connected to, for messages.
+  public let path: String
+
+  /// Why a stream could not be opened.
+  public enum Failure: Error, Equatable {
+    /// Nothing listens at the path (no hub, or an older one without a stream).
+    case notListening
+    /// The hub did not answer the greeting in time, or closed the connection.
+    case noAnswer
+    /// The process at the path did not prove it holds the hub's key.
+    case notTheHub
+    /// A key is not a CURVE key, or the socket could not be made.
+    case unusable(String)
+  }
+
+  private init(fd: Int32, path: String) {
+    self.fd = fd
+    self.path = path
+  }
+
+  deinit { close() }
+
+  /// Connects to `path` and proves `keys` to the hub whose public key is `hubKey` (both
+  /// Z85), waiting at most `timeout` for the hub's answer.
+  public static func open(
+    path: String, keys: CurveKeyPair, hubKey: String, timeout: Duration
+  ) throws -> RequestStream {
+    guard let publicKey = CurveKeyPair.raw(keys.publicKey),
+      let secretKey = CurveKeyPair.raw(keys.secretKey), let hubPublic = CurveKeyPair.raw(hubKey)
+    else { throw Failure.unusable("a key is not a Z85 CURVE key") }
+    let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue | SOCK_CLOEXEC.rawValue), 0)
+    guard fd >= 0 else { throw Failure.unusable(String(cString: strerror(errno))) }
+    let stream = RequestStream(fd: fd, path: path)
+    var address = sockaddr_un()
+    address.sun_family = sa_family_t(AF_UNIX)
+    let bytes = Array(path.utf8)
+    guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else {
+      throw Failure.unusable("the path is too long for a unix socket: \(path)")
+    }
+    withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: bytes + [0]) }
+    let connected = withUnsafePointer(to: &address) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+        connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+      }
+    }
+    guard connected == 0 else { throw Failure.notListening }
+    let clientNonce = StreamHandshake.nonce()
+    try stream.send(StreamHandshake.magic + publicKey + clientNonce)
+    guard let answer = try? stream.receive(timeout: timeout, limit: 1 << 16),
+      answer.count == StreamHandshake.answerSize,
+      let key = StreamHandshake.sharedKey(
+        secret: secretKey, peer: hubPublic, client: publicKey, hub: hubPublic)
+    else { throw Failure.noAnswer }
+    let hubNonce = answer.prefix(32)
+    guard
+      StreamHandshake.same(
+        answer.suffix(32),
+        StreamHandshake.hubProof(key: key, clientNonce: clientNonce, hubNonce: Data(hubNonce)))
+    else { throw Failure.notTheHub }
+    try stream.send(
+      StreamHandshake.clientProof(key: key, hubNonce: Data(hubNonce), clientNonce: clientNonce))
+    return stream
+  }
+
+  /// Sends one frame whole (blocking while the hub's buffer is full).
+  public func send(_ body: Data) throws {
+    let header = FrameBuffer.header(body.count)
+    var sent = 0
+    while sent < 4 + body.count {
+      let count = sendFrame(fd, header: header, body: body, from: sent)
+      if count < 0 {
+        if errno == EINTR { continue }
+        throw StreamClosed(reason: String(cString: strerror(errno)))
+      }
+      sent += count
+    }
+  }
+
+  /// The next frame, waiting at most `timeout`: nil when none came in time. Throws
+  /// `StreamClosed` when the hub closed the connection, `FrameTooLarge` past `limit`.
+  public func receive(timeout: Duration, limit: Int = Int(Int32.max)) throws -> Data? {
+    let deadline = ContinuousClock.now + timeout
+    while true {
+      if let frame = try input.next(limit: limit) { return frame }
+      let left = deadline - ContinuousClock.now
+      guard left > .zero else { return nil }
+      var item = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+      let milliseconds = Int32(
+        clamping: (left.components.seconds * 1000)
+          + Int64((left.components.attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000))
+      let ready = poll(&item, 1, max(milliseconds, 1))
+      if ready < 0 {
+        if errno == EINTR { continue }
+        throw StreamClosed(reason: String(cString: strerror(errno)))
+      }
+      if ready == 0 { continue }
+      try readAvailable()
+    }
+  }
+
+  /// Reads what the socket has (one `recv` of up to 64 KiB).
+  private func readAvailable() throws {
+    let count = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+    if count < 0 {
+      if errno == EINTR || errno == EAGAIN { return }
+      throw StreamClosed(reason: String(cString: strerror(errno)))
+    }
+    if count == 0 { throw StreamClosed(reason: "the hub closed the connection") }
+    chunk.withUnsafeBytes { input.append(UnsafeRawBufferPointer(rebasing: $0[..<count])) }
+  }
+
+  public func close() {
+    if fd >= 0 { Glibc.close(fd) }
+    fd = -1
+  }
+}
+
+/// The connection ended: the hub closed it (it stopped, or refused what came), or the
+/// socket failed.
+public struct StreamClosed: Error, CustomStringConvertible {
+  public var reason: String
+  public var description: String { "the request stream closed: \(reason)" }
+}
