@@ -89,7 +89,7 @@ final class HubConnection: @unchecked Sendable {
   func post(_ message: some Encodable, id: String) throws {
     let body = try WireCoding.encode(message)
     try queue.sync {
-      let line = try currentLine()
+      var line = try currentLine()
       if let limits, body.count > limits.maxMessageSize {
         // The hub would refuse it — or, past the transport's cut-off, drop it unanswered.
         throw ErrorReply(
@@ -97,9 +97,29 @@ final class HubConnection: @unchecked Sendable {
           message: "the request is \(body.count) bytes; the hub takes at most "
             + "\(limits.maxMessageSize) (max-message-size)")
       }
-      try line.send(body)
+      do {
+        try line.send(body)
+      } catch is StreamClosed {
+        // The hub that held the stream stopped. When no reply is awaited from it, nothing is
+        // lost: the request goes to the hub there is now, on a new stream.
+        dropLine()
+        guard awaited.isEmpty else {
+          (awaited, stashed) = ([:], [:])
+          throw DatabaseError.hubClosedStream(endpoint: transport.streamPath ?? endpoint)
+        }
+        line = try currentLine()
+        try line.send(body)
+      }
       awaited[id, default: 0] += 1
     }
+  }
+
+  /// Forgets the line (a new one is made for the next request) and checks, then, whether
+  /// the hub is up.
+  private func dropLine() {
+    line?.close()
+    line = nil
+    mayBeDown = true
   }
 
   /// Waits for the reply to the oldest request of `id` posted and not yet answered.
@@ -127,13 +147,19 @@ final class HubConnection: @unchecked Sendable {
     let deadline = ContinuousClock.now + timeout
     while true {
       let left = deadline - ContinuousClock.now
-      // A stream the hub closed (it stopped) answers nothing more: as a timeout, at once.
-      guard let line, left > .zero, let frame = try? line.receive(timeout: left) else {
+      let frame: Data?
+      do {
+        frame = left > .zero ? try line?.receive(timeout: left) : nil
+      } catch is StreamClosed {
+        // The hub closed the stream (it stopped): no reply will come on it.
+        dropLine()
+        (awaited, stashed) = ([:], [:])
+        throw DatabaseError.hubClosedStream(endpoint: transport.streamPath ?? endpoint)
+      }
+      guard let frame else {
         // Whatever the hub answers later belongs to a request the caller gave up on: a new
         // line leaves it behind (and every reply awaited on this one).
-        self.line?.close()
-        self.line = nil
-        mayBeDown = true
+        dropLine()
         (awaited, stashed) = ([:], [:])
         throw DatabaseError.hubUnavailable(endpoint: endpoint, timeout: timeout)
       }

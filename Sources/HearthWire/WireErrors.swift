@@ -143,6 +143,14 @@ extension DatabaseError {
         + "(systemctl --user status hearthd)")
   }
 
+  /// The hub closed the request stream with replies still owed (it stopped): what was
+  /// sent may or may not have been served.
+  public static func hubClosedStream(endpoint: String) -> DatabaseError {
+    unavailable(
+      "the hub at \(endpoint) closed the connection before it answered (it stopped); what was "
+        + "sent may or may not have been served: a write resent with the same id is served once")
+  }
+
   /// Nothing listens at `endpoint`, the hub's unix socket: it is not running.
   public static func hubNotRunning(endpoint: String) -> DatabaseError {
     unavailable(

@@ -111,7 +111,10 @@ import Testing
     try client.send([Data("hello".utf8)])
     let identity = try #require(try router.receive(timeout: .seconds(5))?.first)
     let syncer = try WALSyncer(databasePath: database)
-    let outbox = HubOutbox(router: router, syncer: syncer)
+    let streams = try RequestStreams(
+      path: directory + "/hub.stream", keys: .generate(), limit: 1 << 20)
+    defer { streams.close() }
+    let outbox = HubOutbox(router: router, streams: streams, syncer: syncer)
     func received() throws -> String? {
       try client.receive(timeout: .milliseconds(200)).map {
         String(decoding: $0.last!, as: UTF8.self)

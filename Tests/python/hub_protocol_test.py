@@ -8,12 +8,18 @@ come back losslessly, resends a transaction (exactly once), follows the bus, cat
 with `changes`, and checks typed errors. Exits 0 when everything holds.
 """
 import base64
+import hashlib
 import json
+import os
+import socket
+import struct
 import sys
 import time
 import uuid
 
 import zmq
+import zmq.utils.z85
+from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey, X25519PublicKey
 
 from hearth_keys import hub_key, key_pair
 
@@ -220,4 +226,101 @@ check(edit["type"] == "committed", edit)
 table = request({"type": "changes", "id": "c3", "since": edit["seq"] - 1})["commits"][0]["tables"]["py_notes"]
 check(table["updated"] == [1, 2] and table["updatedColumns"] == ["r", "t"], table)
 check(table["rowColumns"] == {"1": ["t"], "2": ["r", "t"]}, table)
+
+# The request stream (Protocols/README.md, "The request stream"): the same requests over a
+# bare unix socket, with Python's standard library and `cryptography` for the handshake.
+
+
+def send_frame(sock, body):
+    sock.sendall(struct.pack(">I", len(body)) + body)
+
+
+def read_exactly(sock, count):
+    data = b""
+    while len(data) < count:
+        chunk = sock.recv(count - len(data))
+        if not chunk:
+            raise EOFError("the hub closed the connection")
+        data += chunk
+    return data
+
+
+def read_frame(sock):
+    return read_exactly(sock, struct.unpack(">I", read_exactly(sock, 4))[0])
+
+
+def blake(data, key=b""):
+    return hashlib.blake2b(data, digest_size=32, key=key).digest()
+
+
+hub_public = zmq.utils.z85.decode(hub_key(runtime))
+
+
+def open_stream(public, secret, prove=True):
+    """A handshaken stream as the key pair (Z85); with prove=False the client's proof is wrong."""
+    public, secret = zmq.utils.z85.decode(public), zmq.utils.z85.decode(secret)
+    shared = X25519PrivateKey.from_private_bytes(secret).exchange(
+        X25519PublicKey.from_public_bytes(hub_public))
+    k = blake(shared + public + hub_public)
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    sock.settimeout(5)
+    sock.connect(f"{runtime}/hub.stream")
+    client_nonce = os.urandom(32)
+    send_frame(sock, b"hearth/1" + public + client_nonce)
+    answer = read_frame(sock)
+    check(len(answer) == 64, "the hub's answer is its nonce and its proof")
+    hub_nonce, proof = answer[:32], answer[32:]
+    check(proof == blake(b"hearth hub" + client_nonce + hub_nonce, key=k), "the hub proves its key")
+    client_proof = blake(b"hearth client" + hub_nonce + client_nonce, key=k)
+    send_frame(sock, client_proof if prove else bytes(32))
+    return sock
+
+
+def stream_request(sock, message):
+    send_frame(sock, json.dumps(dict(message, v=1)).encode())
+    reply = json.loads(read_frame(sock))
+    check(reply["v"] == 1 and reply.get("id") == message.get("id"), (reply, message))
+    return reply
+
+
+stream = open_stream(*key_pair(key_file))
+check(stream_request(stream, {"type": "hello", "id": "s1"})["type"] == "welcome", "hello on the stream")
+# Two requests sent without waiting: both answered, matched by id.
+written = {"type": "transaction", "id": "s2", "plugin": "py", "part": 0, "end": "commit",
+           "statements": [{"sql": "INSERT INTO py_notes (t) VALUES ('by stream')"}]}
+send_frame(stream, json.dumps(dict(written, v=1)).encode())
+send_frame(stream, json.dumps({"v": 1, "type": "changes", "id": "s3", "since": 0, "limit": 1}).encode())
+replies = {r["id"]: r for r in (json.loads(read_frame(stream)) for _ in range(2))}
+check(replies["s2"]["type"] == "committed" and replies["s3"]["type"] == "changes", replies)
+# The same id on the other transport: exactly once across both.
+check(request(written).get("duplicate") is True, "a stream's write, resent on hub.sock, is a duplicate")
+rows = stream_request(stream, {"type": "transaction", "id": "s4", "plugin": "py", "part": 0, "end": "commit",
+                               "statements": [{"sql": "SELECT count(*) FROM py_notes WHERE t = 'by stream'",
+                                               "rows": True}]})
+check(rows["results"][0]["rows"] == [[{"int": "1"}]], rows)
+# A frame past maxMessageSize: tooLarge, and the connection goes on.
+over = stream_request(stream, {"type": "hello", "plugin": "x" * (limits["maxMessageSize"] + 1)})
+check(over["code"] == "tooLarge", over)
+check(stream_request(stream, {"type": "hello", "id": "s5"})["type"] == "welcome", "the stream goes on")
+# A length past transportMaxMessageSize: tooLarge, then the hub closes the connection.
+stream.sendall(struct.pack(">I", limits["transportMaxMessageSize"] + 1))
+closing = json.loads(read_frame(stream))
+check(closing["code"] == "tooLarge" and "id" not in closing, closing)
+check(stream.recv(1) == b"", "the hub closed the stream after a frame past the transport's limit")
+# A key of no plugin reads and may not act as a plugin.
+reader = open_stream(*zmq.curve_keypair())
+check(stream_request(reader, {"type": "hello", "id": "s6"})["type"] == "welcome", "a reader's hello")
+refused = stream_request(reader, dict(written, id="s7"))
+check(refused["code"] == "unauthorized", refused)
+# A wrong proof: unauthorized, no id, and the connection closed.
+liar = open_stream(*key_pair(key_file), prove=False)
+wrong = json.loads(read_frame(liar))
+check(wrong["code"] == "unauthorized" and "id" not in wrong, wrong)
+check(liar.recv(1) == b"", "the hub closed the stream after a wrong proof")
+# Not a greeting: closed without a word.
+stranger = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+stranger.settimeout(5)
+stranger.connect(f"{runtime}/hub.stream")
+send_frame(stranger, b"GET / HTTP/1.1")
+check(stranger.recv(1) == b"", "the hub closed a stream that did not greet it")
 print("ok")
