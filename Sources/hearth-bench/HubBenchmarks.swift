@@ -50,8 +50,9 @@ struct LoadgenTimings {
 }
 
 /// Runs `hearth-loadgen --timings` processes, starts their writes at once when all are
-/// ready, and returns their `timings` lines and the wall time from the start.
-func runLoadgens(_ argumentSets: [[String]]) throws -> (
+/// ready, and returns their `timings` lines and the wall time from the start. `environment`
+/// is added to this process's.
+func runLoadgens(_ argumentSets: [[String]], environment: [String: String] = [:]) throws -> (
   timings: [LoadgenTimings], seconds: Double
 ) {
   let executable = URL(fileURLWithPath: try Executables.path("hearth-loadgen"))
@@ -59,6 +60,7 @@ func runLoadgens(_ argumentSets: [[String]]) throws -> (
     let process = Process()
     process.executableURL = executable
     process.arguments = arguments
+    process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
     let output = Pipe()
     let input = Pipe()
     process.standardOutput = output
@@ -100,7 +102,9 @@ func runLoadgens(_ argumentSets: [[String]]) throws -> (
 /// Write throughput and latency: N writer processes through the hub, against N processes
 /// writing the file directly with busy_timeout, and against one process doing all the
 /// transactions on a DatabasePool; and the hub's own ceiling, the same N processes sending
-/// frames encoded before the start. The hub, its ceiling and the direct writers run in turn
+/// frames encoded before the start; and the hub's writers on its ZeroMQ request socket
+/// instead of its request stream. The hub, its ceiling, its ZeroMQ socket and the direct
+/// writers run in turn
 /// `--rounds` times (3), the order reversed every other round, so that a disk whose speed
 /// drifts during the run (this VM's does, by half between runs minutes apart) favours
 /// neither side; each round's figures go to standard error, the sums to the figures.
@@ -126,11 +130,14 @@ let hubWritesBenchmark = Benchmark(
       }
       printError(
         String(
-          format: "hub-writes-%d round %d: hub %.0f, pre-encoded %.0f, direct %.0f tx/s (%.2f)",
-          writers, round + 1, roundRate(.hub), roundRate(.raw), roundRate(.direct),
-          roundRate(.hub) / roundRate(.direct)))
+          format:
+            "hub-writes-%d round %d: hub %.0f, pre-encoded %.0f, over ZeroMQ %.0f, direct %.0f "
+            + "tx/s (%.2f)",
+          writers, round + 1, roundRate(.hub), roundRate(.raw), roundRate(.zeroMQ),
+          roundRate(.direct), roundRate(.hub) / roundRate(.direct)))
     }
     let (throughHub, raw, direct) = (runs[.hub] ?? [], runs[.raw] ?? [], runs[.direct] ?? [])
+    let zeroMQ = runs[.zeroMQ] ?? []
 
     let poolDirectory = try BenchmarkDirectory()
     let pool = try DatabasePool(path: poolDirectory.path("one.sqlite"))
@@ -171,6 +178,13 @@ let hubWritesBenchmark = Benchmark(
       Figure(
         bench: "hub-writes-\(writers)-raw-p99", ours: timings(raw).map(\.p99).max() ?? .nan,
         baseline: directP99, unit: "us"),
+      // The same writers on the ZeroMQ request socket (`HEARTH_HUB_STREAM=off`).
+      Figure(
+        bench: "hub-writes-\(writers)-zeromq-tps", ours: rate(zeroMQ), baseline: rate(direct),
+        unit: "tx/s"),
+      Figure(
+        bench: "hub-writes-\(writers)-zeromq-p99", ours: timings(zeroMQ).map(\.p99).max() ?? .nan,
+        baseline: directP99, unit: "us"),
       Figure(
         bench: "hub-writes-\(writers)-vs-1-process", ours: rate(throughHub), baseline: oneRate,
         unit: "tx/s"),
@@ -179,10 +193,10 @@ let hubWritesBenchmark = Benchmark(
   return figures
 }
 
-/// The three ways `hub-writes` writes: through the hub, through it with frames encoded before
-/// the start, and straight into the file.
+/// The ways `hub-writes` writes: through the hub, through it with frames encoded before the
+/// start, through it on its ZeroMQ socket, and straight into the file.
 enum WriterPath: CaseIterable {
-  case hub, raw, direct
+  case hub, raw, zeroMQ, direct
 }
 
 typealias WriterRun = (timings: [LoadgenTimings], seconds: Double)
@@ -206,7 +220,7 @@ func runWriters(_ path: WriterPath, writers: Int, perWriter: Int) throws -> Writ
     (0..<writers).map { index in
       common(index) + (path == .raw ? ["--raw"] : [])
         + ["--database", hub.paths.databasePath, "--runtime-dir", hub.paths.runtimeDirectory]
-    })
+    }, environment: path == .zeroMQ ? ["HEARTH_HUB_STREAM": "off"] : [:])
 }
 
 /// Counts a table's rows and records when each count was fetched: when a remote

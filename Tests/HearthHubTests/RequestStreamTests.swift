@@ -145,9 +145,14 @@ import Testing
     try database.write { db in try db.execute(sql: "INSERT INTO s_rows (v) VALUES ('one')") }
     let stream = try Self.open(first.paths, as: .generate())
     let waited = ContinuousClock.now
-    DispatchQueue.global().asyncAfter(deadline: .now() + 0.2) { first.stop() }
+    let stopped = DispatchSemaphore(value: 0)
+    DispatchQueue.global().asyncAfter(deadline: .now() + 0.2) {
+      first.stop()
+      stopped.signal()
+    }
     #expect(throws: StreamClosed.self) { try stream.receive(timeout: .seconds(30)) }
     #expect(ContinuousClock.now - waited < .seconds(15))
+    stopped.wait()
     let second = try RunningHub(directory: first.directory)
     defer { second.stop() }
     try database.write { db in try db.execute(sql: "INSERT INTO s_rows (v) VALUES ('two')") }
