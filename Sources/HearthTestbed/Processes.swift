@@ -316,22 +316,32 @@ public func runToEnd(path: String, _ arguments: [String], environment: [String: 
 /// The first time each key was seen (on the monotonic clock, the same in every thread and
 /// process): when a commit, an event or a live query's new value arrived.
 public final class Recorder: @unchecked Sendable {
-  // Safe: `times` is only touched under `lock`.
-  private let lock = NSLock()
+  // Safe: `times` is only touched under `condition`'s lock.
+  private let condition = NSCondition()
   private var times: [Int64: UInt64] = [:]
 
   public init() {}
 
   public func record(_ key: Int64) {
     let now = DispatchTime.now().uptimeNanoseconds
-    lock.lock()
+    condition.lock()
     if times[key] == nil { times[key] = now }
-    lock.unlock()
+    condition.broadcast()
+    condition.unlock()
   }
 
   public func time(of key: Int64) -> UInt64? {
-    lock.lock()
-    defer { lock.unlock() }
+    condition.lock()
+    defer { condition.unlock() }
+    return times[key]
+  }
+
+  /// When `key` was seen, waiting (asleep, not polling) until `deadline` for it; nil when it
+  /// was not seen by then.
+  public func waitForTime(of key: Int64, until deadline: Date) -> UInt64? {
+    condition.lock()
+    defer { condition.unlock() }
+    while times[key] == nil, condition.wait(until: deadline) {}
     return times[key]
   }
 }
