@@ -29,16 +29,18 @@ final class RequestStreams {
     var output: [(header: [UInt8], body: Data)] = []
     var sentOfFirst = 0
     var waitingBytes = 0
-    /// When it was accepted (monotonic nanoseconds): a handshake has `handshakeTimeout`.
-    let acceptedAt: UInt64
+    /// When it is closed unless it has got further (monotonic nanoseconds): the end of its
+    /// handshake, or of the wait for its refusal to be read; nil once it is open.
+    var deadline: UInt64?
     /// Closed once its output is out (it was refused).
     var closing = false
   }
 
   /// The most connections at once; more are closed as they come.
   static let maximumConnections = 1024
-  /// How long a client has to finish the handshake.
-  static let handshakeTimeout: UInt64 = 5_000_000_000
+  /// How long a client has to finish the handshake, and to read the refusal that closes
+  /// its connection.
+  static let deadline: UInt64 = 5_000_000_000
   /// How many requests may wait for the session before the hub stops reading.
   static let maximumWaiting = 256
 
@@ -71,18 +73,9 @@ final class RequestStreams {
     guard listener >= 0 else {
       throw HubError("cannot make the request stream's socket: \(Self.error())")
     }
-    var address = sockaddr_un()
-    address.sun_family = sa_family_t(AF_UNIX)
-    let bytes = Array(path.utf8)
-    guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else {
+    guard let bound = withUnixAddress(path, { bind(listener, $0, $1) }) else {
       Glibc.close(listener)
       throw HubError("the request stream's path is too long for a unix socket: \(path)")
-    }
-    withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: bytes + [0]) }
-    let bound = withUnsafePointer(to: &address) {
-      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-        bind(listener, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
-      }
     }
     guard bound == 0, listen(listener, 128) == 0 else {
       let reason = Self.error()
@@ -115,14 +108,15 @@ final class RequestStreams {
   /// writable while output waits).
   func descriptors() -> [(fd: Int32, events: BusSocket.Events)] {
     let reading = waiting.count - waitingStart < Self.maximumWaiting
-    polled = Array(connections.keys)
-    return [(listener, .readable)]
-      + polled.map { id in
-        let connection = connections[id]!
-        var events: BusSocket.Events = reading && !connection.closing ? .readable : []
-        if !connection.output.isEmpty { events.insert(.writable) }
-        return (connection.fd, events)
-      }
+    var descriptors: [(fd: Int32, events: BusSocket.Events)] = [(listener, .readable)]
+    polled.removeAll(keepingCapacity: true)
+    for (id, connection) in connections {
+      var events: BusSocket.Events = reading && !connection.closing ? .readable : []
+      if !connection.output.isEmpty { events.insert(.writable) }
+      polled.append(id)
+      descriptors.append((connection.fd, events))
+    }
+    return descriptors
   }
 
   /// Serves what `descriptors()`' poll found: new connections, what came, what may go.
@@ -133,7 +127,7 @@ final class RequestStreams {
       if events.contains(.writable) { flush(id) }
       if events.contains(.readable) { read(id) }
     }
-    expireHandshakes()
+    expire()
   }
 
   /// Up to `count` requests, in the order they came.
@@ -184,7 +178,8 @@ final class RequestStreams {
         Glibc.close(fd)
         continue
       }
-      connections[nextID] = Connection(fd: fd, acceptedAt: DispatchTime.now().uptimeNanoseconds)
+      connections[nextID] = Connection(
+        fd: fd, deadline: DispatchTime.now().uptimeNanoseconds + Self.deadline)
       nextID += 1
     }
   }
@@ -216,9 +211,9 @@ final class RequestStreams {
   }
 
   private func handleFrames(_ id: UInt64) {
-    while let connection = connections[id], !connection.closing {
+    while let state = connections[id]?.state, connections[id]?.closing == false {
       let open: String?
-      if case .open(let userID) = connection.state { open = userID } else { open = nil }
+      if case .open(let userID) = state { open = userID } else { open = nil }
       let frame: Data?
       do {
         frame = try connections[id]?.input.next(
@@ -233,7 +228,7 @@ final class RequestStreams {
               + "\(error.limit); the connection is closed"))
       }
       guard let frame else { return }
-      switch connection.state {
+      switch state {
       case .greeting:
         greet(id, frame)
       case .proving(let key, let hubNonce, let clientNonce, let publicKey):
@@ -250,6 +245,7 @@ final class RequestStreams {
               message: "the client did not prove it holds the secret key of its public key"))
         }
         connections[id]?.state = .open(userID: userID)
+        connections[id]?.deadline = nil
       case .open(let userID):
         waiting.append(ReceivedMessage(frames: [Self.client(id), frame], userID: userID))
       }
@@ -280,13 +276,14 @@ final class RequestStreams {
   private func refuse(_ id: UInt64, _ error: ErrorReply) {
     if let body = try? WireCoding.encode(error) { enqueue(id, body) }
     connections[id]?.closing = true
+    connections[id]?.deadline = DispatchTime.now().uptimeNanoseconds + Self.deadline
     if connections[id]?.output.isEmpty ?? false { drop(id) }
   }
 
-  private func expireHandshakes() {
+  /// Closes the connections past their deadline.
+  private func expire() {
     let now = DispatchTime.now().uptimeNanoseconds
-    for (id, connection) in connections where now - connection.acceptedAt > Self.handshakeTimeout {
-      if case .open = connection.state { continue }
+    for (id, connection) in connections where connection.deadline.map({ now > $0 }) ?? false {
       drop(id)
     }
   }

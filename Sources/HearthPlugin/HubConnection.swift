@@ -4,11 +4,9 @@ import HearthSQLite
 import HearthWire
 import HearthZMQ
 
-/// A feature process's line to the hub: the request stream when the hub offers one (a unix
-/// socket the caller's thread writes and reads itself), else a DEALER socket; used on one
-/// serial queue. Replies are matched by request id (a long transaction may have a part in flight while its next
-/// part is built: `post`, then `reply(to:)`); stale ones (from a request that timed out) are
-/// dropped.
+/// A feature process's line to the hub (`RequestLine`), used on one serial queue. Replies are
+/// matched by request id (a long transaction may have a part in flight while its next part is
+/// built: `post`, then `reply(to:)`); stale ones (from a request that timed out) are dropped.
 final class HubConnection: @unchecked Sendable {
   // Safe to share: `line`, `awaited` and `stashed` are used only inside `queue.sync`, so
   // one thread at a time.
@@ -36,33 +34,6 @@ final class HubConnection: @unchecked Sendable {
     self.context = context
     self.transport = transport
     self.timeout = timeout
-  }
-
-  /// The request stream when the transport names one and a hub listens there, else a
-  /// DEALER on the request endpoint.
-  private func makeLine() throws -> RequestLine {
-    if let path = transport.streamPath {
-      let hubKey = try transport.hubKey()
-      do {
-        return .stream(
-          try RequestStream.open(path: path, keys: transport.keys, hubKey: hubKey, timeout: timeout)
-        )
-      } catch RequestStream.Failure.notListening {
-        // A hub without the stream: its ZeroMQ socket.
-      } catch RequestStream.Failure.notTheHub {
-        throw DatabaseError(
-          resultCode: .SQLITE_AUTH,
-          message: "the process at \(path) did not prove it holds the hub's key (\(hubKey))")
-      } catch RequestStream.Failure.noAnswer {
-        throw DatabaseError.hubUnavailable(endpoint: path, timeout: timeout)
-      }
-    }
-    let socket = try BusSocket(context, .dealer)
-    try socket.setReconnectInterval(.milliseconds(50))
-    try socket.setHeartbeat(interval: .seconds(1), timeout: .seconds(3))
-    try transport.prepareRequestSocket(socket)
-    try socket.connect(transport.requestEndpoint)
-    return .socket(socket)
   }
 
   /// Sends `message` and waits for the reply with its id: the decoded `Reply`, or the hub's
@@ -187,7 +158,7 @@ extension HubConnection {
         throw DatabaseError.hubNotRunning(endpoint: endpoint)
       }
     }
-    let line = try self.line ?? makeLine()
+    let line = try self.line ?? RequestLine.open(transport, context: context, timeout: timeout)
     self.line = line
     if mayBeDown {
       mayBeDown = false
@@ -212,12 +183,43 @@ extension HubConnection {
   }
 }
 
-/// What a `HubConnection` sends on: the request stream, or a DEALER socket.
-enum RequestLine {
+/// A line to the hub's requests: the request stream when the hub offers one (a unix socket
+/// the caller's thread writes and reads itself), else a DEALER socket. Used by one thread at
+/// a time.
+public enum RequestLine {
   case stream(RequestStream)
   case socket(BusSocket)
 
-  func send(_ body: Data) throws {
+  /// The request stream when `transport` names one and a hub listens there, else a DEALER on
+  /// the request endpoint; `timeout` bounds the stream's handshake.
+  public static func open(_ transport: HubTransport, context: BusContext, timeout: Duration)
+    throws -> RequestLine
+  {
+    if let path = transport.streamPath {
+      let hubKey = try transport.hubKey()
+      do {
+        return .stream(
+          try RequestStream.open(path: path, keys: transport.keys, hubKey: hubKey, timeout: timeout)
+        )
+      } catch RequestStream.Failure.notListening {
+        // A hub without the stream: its ZeroMQ socket.
+      } catch RequestStream.Failure.notTheHub {
+        throw DatabaseError(
+          resultCode: .SQLITE_AUTH,
+          message: "the process at \(path) did not prove it holds the hub's key (\(hubKey))")
+      } catch RequestStream.Failure.noAnswer {
+        throw DatabaseError.hubUnavailable(endpoint: path, timeout: timeout)
+      }
+    }
+    let socket = try BusSocket(context, .dealer)
+    try socket.setReconnectInterval(.milliseconds(50))
+    try socket.setHeartbeat(interval: .seconds(1), timeout: .seconds(3))
+    try transport.prepareRequestSocket(socket)
+    try socket.connect(transport.requestEndpoint)
+    return .socket(socket)
+  }
+
+  public func send(_ body: Data) throws {
     switch self {
     case .stream(let stream): try stream.send(body)
     case .socket(let socket): try socket.send([body])
@@ -225,14 +227,14 @@ enum RequestLine {
   }
 
   /// The next message, or nil when none came within `timeout`.
-  func receive(timeout: Duration) throws -> Data? {
+  public func receive(timeout: Duration) throws -> Data? {
     switch self {
     case .stream(let stream): try stream.receive(timeout: timeout)
     case .socket(let socket): try socket.receive(timeout: timeout)?.last
     }
   }
 
-  func close() {
+  public func close() {
     switch self {
     case .stream(let stream): stream.close()
     case .socket(let socket): socket.close()

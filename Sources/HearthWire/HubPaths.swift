@@ -88,17 +88,24 @@ public struct HubPaths: Hashable, Sendable {
     let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
     guard fd >= 0 else { return false }
     defer { close(fd) }
-    var address = sockaddr_un()
-    address.sun_family = sa_family_t(AF_UNIX)
-    let bytes = Array(path.utf8)
-    guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else { return false }
-    withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: bytes + [0]) }
-    let connected = withUnsafePointer(to: &address) {
-      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-        connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
-      }
+    return withUnixAddress(path) { connect(fd, $0, $1) } == 0
+  }
+}
+
+/// Calls `body` with `path` as a unix socket's address (for `connect` or `bind`); nil when the
+/// path is too long for one.
+public func withUnixAddress<Result>(
+  _ path: String, _ body: (UnsafePointer<sockaddr>, socklen_t) -> Result
+) -> Result? {
+  var address = sockaddr_un()
+  address.sun_family = sa_family_t(AF_UNIX)
+  let bytes = Array(path.utf8)
+  guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else { return nil }
+  withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: bytes + [0]) }
+  return withUnsafePointer(to: &address) {
+    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+      body($0, socklen_t(MemoryLayout<sockaddr_un>.size))
     }
-    return connected == 0
   }
 }
 

@@ -39,7 +39,7 @@ public enum StreamHandshake {
   }
 
   /// A proof: BLAKE2b-256 keyed with `key` over `label`, then `first` and `second`.
-  public static func proof(key: Data, label: String, _ first: Data, _ second: Data) -> Data {
+  private static func proof(key: Data, label: String, _ first: Data, _ second: Data) -> Data {
     digest(Data(label.utf8) + first + second, key: key)
   }
 
@@ -175,8 +175,6 @@ public final class RequestStream {
   private var input = FrameBuffer()
   /// Where `recv` reads to, kept between reads.
   private var chunk = [UInt8](repeating: 0, count: 1 << 16)
-  /// The path connected to, for messages.
-  public let path: String
 
   /// Why a stream could not be opened.
   public enum Failure: Error, Equatable {
@@ -190,10 +188,7 @@ public final class RequestStream {
     case unusable(String)
   }
 
-  private init(fd: Int32, path: String) {
-    self.fd = fd
-    self.path = path
-  }
+  private init(fd: Int32) { self.fd = fd }
 
   deinit { close() }
 
@@ -207,18 +202,9 @@ public final class RequestStream {
     else { throw Failure.unusable("a key is not a Z85 CURVE key") }
     let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue | SOCK_CLOEXEC.rawValue), 0)
     guard fd >= 0 else { throw Failure.unusable(String(cString: strerror(errno))) }
-    let stream = RequestStream(fd: fd, path: path)
-    var address = sockaddr_un()
-    address.sun_family = sa_family_t(AF_UNIX)
-    let bytes = Array(path.utf8)
-    guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else {
+    let stream = RequestStream(fd: fd)
+    guard let connected = withUnixAddress(path, { connect(fd, $0, $1) }) else {
       throw Failure.unusable("the path is too long for a unix socket: \(path)")
-    }
-    withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: bytes + [0]) }
-    let connected = withUnsafePointer(to: &address) {
-      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-        connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
-      }
     }
     guard connected == 0 else { throw Failure.notListening }
     let clientNonce = StreamHandshake.nonce()
@@ -262,10 +248,8 @@ public final class RequestStream {
       let left = deadline - ContinuousClock.now
       guard left > .zero else { return nil }
       var item = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-      let milliseconds = Int32(
-        clamping: (left.components.seconds * 1000)
-          + Int64((left.components.attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000))
-      let ready = poll(&item, 1, max(milliseconds, 1))
+      // Rounded up: under a millisecond left is not yet the deadline.
+      let ready = poll(&item, 1, Int32(clamping: Int64((left / .milliseconds(1)).rounded(.up))))
       if ready < 0 {
         if errno == EINTR { continue }
         throw StreamClosed(reason: String(cString: strerror(errno)))

@@ -171,24 +171,23 @@ let hubWritesBenchmark = Benchmark(
       Figure(
         bench: "hub-writes-\(writers)-max", ours: timings(throughHub).map(\.max).max() ?? .nan,
         baseline: timings(direct).map(\.max).max() ?? .nan, unit: "us"),
-      // Pre-encoded frames (`hearth-loadgen --raw`): the hub without its clients' work.
-      Figure(
-        bench: "hub-writes-\(writers)-raw-tps", ours: rate(raw), baseline: rate(direct),
-        unit: "tx/s"),
-      Figure(
-        bench: "hub-writes-\(writers)-raw-p99", ours: timings(raw).map(\.p99).max() ?? .nan,
-        baseline: directP99, unit: "us"),
-      // The same writers on the ZeroMQ request socket (`HEARTH_HUB_STREAM=off`).
-      Figure(
-        bench: "hub-writes-\(writers)-zeromq-tps", ours: rate(zeroMQ), baseline: rate(direct),
-        unit: "tx/s"),
-      Figure(
-        bench: "hub-writes-\(writers)-zeromq-p99", ours: timings(zeroMQ).map(\.p99).max() ?? .nan,
-        baseline: directP99, unit: "us"),
       Figure(
         bench: "hub-writes-\(writers)-vs-1-process", ours: rate(throughHub), baseline: oneRate,
         unit: "tx/s"),
     ]
+    // The other sides, each against the direct writers: pre-encoded frames
+    // (`hearth-loadgen --raw`), the hub without its clients' work; and the same writers on
+    // the ZeroMQ request socket (`HEARTH_HUB_STREAM=off`).
+    for (side, runs) in [("raw", raw), ("zeromq", zeroMQ)] {
+      figures += [
+        Figure(
+          bench: "hub-writes-\(writers)-\(side)-tps", ours: rate(runs), baseline: rate(direct),
+          unit: "tx/s"),
+        Figure(
+          bench: "hub-writes-\(writers)-\(side)-p99", ours: timings(runs).map(\.p99).max() ?? .nan,
+          baseline: directP99, unit: "us"),
+      ]
+    }
   }
   return figures
 }

@@ -5,10 +5,9 @@ import HearthWire
 import HearthZMQ
 
 /// `--raw`: the hub's own ceiling. Every transaction (one INSERT, as the writes through
-/// `database.write` are) is encoded before the start, then sent as it is on the transport a
-/// plugin would use (the request stream when the hub has one, else a DEALER socket), and the
-/// next one goes when its reply has come: the client's work per
-/// write is one send and one receive, so what is measured is the hub (and the sockets).
+/// `database.write` are) is encoded before the start, then sent as it is on the line a plugin
+/// would use (`RequestLine`), and the next one goes when its reply has come: the client's
+/// work per write is one send and one receive, so what is measured is the hub (and the sockets).
 /// (Asking no results back, as `database.write` does.) Returns each write's latency in
 /// microseconds.
 func rawWrites(
@@ -25,27 +24,14 @@ func rawWrites(
         ], end: "commit", results: "none"))
   }
   let committed = Array(#""type":"committed""#.utf8)
-  let send: (Data) throws -> Void
-  let receive: () throws -> Data?
-  if let path = transport.streamPath, HubPaths.socketAnswers(at: path) {
-    let stream = try RequestStream.open(
-      path: path, keys: transport.keys, hubKey: transport.hubKey(), timeout: .seconds(10))
-    send = { try stream.send($0) }
-    receive = { try stream.receive(timeout: .seconds(10)) }
-  } else {
-    let socket = try BusSocket(BusContext(), .dealer)
-    try transport.prepareRequestSocket(socket)
-    try socket.connect(transport.requestEndpoint)
-    send = { try socket.send([$0]) }
-    receive = { try socket.receive(timeout: .seconds(10))?.last }
-  }
+  let line = try RequestLine.open(transport, context: BusContext(), timeout: .seconds(10))
   start()
   var latencies: [Double] = []
   latencies.reserveCapacity(count)
   for (index, frame) in frames.enumerated() {
     let before = DispatchTime.now().uptimeNanoseconds
-    try send(frame)
-    guard let reply = try receive() else {
+    try line.send(frame)
+    guard let reply = try line.receive(timeout: .seconds(10)) else {
       throw RawWriteError(description: "write \(index): no reply within 10 s")
     }
     guard reply.firstRange(of: committed) != nil else {

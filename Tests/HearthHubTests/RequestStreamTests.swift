@@ -1,12 +1,13 @@
 import Foundation
 import HearthData
 import HearthDataTestSupport
-import HearthHub
 import HearthPlugin
 import HearthSQLite
 import HearthWire
 import HearthZMQ
 import Testing
+
+@testable import HearthHub
 
 /// The request stream (`RequestStream`, Protocols/README.md "The request stream") against a
 /// real hub: its handshake, requests and replies, and what the hub does with a client that
@@ -126,14 +127,47 @@ import Testing
     let started = ContinuousClock.now
     try database.write { db in try db.execute(sql: "INSERT INTO s_rows (v) VALUES ('after')") }
     #expect(ContinuousClock.now - started < .seconds(3))
-    // Its replies waited for it: every one comes when it reads at last.
-    var answered = 0
+    // Its replies waited for it: every one comes when it reads at last. They were more than
+    // its socket holds (a unix socket buffers about 208 KiB, `net.core.wmem_default`), so
+    // the hub did hold some.
+    var (answered, bytes) = (0, 0)
     while let frame = try deaf.receive(timeout: .seconds(5)) {
       #expect(try Self.object(frame)["type"] as? String == "changes")
-      answered += 1
+      (answered, bytes) = (answered + 1, bytes + frame.count)
       if answered == 300 { break }
     }
     #expect(answered == 300)
+    #expect(bytes > 1 << 20)
+  }
+
+  /// A client refused (here for a frame past the limit) while replies wait for it, and that
+  /// reads nothing, is closed at its deadline with what waited: the hub does not keep it.
+  @Test func aRefusedClientThatDoesNotReadIsClosedAtItsDeadline() throws {
+    let running = try RunningHub { $0.maximumMessageSize = 16_384 }
+    defer { running.stopAndRemove() }
+    let database = try HubDatabase.registered(Self.registration, paths: running.paths)
+    for _ in 0..<10 {
+      try database.write { db in
+        for index in 0..<100 {
+          try db.execute(sql: "INSERT INTO s_rows (v) VALUES (?)", arguments: ["\(index)"])
+        }
+      }
+    }
+    let deaf = try Self.open(running.paths, as: .generate())
+    for index in 0..<300 {
+      try deaf.send(Data(#"{"v":1,"type":"changes","id":"d\#(index)","since":0}"#.utf8))
+    }
+    try deaf.send(Data(repeating: 0x20, count: 4 * 16_384 + 1))
+    Thread.sleep(forTimeInterval: Double(RequestStreams.deadline) / 1e9 + 1.5)
+    // What the socket held comes, then the end: neither every reply nor the refusal.
+    var answered = 0
+    #expect(throws: StreamClosed.self) {
+      while let frame = try deaf.receive(timeout: .seconds(5)) {
+        #expect(try Self.object(frame)["type"] as? String == "changes")
+        answered += 1
+      }
+    }
+    #expect(answered > 0 && answered < 300)
   }
 
   /// When the hub stops, a client waiting on the stream hears it at once, and its next
