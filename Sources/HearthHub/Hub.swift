@@ -68,6 +68,9 @@ public final class Hub: Sendable {
       // table up to a bound.
       db.recordsUpdatedColumns = true
       db.maximumTrackedRowsPerTable = configuration.maximumListedRowsPerTable
+      // The hub's own rows (a feed entry and an exactly-once record a transaction) are in no
+      // change event: not tracking them spares the update hook's work for each.
+      db.untrackedTablePrefix = HubTables.prefix
       // A COMMIT does not wait for the disk: the syncer's thread does, and nobody hears of
       // the commit before (pipelined group commit, see `WALSyncer`).
       try db.execute(sql: "PRAGMA synchronous = NORMAL")

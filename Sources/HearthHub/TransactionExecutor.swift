@@ -73,8 +73,10 @@ struct TransactionExecutor {
       try database.inWriterDatabase { db in
         var next = first
         for (index, request) in group.enumerated() {
+          // A lone transaction needs no savepoint: its failure rolls back the whole.
           let outcome = try apply(
-            request, savepoint: "hearth_group_\(index)", feed: feed, seq: next, at: now, db)
+            request, savepoint: group.count == 1 ? nil : "hearth_group_\(index)", feed: feed,
+            seq: next, at: now, db)
           if case .committed(let committed) = outcome, committed.event != nil { next += 1 }
           outcomes.append(outcome)
         }
@@ -95,12 +97,13 @@ struct TransactionExecutor {
   }
 
   /// Applies one transaction of one message in savepoint `savepoint` of the writer's
-  /// transaction (begun here if none is open): answered from the exactly-once record if its
-  /// id committed before; else its statements under the plugin's policy and, when they all
-  /// succeed, its feed entry `seq` and reply record. A failure undoes only this savepoint,
+  /// transaction (begun here if none is open), or in the whole transaction when `savepoint`
+  /// is nil: answered from the exactly-once record if its id committed before; else its
+  /// statements under the plugin's policy and, when they all succeed, its feed entry `seq`
+  /// and reply record. A failure undoes only this savepoint (or the whole transaction),
   /// unless SQLite abandoned the whole transaction (`GroupAbandoned` is thrown).
   mutating func apply(
-    _ request: TransactionRequest, savepoint: String, feed: ChangeFeed, seq: Int64,
+    _ request: TransactionRequest, savepoint: String?, feed: ChangeFeed, seq: Int64,
     at now: Int64, _ db: Database
   ) throws -> Outcome {
     // Begun before the look-up, which then reads in the writer's transaction rather than in
@@ -112,19 +115,24 @@ struct TransactionExecutor {
     guard let policy = try policy(of: request.plugin, db) else {
       return .failed(.notRegistered(request.plugin, id: request.id))
     }
-    try db.execute(sql: "SAVEPOINT \(savepoint)")
+    if let savepoint { try db.execute(sql: "SAVEPOINT \(savepoint)") }
     switch Self.execute(request, policy: policy, in: db) {
     case .success(let results):
+      let changes = savepoint.map { db.pendingChanges(inSavepoint: $0) } ?? db.pendingChanges
       let committed = try feed.record(
-        results, changes: db.pendingChanges(inSavepoint: savepoint), plugin: request.plugin,
-        request: request.id, seq: seq, at: now, db)
-      try db.execute(sql: "RELEASE \(savepoint)")
+        results, changes: changes, plugin: request.plugin, request: request.id, seq: seq,
+        at: now, db)
+      if let savepoint { try db.execute(sql: "RELEASE \(savepoint)") }
       return .committed(committed)
     case .failure(let error):
       // SQLite abandoned the whole transaction (a full disk…): nobody's work stays.
       guard db.isInsideTransaction else { throw GroupAbandoned(error: error) }
-      try db.execute(sql: "ROLLBACK TO \(savepoint)")
-      try db.execute(sql: "RELEASE \(savepoint)")
+      if let savepoint {
+        try db.execute(sql: "ROLLBACK TO \(savepoint)")
+        try db.execute(sql: "RELEASE \(savepoint)")
+      } else {
+        try db.rollback()
+      }
       return .failed(error)
     }
   }

@@ -28,6 +28,7 @@ extension Database {
       { context, connection, operation, _, table, oldKey, newKey in
         guard let table else { return }
         let database = Database.from(context)
+        guard !database.isUntracked(table) else { return }
         let name = String(cString: table)
         database.recordChange(operation: operation, table: name, oldKey: oldKey, newKey: newKey)
         if database.recordsUpdatedColumns, let connection {
@@ -154,6 +155,17 @@ extension Database {
       guard count > 0 else { return true }
       return memcmp(sqlite3_value_blob(left), sqlite3_value_blob(right), Int(count)) == 0
     }
+  }
+
+  /// Whether `table` (a C string) begins with `untrackedTablePrefix`. (A shorter name
+  /// differs at its terminating zero, which no prefix byte is: nothing past it is read.)
+  func isUntracked(_ table: UnsafePointer<CChar>) -> Bool {
+    guard !untrackedPrefixBytes.isEmpty else { return false }
+    for (index, byte) in untrackedPrefixBytes.enumerated()
+    where UInt8(bitPattern: table[index]) != byte {
+      return false
+    }
+    return true
   }
 
   private func recordChange(operation: Int32, table: String, oldKey: Int64, newKey: Int64) {

@@ -68,6 +68,16 @@ public final class Database {
     set { changeTracker.maximumRowsPerTable = newValue }
   }
 
+  /// Tables whose names begin with this prefix (ASCII, compared case-sensitively) are not
+  /// tracked: their changes are in no `DatabaseChanges` and wake no observer. Nil (the
+  /// default): every table is. The hub sets `hearth_` on its writer, whose own bookkeeping
+  /// rows (two a transaction) no change event reports.
+  public var untrackedTablePrefix: String? {
+    didSet { untrackedPrefixBytes = untrackedTablePrefix.map { Array($0.utf8) } ?? [] }
+  }
+  /// `untrackedTablePrefix` as bytes, for the update hook, which reads a C string.
+  private(set) var untrackedPrefixBytes: [UInt8] = []
+
   /// See `setWALCommitHook(_:)`.
   var walCommitHook: ((Int) -> Void)?
 

@@ -66,4 +66,53 @@ import Testing
       #expect(requests.count == 3 && requests.contains("g0") && requests.contains("g3"))
     }
   }
+  /// A transaction alone in its commit runs without a savepoint: when its second statement
+  /// fails, its first is undone too, it takes no sequence number and leaves no record, and
+  /// the same id sent again runs anew.
+  @Test func aLoneTransactionThatFailsLeavesNothing() throws {
+    let running = try RunningHub()
+    defer {
+      running.stop()
+      running.removeFiles()
+    }
+    _ = try HubDatabase.registered(
+      PluginRegistration(
+        name: "g", version: "1", tables: ["g_rows"],
+        migrations: [
+          .init(id: "1", sql: "CREATE TABLE g_rows (id INTEGER PRIMARY KEY, v TEXT UNIQUE)")
+        ]),
+      paths: running.paths)
+    let start = running.hub.lastSequence
+    let client = try RawClient(running.paths, as: "g")
+    func send(_ id: String, _ values: [String]) throws -> [String: Any] {
+      let statements = values.map {
+        #"{"sql":"INSERT INTO g_rows (v) VALUES (?)","args":[{"text":"\#($0)"}]}"#
+      }
+      try client.socket.send([
+        Data(
+          #"{"v":1,"type":"transaction","id":"\#(id)","plugin":"g","part":0,"end":"commit","statements":[\#(statements.joined(separator: ","))]}"#
+            .utf8)
+      ])
+      let frames = try #require(try client.socket.receive(timeout: .seconds(10)))
+      return try JSONSerialization.jsonObject(with: frames.last!) as! [String: Any]
+    }
+    let failed = try send("lone", ["a", "a"])
+    #expect(failed["code"] as? String == "sqlite" && failed["statement"] as? Int == 1)
+    let database = try DatabaseQueue(path: running.paths.databasePath)
+    let left = try database.read { db in
+      (
+        try Int.fetchOne(db, sql: "SELECT count(*) FROM g_rows"),
+        try Int.fetchOne(db, sql: "SELECT count(*) FROM hearth_requests WHERE id = 'lone'")
+      )
+    }
+    #expect(left.0 == 0 && left.1 == 0)
+    #expect(running.hub.lastSequence == start)
+    let committed = try send("lone", ["a", "b"])
+    #expect(committed["type"] as? String == "committed")
+    #expect(committed["seq"] as? Int == Int(start) + 1 && committed["duplicate"] == nil)
+    let values = try database.read { db in
+      try String.fetchAll(db, sql: "SELECT v FROM g_rows ORDER BY v")
+    }
+    #expect(values == ["a", "b"])
+  }
 }

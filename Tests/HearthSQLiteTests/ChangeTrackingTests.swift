@@ -287,6 +287,33 @@ final class ChangeLog: Sendable {
       }
     }
   }
+
+  /// What the hub does with its own tables: changes to a table under the prefix are in no
+  /// `DatabaseChanges`; a name shorter than the prefix, or that differs in case, is tracked.
+  @Test func tablesUnderTheUntrackedPrefixAreLeftOut() throws {
+    try dbQueue.write { db in
+      try db.execute(sql: "CREATE TABLE aud (x); CREATE TABLE AUDIT_LOG (x)")
+    }
+    try dbQueue.writeWithoutTransaction { $0.untrackedTablePrefix = "audit" }
+    try dbQueue.write { db in
+      try db.execute(sql: "INSERT INTO audit (id, note) VALUES (7, 'x')")
+      try db.execute(sql: "INSERT INTO aud (rowid, x) VALUES (8, 1)")
+      try db.execute(sql: "INSERT INTO AUDIT_LOG (rowid, x) VALUES (9, 1)")
+      try db.execute(sql: "INSERT INTO teams (id, name) VALUES (10, 'Reds')")
+      #expect(db.pendingChanges.tableNames == ["AUDIT_LOG", "aud", "teams"])
+    }
+    #expect(log.all.last?.tableNames == ["AUDIT_LOG", "aud", "teams"])
+    #expect(log.all.last?.tables["aud"] == TableChanges(insertedRowIDs: [8]))
+    // Only the untracked table changed: no observer hears of the commit.
+    let commits = log.all.count
+    try dbQueue.write { try $0.execute(sql: "UPDATE audit SET note = 'y' WHERE id = 7") }
+    #expect(log.all.count == commits)
+    // Cleared, the prefix tracks every table again.
+    try dbQueue.writeWithoutTransaction { $0.untrackedTablePrefix = nil }
+    try dbQueue.write { try $0.execute(sql: "DELETE FROM audit WHERE id = 7") }
+    #expect(log.all.last?.tables["audit"] == TableChanges(deletedRowIDs: [7]))
+    withExtendedLifetime(observation) {}
+  }
 }
 
 @Suite struct SchemaChangeTests {
