@@ -313,12 +313,16 @@ let hubLatencyBenchmark = Benchmark(
     else {
       throw BenchmarkError("hub-latency: write \(index) was not seen within 5 s")
     }
-    toAck.append(Double(acknowledged - start) / 1_000)
-    toEvent.append(Double(eventTime - start) / 1_000)
-    toFetch.append(Double(fetchTime - start) / 1_000)
-    commitToEvent.append(Double(eventTime - commitTime) / 1_000)
-    commitToFetch.append(Double(fetchTime - commitTime) / 1_000)
-    commitToAck.append(Double(acknowledged - commitTime) / 1_000)
+    // Signed: the observer reads the file, and a refetch that runs between the COMMIT and
+    // its sync sees the row before `commitTime` (when it became durable). That was an
+    // unsigned subtraction that overflowed and killed the benchmark now and then.
+    let micros = { (from: UInt64, to: UInt64) in (Double(to) - Double(from)) / 1_000 }
+    toAck.append(micros(start, acknowledged))
+    toEvent.append(micros(start, eventTime))
+    toFetch.append(micros(start, fetchTime))
+    commitToEvent.append(micros(commitTime, eventTime))
+    commitToFetch.append(micros(commitTime, fetchTime))
+    commitToAck.append(micros(commitTime, acknowledged))
   }
   withExtendedLifetime(observed) {}
   return latencyFigures("hub-event", ours: toEvent, baseline: toAck)
