@@ -9,19 +9,31 @@ import Synchronization
 import Testing
 
 @Suite struct GroupCommitTests {
-  @Test func transactionsThatArriveTogetherShareACommitButNotTheirFailures() throws {
+  /// A hub with plugin `g` registered: its table `g_rows (id, v UNIQUE)`.
+  static func hubWithPluginG() throws -> RunningHub {
     let running = try RunningHub()
+    do {
+      _ = try HubDatabase.registered(
+        PluginRegistration(
+          name: "g", version: "1", tables: ["g_rows"],
+          migrations: [
+            .init(id: "1", sql: "CREATE TABLE g_rows (id INTEGER PRIMARY KEY, v TEXT UNIQUE)")
+          ]),
+        paths: running.paths)
+    } catch {
+      running.stop()
+      running.removeFiles()
+      throw error
+    }
+    return running
+  }
+
+  @Test func transactionsThatArriveTogetherShareACommitButNotTheirFailures() throws {
+    let running = try Self.hubWithPluginG()
     defer {
       running.stop()
       running.removeFiles()
     }
-    _ = try HubDatabase.registered(
-      PluginRegistration(
-        name: "g", version: "1", tables: ["g_rows"],
-        migrations: [
-          .init(id: "1", sql: "CREATE TABLE g_rows (id INTEGER PRIMARY KEY, v TEXT UNIQUE)")
-        ]),
-      paths: running.paths)
     let start = running.hub.lastSequence
     let slow = try RawClient(running.paths, as: "g")
     let clients = try (0..<4).map { _ in try RawClient(running.paths, as: "g") }
@@ -66,22 +78,16 @@ import Testing
       #expect(requests.count == 3 && requests.contains("g0") && requests.contains("g3"))
     }
   }
+
   /// A transaction alone in its commit runs without a savepoint: when its second statement
   /// fails, its first is undone too, it takes no sequence number and leaves no record, and
   /// the same id sent again runs anew.
   @Test func aLoneTransactionThatFailsLeavesNothing() throws {
-    let running = try RunningHub()
+    let running = try Self.hubWithPluginG()
     defer {
       running.stop()
       running.removeFiles()
     }
-    _ = try HubDatabase.registered(
-      PluginRegistration(
-        name: "g", version: "1", tables: ["g_rows"],
-        migrations: [
-          .init(id: "1", sql: "CREATE TABLE g_rows (id INTEGER PRIMARY KEY, v TEXT UNIQUE)")
-        ]),
-      paths: running.paths)
     let start = running.hub.lastSequence
     let client = try RawClient(running.paths, as: "g")
     func send(_ id: String, _ values: [String]) throws -> [String: Any] {
