@@ -68,14 +68,17 @@ public final class Database {
     set { changeTracker.maximumRowsPerTable = newValue }
   }
 
-  /// Tables whose names begin with this prefix (ASCII, compared case-sensitively) are not
-  /// tracked: their changes are in no `DatabaseChanges` and wake no observer. Nil (the
-  /// default): every table is. The hub sets `hearth_` on its writer, whose own bookkeeping
-  /// rows (two a transaction) no change event reports.
+  /// Tables whose names begin with this prefix (compared byte for byte, so case-sensitively)
+  /// are not tracked: their changes are in no `DatabaseChanges` and wake no observer. Nil
+  /// (the default): every table is. The hub sets `hearth_` on its writer, whose own
+  /// bookkeeping rows (two a transaction) no change event reports.
   public var untrackedTablePrefix: String? {
-    didSet { untrackedPrefixBytes = untrackedTablePrefix.map { Array($0.utf8) } ?? [] }
+    didSet {
+      // Up to a zero byte, which no table name holds: the hook compares a C string.
+      untrackedPrefixBytes = untrackedTablePrefix.map { Array($0.utf8.prefix { $0 != 0 }) } ?? []
+    }
   }
-  /// `untrackedTablePrefix` as bytes, for the update hook, which reads a C string.
+  /// `untrackedTablePrefix` as bytes without a zero, for the update hook.
   private(set) var untrackedPrefixBytes: [UInt8] = []
 
   /// See `setWALCommitHook(_:)`.

@@ -308,6 +308,10 @@ final class ChangeLog: Sendable {
     let commits = log.all.count
     try dbQueue.write { try $0.execute(sql: "UPDATE audit SET note = 'y' WHERE id = 7") }
     #expect(log.all.count == commits)
+    // A prefix is read up to a zero byte (the hook compares C strings).
+    try dbQueue.writeWithoutTransaction { $0.untrackedTablePrefix = "audit\u{0}zzz" }
+    try dbQueue.write { try $0.execute(sql: "UPDATE audit SET note = 'z' WHERE id = 7") }
+    #expect(log.all.count == commits)
     // Cleared, the prefix tracks every table again.
     try dbQueue.writeWithoutTransaction { $0.untrackedTablePrefix = nil }
     try dbQueue.write { try $0.execute(sql: "DELETE FROM audit WHERE id = 7") }
