@@ -73,9 +73,9 @@ final class HubConnection: @unchecked Sendable {
       } catch is StreamClosed {
         // The hub that held the stream stopped. When no reply is awaited from it, nothing is
         // lost: the request goes to the hub there is now, on a new stream.
+        let owed = !awaited.isEmpty
         dropLine()
-        guard awaited.isEmpty else {
-          (awaited, stashed) = ([:], [:])
+        guard !owed else {
           throw DatabaseError.hubClosedStream(endpoint: transport.streamPath ?? endpoint)
         }
         line = try currentLine()
@@ -85,12 +85,13 @@ final class HubConnection: @unchecked Sendable {
     }
   }
 
-  /// Forgets the line (a new one is made for the next request) and checks, then, whether
-  /// the hub is up.
+  /// Forgets the line and every reply awaited on it (a new line is made for the next request,
+  /// which checks, then, whether the hub is up).
   private func dropLine() {
     line?.close()
     line = nil
     mayBeDown = true
+    (awaited, stashed) = ([:], [:])
   }
 
   /// Waits for the reply to the oldest request of `id` posted and not yet answered.
@@ -124,14 +125,12 @@ final class HubConnection: @unchecked Sendable {
       } catch is StreamClosed {
         // The hub closed the stream (it stopped): no reply will come on it.
         dropLine()
-        (awaited, stashed) = ([:], [:])
         throw DatabaseError.hubClosedStream(endpoint: transport.streamPath ?? endpoint)
       }
       guard let frame else {
         // Whatever the hub answers later belongs to a request the caller gave up on: a new
         // line leaves it behind (and every reply awaited on this one).
         dropLine()
-        (awaited, stashed) = ([:], [:])
         throw DatabaseError.hubUnavailable(endpoint: endpoint, timeout: timeout)
       }
       guard

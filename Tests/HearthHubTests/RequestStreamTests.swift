@@ -34,6 +34,16 @@ import Testing
       timeout: .seconds(5))
   }
 
+  /// A stream that has sent 300 `changes` requests (each answered with the whole feed) and
+  /// read nothing yet.
+  static func openUnread(_ paths: HubPaths) throws -> RequestStream {
+    let stream = try open(paths, as: .generate())
+    for index in 0..<300 {
+      try stream.send(Data(#"{"v":1,"type":"changes","id":"d\#(index)","since":0}"#.utf8))
+    }
+    return stream
+  }
+
   @Test func aPluginWritesOnTheStreamAndExactlyOnceHoldsAcrossBothTransports() throws {
     let running = try RunningHub()
     defer { running.stopAndRemove() }
@@ -120,10 +130,7 @@ import Testing
         try db.execute(sql: "INSERT INTO s_rows (v) VALUES (?)", arguments: ["\(index)"])
       }
     }
-    let deaf = try Self.open(running.paths, as: .generate())
-    for index in 0..<300 {
-      try deaf.send(Data(#"{"v":1,"type":"changes","id":"d\#(index)","since":0}"#.utf8))
-    }
+    let deaf = try Self.openUnread(running.paths)
     let started = ContinuousClock.now
     try database.write { db in try db.execute(sql: "INSERT INTO s_rows (v) VALUES ('after')") }
     #expect(ContinuousClock.now - started < .seconds(3))
@@ -153,10 +160,7 @@ import Testing
         }
       }
     }
-    let deaf = try Self.open(running.paths, as: .generate())
-    for index in 0..<300 {
-      try deaf.send(Data(#"{"v":1,"type":"changes","id":"d\#(index)","since":0}"#.utf8))
-    }
+    let deaf = try Self.openUnread(running.paths)
     try deaf.send(Data(repeating: 0x20, count: 4 * 16_384 + 1))
     Thread.sleep(forTimeInterval: Double(RequestStreams.deadline) / 1e9 + 1.5)
     // What the socket held comes, then the end: neither every reply nor the refusal.
