@@ -54,10 +54,10 @@ public struct HubConfiguration: Sendable {
   /// from the feed).
   public var busHighWaterMark = 10_000
 
-  /// Called on the hub's thread once each commit is durable (its COMMIT returned and a sync
-  /// of the log since has), before its reply is sent and its event published, with its
-  /// sequence number: for instrumentation (the benchmarks time commit → event with it). It
-  /// must return quickly.
+  /// Called once each commit is durable (its COMMIT returned and a sync of the log since
+  /// has), before its reply is sent and its event published, with its sequence number: for
+  /// instrumentation (the benchmarks time commit → event with it). It runs on the hub's
+  /// thread or on its syncing thread, one call at a time, in order, and must return quickly.
   public var didCommit: (@Sendable (_ seq: Int64) -> Void)?
 
   /// The sync server (a libpq connection string or `postgresql://` URL); nil: no sync

@@ -45,7 +45,10 @@ struct HubSession {
     self.hub = hub
     self.router = router
     self.streams = streams
-    outbox = HubOutbox(router: router, streams: streams, syncer: hub.syncer)
+    outbox = HubOutbox(router: router, streams: streams, syncer: hub.syncer) { [hub] seq in
+      hub.markDurable(seq)
+      hub.configuration.didCommit?(seq)
+    }
     feed = ChangeFeed(hub: hub, publisher: publisher)
     executor = TransactionExecutor(database: hub.database)
     identities = Identities(keyring: hub.configuration.paths.keyring)
@@ -307,21 +310,17 @@ struct HubSession {
     }
   }
 
-  /// Sends what the syncer has made durable since the last time, in order; throws when the
-  /// log could not be synced (nothing more is acknowledged: the hub must stop).
+  /// Sends what the syncer has made durable since the last time, in order — what the
+  /// syncing thread has not sent itself (`HubOutbox`); throws when the log could not be
+  /// synced (nothing more is acknowledged: the hub must stop).
   func sendDurable() throws {
     if let failure = hub.syncer.failure {
       throw HubError(
         "the write-ahead log could not be made durable (\(failure)); stopping without "
           + "acknowledging the commits since the last sync")
     }
-    for item in outbox.takeDurable() {
+    for item in outbox.takeForHubThread() {
       switch item {
-      case .durable(let events):
-        for event in events {
-          hub.markDurable(event.event.seq)
-          configuration.didCommit?(event.event.seq)
-        }
       case .reply(let client, let body):
         outbox.sendNow(client, body)
       case .publish(let events):

@@ -11,7 +11,14 @@ import HearthZMQ
 /// A request that arrives here is handed to the session as the ROUTER would hand it: the
 /// frames `[client, body]` with the connection's key as its user id, `client` being an id
 /// no ROUTER makes (`isStreamClient`).
-final class RequestStreams {
+///
+/// The hub's thread does everything here; the syncing thread also sends replies (`send`,
+/// through `HubOutbox`), so each entry point holds `lock`.
+final class RequestStreams: @unchecked Sendable {
+  // Safe to share: every mutable property is read and written with `lock` held (each
+  // entry point takes it; the private methods run under it); the rest is immutable.
+  private let lock = NSLock()
+
   private enum State {
     /// Waiting for the client's greeting.
     case greeting
@@ -102,11 +109,13 @@ final class RequestStreams {
   }
 
   /// Whether requests wait for the session (the loop should not sleep).
-  var hasRequests: Bool { waitingStart < waiting.count }
+  var hasRequests: Bool { lock.withLock { waitingStart < waiting.count } }
 
   /// What to poll: the listener, then each connection (readable while few requests wait,
   /// writable while output waits).
   func descriptors() -> [(fd: Int32, events: BusSocket.Events)] {
+    lock.lock()
+    defer { lock.unlock() }
     let reading = waiting.count - waitingStart < Self.maximumWaiting
     var descriptors: [(fd: Int32, events: BusSocket.Events)] = [(listener, .readable)]
     polled.removeAll(keepingCapacity: true)
@@ -121,6 +130,8 @@ final class RequestStreams {
 
   /// Serves what `descriptors()`' poll found: new connections, what came, what may go.
   func serve(_ ready: [BusSocket.Events]) {
+    lock.lock()
+    defer { lock.unlock() }
     guard let listening = ready.first else { return }
     if listening.contains(.readable) { accept() }
     for (id, events) in zip(polled, ready.dropFirst()) where !events.isEmpty {
@@ -132,6 +143,8 @@ final class RequestStreams {
 
   /// Up to `count` requests, in the order they came.
   func take(upTo count: Int) -> [ReceivedMessage] {
+    lock.lock()
+    defer { lock.unlock() }
     let end = min(waiting.count, waitingStart + count)
     let taken = Array(waiting[waitingStart..<end])
     waitingStart = end
@@ -145,6 +158,8 @@ final class RequestStreams {
   /// Sends `body` to `client`: now as far as the socket takes it, the rest when it is
   /// writable. A connection gone drops it.
   func send(_ client: Data, _ body: Data) {
+    lock.lock()
+    defer { lock.unlock() }
     let id = Self.connection(client)
     guard connections[id] != nil else { return }
     enqueue(id, body)
@@ -152,6 +167,8 @@ final class RequestStreams {
 
   /// Sends what waits (for at most `deadline`, blocking in poll) and closes everything.
   func close(flushingFor deadline: Duration = .seconds(1)) {
+    lock.lock()
+    defer { lock.unlock() }
     let end = ContinuousClock.now + deadline
     while ContinuousClock.now < end, connections.values.contains(where: { !$0.output.isEmpty }) {
       var items = connections.values.filter { !$0.output.isEmpty }.map {

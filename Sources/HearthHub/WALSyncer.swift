@@ -31,6 +31,9 @@ final class WALSyncer: @unchecked Sendable {
   private var hereLog: LogFile
   private let durableTicket = Atomic<Int>(0)
   private let failed = Mutex<String?>(nil)
+  /// Called on this thread after each sync, before the bell rings: the outbox sends the
+  /// replies it can from here (`HubOutbox.deliverDurable`).
+  private let delivery = Mutex<(@Sendable () -> Void)?>(nil)
   /// Rung after each sync (and after a failure): the hub's loop waits on it.
   let bell: Doorbell
 
@@ -85,6 +88,11 @@ final class WALSyncer: @unchecked Sendable {
     return true
   }
 
+  /// What to call on the syncing thread after each sync (nil: nothing), before the bell.
+  func deliverAfterEachSync(_ deliver: (@Sendable () -> Void)?) {
+    delivery.withLock { $0 = deliver }
+  }
+
   /// Ends `run` once what was asked for is synced.
   func stop() {
     condition.lock()
@@ -118,6 +126,7 @@ final class WALSyncer: @unchecked Sendable {
   /// nothing).
   private func vouch(for ticket: Int) {
     durableTicket.max(ticket, ordering: .releasing)
+    delivery.withLock { $0 }?()
     bell.ring()
   }
 

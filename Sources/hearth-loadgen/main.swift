@@ -12,7 +12,8 @@
 // M; `--try-write` tries to write another plugin's table and prints `refused <code>`.
 // `--timings` prints `ready` once it can write, waits for a line on stdin (so that every
 // writer of a benchmark starts at once), then, instead of acks, `timings <p50 µs> <p99 µs>
-// <total ms> <max µs> <peak RSS kB>`; `--direct` writes the database file itself
+// <total ms> <max µs> <peak RSS kB>` and `latencies <µs>…` (every write's, in order);
+// `--direct` writes the database file itself
 // (busy_timeout 60 s), without the hub: the benchmark's baseline; `--raw` sends transactions
 // encoded before the start over a socket of its own (the hub's ceiling, see RawWrites.swift).
 //
@@ -109,6 +110,7 @@ func report(_ latencies: [Double], totalMilliseconds: Double) {
     String(
       format: "timings %.1f %.1f %.1f %.1f %d", at(0.5), at(0.99), totalMilliseconds,
       sorted.last ?? 0, (try? residentKilobytes(getpid(), peak: true)) ?? 0))
+  say("latencies " + latencies.map { String(Int($0.rounded())) }.joined(separator: " "))
 }
 
 func now() -> UInt64 { DispatchTime.now().uptimeNanoseconds }

@@ -1,6 +1,9 @@
 import Foundation
+import HearthSQLite
 import HearthTestbed
+import HearthWire
 import HearthZMQ
+import Synchronization
 import Testing
 
 @testable import HearthHub
@@ -98,11 +101,54 @@ import Testing
     #expect(running.hasEnded(within: 5))
   }
 
+  /// A `RequestStreams` served on a thread of its own, as the hub's loop serves it (poll,
+  /// then serve), until `stop`.
+  final class ServedStreams: Sendable {
+    let streams: RequestStreams
+    private let stopping = Atomic<Bool>(false)
+    private let finished = DispatchSemaphore(value: 0)
+
+    init(_ streams: RequestStreams) {
+      self.streams = streams
+      Thread.detachNewThread { [self] in
+        while !stopping.load(ordering: .relaxed) {
+          var descriptors = streams.descriptors().map {
+            pollfd(
+              fd: $0.fd,
+              events: Int16($0.events.contains(.readable) ? POLLIN : 0)
+                | Int16($0.events.contains(.writable) ? POLLOUT : 0), revents: 0)
+          }
+          _ = poll(&descriptors, nfds_t(descriptors.count), 20)
+          streams.serve(
+            descriptors.map { descriptor in
+              var events: BusSocket.Events = []
+              if descriptor.revents & Int16(POLLIN | POLLHUP | POLLERR) != 0 {
+                events.insert(.readable)
+              }
+              if descriptor.revents & Int16(POLLOUT) != 0 { events.insert(.writable) }
+              return events
+            })
+        }
+        finished.signal()
+      }
+    }
+
+    func stop() {
+      stopping.store(true, ordering: .relaxed)
+      finished.wait()
+    }
+  }
+
+  /// A held reply to a request-stream client goes out from the syncing thread as the sync
+  /// ends, with nothing asked of the hub's thread; a ZeroMQ client's waits for the hub's
+  /// thread, and so does any later reply to it, in order. The commit is marked durable
+  /// before any of its replies leaves.
   @Test func theOutboxHoldsRepliesBehindACommitUntilItIsDurable() throws {
     let directory = try Self.directory()
     defer { try? FileManager.default.removeItem(atPath: directory) }
     let database = directory + "/hearth.sqlite"
     FileManager.default.createFile(atPath: database + "-wal", contents: Data(count: 4096))
+    // A ZeroMQ client.
     let context = BusContext()
     let router = try BusSocket(context, .router)
     try router.bind("inproc://outbox")
@@ -110,40 +156,70 @@ import Testing
     try client.connect("inproc://outbox")
     try client.send([Data("hello".utf8)])
     let identity = try #require(try router.receive(timeout: .seconds(5))?.first)
-    let syncer = try WALSyncer(databasePath: database)
-    let streams = try RequestStreams(
-      path: directory + "/hub.stream", keys: .generate(), limit: 1 << 20)
-    defer { streams.close() }
-    let outbox = HubOutbox(router: router, streams: streams, syncer: syncer)
     func received() throws -> String? {
       try client.receive(timeout: .milliseconds(200)).map {
         String(decoding: $0.last!, as: UTF8.self)
       }
     }
+    // A request-stream client, its handshake served on a thread of its own.
+    let hubKeys = try CurveKeyPair.generate()
+    let served = ServedStreams(
+      try RequestStreams(path: directory + "/hub.stream", keys: hubKeys, limit: 1 << 20))
+    defer {
+      served.stop()
+      served.streams.close()
+    }
+    let stream = try RequestStream.open(
+      path: directory + "/hub.stream", keys: try .generate(), hubKey: hubKeys.publicKey,
+      timeout: .seconds(5))
+    defer { stream.close() }
+    try stream.send(Data("hello".utf8))
+    var streamClient: Data?
+    for _ in 0..<250 where streamClient == nil {
+      streamClient = served.streams.take(upTo: 1).first?.frames.first
+      if streamClient == nil { usleep(20_000) }
+    }
+    let streamIdentity = try #require(streamClient)
+    #expect(RequestStreams.isStreamClient(streamIdentity))
+
+    let syncer = try WALSyncer(databasePath: database)
+    let durableMarks = Mutex<[Int64]>([])
+    let outbox = HubOutbox(router: router, streams: served.streams, syncer: syncer) { seq in
+      durableMarks.withLock { $0.append(seq) }
+    }
+    syncer.deliverAfterEachSync { outbox.deliverDurable() }
 
     // Nothing waits for the disk: a reply goes at once.
     outbox.send(identity, Data("first".utf8))
     #expect(try received() == "first")
-    // After a commit, its reply and any later one wait for the sync.
-    outbox.commit([], by: [])
+    // After a commit, its replies and any later one wait for the sync.
+    let event = CommitEvent(
+      hub: "h", seq: 7, plugin: "p", request: "r", at: 0, changes: DatabaseChanges())
+    outbox.commit([ChangeFeed.PublishedCommit(event: event, body: Data())], by: [])
     outbox.send(identity, Data("second".utf8))
-    outbox.send(identity, Data("third".utf8))
+    outbox.send(streamIdentity, Data("on the stream".utf8))
     #expect(try received() == nil)
-    #expect(outbox.takeDurable().isEmpty && !outbox.isEmpty)
-    // The syncer runs: the commit is durable, the replies go, in order.
+    #expect(try stream.receive(timeout: .milliseconds(200)) == nil)
+    #expect(outbox.takeForHubThread().isEmpty && !outbox.isEmpty)
+    #expect(durableMarks.withLock { $0 }.isEmpty)
+
+    // The syncer runs: the stream's reply goes from its thread, the commit marked durable
+    // first; the ZeroMQ reply waits for the hub's thread, and a later one behind it.
     let running = RunningSyncer(syncer)
     defer { running.stop() }
-    while syncer.durable < 1 { running.awaitRing() }
-    let items = outbox.takeDurable()
-    #expect(items.count == 3 && outbox.isEmpty)
-    guard case .durable = items.first else {
-      Issue.record("the commit comes first: \(items)")
-      return
-    }
+    let streamed = try stream.receive(timeout: .seconds(5))
+    #expect(streamed.map { String(decoding: $0, as: UTF8.self) } == "on the stream")
+    #expect(durableMarks.withLock { $0 } == [7])
+    #expect(try received() == nil)
+    outbox.send(identity, Data("third".utf8))
+    #expect(try received() == nil)
+    let items = outbox.takeForHubThread()
+    #expect(items.count == 2 && outbox.isEmpty)
     for case .reply(let to, let body) in items { outbox.sendNow(to, body) }
     #expect(try received() == "second")
     #expect(try received() == "third")
     outbox.send(identity, Data("fourth".utf8))
     #expect(try received() == "fourth")
+    syncer.deliverAfterEachSync(nil)
   }
 }

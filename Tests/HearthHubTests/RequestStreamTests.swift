@@ -167,7 +167,9 @@ import Testing
     var answered = 0
     #expect(throws: StreamClosed.self) {
       while let frame = try deaf.receive(timeout: .seconds(5)) {
-        #expect(try Self.object(frame)["type"] as? String == "changes")
+        let object = try Self.object(frame)
+        #expect(
+          object["type"] as? String == "changes", "got \(object.filter { $0.key != "commits" })")
         answered += 1
       }
     }
