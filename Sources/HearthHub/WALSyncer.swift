@@ -20,8 +20,8 @@ import Synchronization
 /// later sync can vouch for them. The hub then stops without acknowledging anything more
 /// (see `failure`); SQLite recovers what reached the disk at the next start.
 final class WALSyncer: @unchecked Sendable {
-  // Safe to share: `requested`, `synced` and `isStopping` are read and written only with
-  // `condition` locked; `log` only by the syncing thread and `hereLog` only by the hub's
+  // Safe to share: `requested`, `synced`, `isStopping` and `delivery` are read and written
+  // only with `condition` locked; `log` only by the syncing thread and `hereLog` only by the hub's
   // (each a descriptor of its own); the rest is atomic or immutable.
   private let condition = NSCondition()
   private var requested = 0
@@ -32,8 +32,10 @@ final class WALSyncer: @unchecked Sendable {
   private let durableTicket = Atomic<Int>(0)
   private let failed = Mutex<String?>(nil)
   /// Called on this thread after each sync, before the bell rings: the outbox sends the
-  /// replies it can from here (`HubOutbox.deliverDurable`).
-  private let delivery = Mutex<(@Sendable () -> Void)?>(nil)
+  /// replies it can from here (`HubOutbox.deliverDurable`). A stored property of its own
+  /// type, under `condition`: kept in a generic `Mutex`, each read wrapped the closure in
+  /// another conversion thunk, and a call went through thousands of them.
+  private var delivery: (@Sendable () -> Void)?
   /// Rung after each sync (and after a failure): the hub's loop waits on it.
   let bell: Doorbell
 
@@ -90,7 +92,9 @@ final class WALSyncer: @unchecked Sendable {
 
   /// What to call on the syncing thread after each sync (nil: nothing), before the bell.
   func deliverAfterEachSync(_ deliver: (@Sendable () -> Void)?) {
-    delivery.withLock { $0 = deliver }
+    condition.lock()
+    delivery = deliver
+    condition.unlock()
   }
 
   /// Ends `run` once what was asked for is synced.
@@ -126,7 +130,10 @@ final class WALSyncer: @unchecked Sendable {
   /// nothing).
   private func vouch(for ticket: Int) {
     durableTicket.max(ticket, ordering: .releasing)
-    delivery.withLock { $0 }?()
+    condition.lock()
+    let deliver = delivery
+    condition.unlock()
+    deliver?()
     bell.ring()
   }
 
