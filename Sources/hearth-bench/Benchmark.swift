@@ -28,6 +28,8 @@ struct Options: Sendable {
   var rounds: Int?
   /// The writer counts of hub-writes.
   var writers: [Int]?
+  /// hub-writes' untimed transactions before each timed run, in all (0: none).
+  var warmup: Int?
   /// The size of the startup benchmark's database.
   var databaseMegabytes: Int?
 

@@ -1,6 +1,7 @@
 // hearth-bench: every benchmark of the project, in one executable (release build).
 //
 //   hearth-bench [NAME…] [--quick] [--rows N] [--writes N] [--rounds N] [--writers 1,4,16]
+//                [--warmup N]
 //                [--database-mb N]
 //
 // A table for people on stderr, then one JSON line per figure on stdout:
@@ -20,7 +21,7 @@ func printError(_ text: String) {
 
 let usage = """
   usage: hearth-bench [NAME…] [--quick] [--rows N] [--writes N] [--rounds N]
-                      [--writers 1,4,16] [--database-mb N]
+                      [--writers 1,4,16] [--warmup N] [--database-mb N]
 
   --quick        small sizes, to prove the benchmarks run (CI); figures mean little
   --rows         rows of the decode, join and search tables (100000)
@@ -29,6 +30,8 @@ let usage = """
   --rounds       rounds of the fastest-of benchmarks (decode 21, join 15, search 7),
                  hearthd starts (5) and hub-writes' alternated runs (3)
   --writers      writer processes of hub-writes (1,4,16)
+  --warmup       hub-writes' untimed transactions, in all, before each timed run, on each
+                 side (2500: past the first fill of the hub's 32 MB log); 0 for none
   --database-mb  the startup benchmark's database (1024)
   """
 
@@ -41,7 +44,7 @@ let usage = """
   }
   do {
     let input = try CommandInput(
-      arguments, valued: ["rows", "writes", "rounds", "database-mb", "writers"])
+      arguments, valued: ["rows", "writes", "rounds", "database-mb", "writers", "warmup"])
     try input.checkFlags(["quick"])
     var options = Options()
     options.quick = input.flag("quick")
@@ -49,6 +52,7 @@ let usage = """
     options.rows = try input.integer("rows", in: positive) ?? options.rows
     options.writes = try input.integer("writes", in: positive) ?? options.writes
     options.rounds = try input.integer("rounds", in: positive) ?? options.rounds
+    options.warmup = try input.integer("warmup", in: 0...Int.max) ?? options.warmup
     options.databaseMegabytes =
       try input.integer("database-mb", in: positive) ?? options.databaseMegabytes
     if let text = input.option("writers") {

@@ -13,6 +13,8 @@
 // `--timings` prints `ready` once it can write, waits for a line on stdin (so that every
 // writer of a benchmark starts at once), then, instead of acks, `timings <p50 µs> <p99 µs>
 // <total ms> <max µs> <peak RSS kB>` and `latencies <µs>…` (every write's, in order);
+// `--warmup N` first writes N transactions untimed (rows `<NAME>-warm-<i>`), before
+// `ready`, so that what is timed runs on a log and caches at their working size;
 // `--direct` writes the database file itself
 // (busy_timeout 60 s), without the hub: the benchmark's baseline; `--raw` sends transactions
 // encoded before the start over a socket of its own (the hub's ceiling, see RawWrites.swift).
@@ -58,6 +60,7 @@ var slowMigration: Int?
 var seconds: Double?
 var probe: Double?
 var rate: Double?
+var warmup = 0
 var paths = HubPaths.fromEnvironment()
 var arguments = Array(CommandLine.arguments.dropFirst())
 while !arguments.isEmpty {
@@ -91,6 +94,7 @@ while !arguments.isEmpty {
   case "--seconds": seconds = Double(value)
   case "--probe": probe = Double(value)
   case "--rate": rate = Double(value)
+  case "--warmup": warmup = Int(value) ?? 0
   case "--database": paths.databasePath = value
   case "--runtime-dir": paths.runtimeDirectory = value
   default: fail("unknown argument \(argument)")
@@ -138,6 +142,12 @@ if direct {
     try queue.writeWithoutTransaction { db in
       try db.execute(
         sql: "CREATE TABLE IF NOT EXISTS \"\(table)\" (id INTEGER PRIMARY KEY, key TEXT NOT NULL)")
+    }
+    for index in 0..<warmup {
+      try queue.write { db in
+        try db.execute(
+          sql: "INSERT INTO \"\(table)\" (key) VALUES (?)", arguments: ["\(plugin)-warm-\(index)"])
+      }
     }
     var latencies: [Double] = []
     awaitStart()
@@ -249,6 +259,17 @@ if let probe {
   }
   withExtendedLifetime(live) {}
   exit(0)
+}
+
+for index in 0..<warmup {
+  do {
+    try database.write { db in
+      try db.execute(
+        sql: "INSERT INTO \"\(table)\" (key) VALUES (?)", arguments: ["\(plugin)-warm-\(index)"])
+    }
+  } catch {
+    fail("warm-up write \(index) failed: \(error)")
+  }
 }
 
 if raw {
