@@ -39,7 +39,7 @@ final class CursorReporter: Sendable {
     }
     guard shouldSend else { return }
     queue.async { [self] in
-      let id = RequestID.random()
+      let id = RequestID.make()
       let saved = try? connection.request(
         CursorRequest(id: id, plugin: plugin, seq: seq), id: id, as: CursorSavedReply.self)
       state.withLock { state in

@@ -168,7 +168,7 @@ extension HubConnection {
 
   /// The hub's limits, from its `welcome` (nil from an older hub, or no answer in time).
   fileprivate func askLimits(_ line: RequestLine) throws -> HubLimits? {
-    let id = RequestID.random()
+    let id = RequestID.make()
     try line.send(try WireCoding.encode(HelloRequest(id: id)))
     let deadline = ContinuousClock.now + timeout
     while case let left = deadline - ContinuousClock.now, left > .zero,

@@ -16,7 +16,7 @@ extension HubDatabase {
     -> SyncingReply
   {
     try prepare()
-    let id = RequestID.random()
+    let id = RequestID.make()
     do {
       return try connection.request(
         SyncRequest(
@@ -70,7 +70,7 @@ extension HubDatabase: SyncingDatabase {
 extension HubDatabase {
   public func share(_ request: SyncEngine.ShareRequest) throws -> SyncEngine.ShareReply {
     try prepare()
-    let id = RequestID.random()
+    let id = RequestID.make()
     var message = SyncRequest(id: id, plugin: registration.name)
     switch request {
     case .share(let table, let key, let title, let permission):

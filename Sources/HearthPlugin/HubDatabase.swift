@@ -127,7 +127,7 @@ public final class HubDatabase: DatabaseWriter {
     var attempt = 0
     while true {
       attempt += 1
-      let id = RequestID.random()
+      let id = RequestID.make()
       do {
         return try connection.request(
           RegisterRequest(
@@ -215,7 +215,7 @@ public final class HubDatabase: DatabaseWriter {
   ]
 
   private func carry<T>(_ updates: (Database) throws -> T) throws -> T {
-    let requestID = RequestID.random()
+    let requestID = RequestID.make()
     var attempt = 0
     /// The value of an attempt whose COMMIT was sent but not acknowledged.
     var unacknowledged: T?
