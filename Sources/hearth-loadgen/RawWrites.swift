@@ -16,7 +16,7 @@ func rawWrites(
   let frames = try (0..<count).map { index in
     try TransactionCodec.encode(
       TransactionRequest(
-        id: UUID().uuidString.lowercased(), plugin: plugin,
+        id: RequestID.make(), plugin: plugin,
         statements: [
           WireStatement(
             sql: "INSERT INTO \"\(table)\" (key) VALUES (?)",
