@@ -151,8 +151,8 @@ final class HubOutbox: @unchecked Sendable {
       case .durable(let events):
         for event in events { onDurable(event.event.seq) }
       case .reply(let client, let body) where RequestStreams.isStreamClient(client):
-        // The hub's thread sends them too when the syncing one left ZeroMQ replies: a
-        // client is on one transport, so no client's replies change order.
+        // Sent from either thread while ZeroMQ replies wait for the hub's: a client is on
+        // one transport, so no client's replies change order.
         streams.send(client, body)
       case .reply(let client, let body):
         forHubThread.append(.reply(client: client, body: body))

@@ -126,6 +126,16 @@ func pause(until deadline: UInt64) {
 }
 
 /// With `--timings`: says it is ready and waits for the benchmark's go.
+/// `--warmup`: that many transactions, untimed, through `writer`.
+@MainActor func warmUp(_ writer: some DatabaseWriter) throws {
+  for index in 0..<warmup {
+    try writer.write { db in
+      try db.execute(
+        sql: "INSERT INTO \"\(table)\" (key) VALUES (?)", arguments: ["\(plugin)-warm-\(index)"])
+    }
+  }
+}
+
 @MainActor func awaitStart() {
   guard timings else { return }
   say("ready")
@@ -143,12 +153,7 @@ if direct {
       try db.execute(
         sql: "CREATE TABLE IF NOT EXISTS \"\(table)\" (id INTEGER PRIMARY KEY, key TEXT NOT NULL)")
     }
-    for index in 0..<warmup {
-      try queue.write { db in
-        try db.execute(
-          sql: "INSERT INTO \"\(table)\" (key) VALUES (?)", arguments: ["\(plugin)-warm-\(index)"])
-      }
-    }
+    try warmUp(queue)
     var latencies: [Double] = []
     awaitStart()
     let start = now()
@@ -261,15 +266,10 @@ if let probe {
   exit(0)
 }
 
-for index in 0..<warmup {
-  do {
-    try database.write { db in
-      try db.execute(
-        sql: "INSERT INTO \"\(table)\" (key) VALUES (?)", arguments: ["\(plugin)-warm-\(index)"])
-    }
-  } catch {
-    fail("warm-up write \(index) failed: \(error)")
-  }
+do {
+  try warmUp(database)
+} catch {
+  fail("warm-up failed: \(error)")
 }
 
 if raw {
