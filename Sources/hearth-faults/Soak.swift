@@ -10,8 +10,16 @@ import HearthZMQ
 /// hub commits at full speed on a 2-core machine), so that the refresh times measure the
 /// hub over time rather than a saturated CPU's scheduling; 0 is full speed. It fails when the WAL goes
 /// past its bound by more than the largest commit, when hearthd's resident memory after the
-/// first minute grows more than 10 % over the first minute's, when the observer's refresh
-/// p99 in the last minute is more than twice the first minute's, or when a write is lost.
+/// first minute grows more than 10 % over the first minute's, when the observer's median
+/// refresh in the last minute is more than twice the first minute's, when a refresh in the
+/// last minute's p99 takes longer than `refreshCeiling`, or when a write is lost.
+///
+/// The time check is on the median, not the p99: a minute's p99 is its dozen slowest probes,
+/// and those follow this machine's disk, whose sync times drift by half within minutes (a
+/// healthy hub's p99 went from 11 to 29 ms between the two minutes of one run, and from 11
+/// to 10 in the next). A hub whose own work per refresh grows — a leak, a scan over a
+/// growing table, a queue that does not drain — moves the median; a stall shows as a p99
+/// past the ceiling.
 func soak(_ options: Options) throws -> String {
   let seconds = options.soakSeconds ?? (options.quick ? 120 : 600)
   guard seconds >= 120 else { throw TestbedError("the soak needs two minutes at least") }
@@ -54,19 +62,22 @@ func soak(_ options: Options) throws -> String {
     else { return nil }
     return (at / 1000, micros)
   }
-  let first = percentile(probes.filter { $0.at < 60 }.map(\.micros), 0.99)
-  let last = percentile(probes.filter { $0.at >= Double(seconds) - 60 }.map(\.micros), 0.99)
+  let firstProbes = probes.filter { $0.at < 60 }.map(\.micros)
+  let lastProbes = probes.filter { $0.at >= Double(seconds) - 60 }.map(\.micros)
+  let (firstMedian, first) = (percentile(firstProbes, 0.5), percentile(firstProbes, 0.99))
+  let (lastMedian, last) = (percentile(lastProbes, 0.5), percentile(lastProbes, 0.99))
   let figures = String(
     format: "4 writers (%@) for %d s: %d transactions (%.0f tx/s), every row present; WAL max %@ "
       + "(file %@; bound %@ + largest commit %@), %d restarts (%d held off; the writer spent "
       + "%.0f ms in them, %.1f ms the longest); hearthd RSS %.1f MiB first minute, %.1f MiB "
-      + "last; observer refresh p99 %.2f ms first minute, %.2f ms last (%d probes)",
+      + "last; observer refresh median %.2f ms first minute, %.2f ms last, p99 %.2f ms "
+      + "first minute, %.2f ms last (%d probes)",
     rate == 0 ? "full speed" : "\(rate) tx/s each", seconds, transactions,
     Double(transactions) / Double(seconds), megabytes(wal.peakBytes),
     megabytes(largestFile), megabytes(limit), megabytes(wal.largestCommitBytes), wal.restarts,
     wal.incompleteRestarts, wal.restartMilliseconds, wal.slowestRestartMilliseconds,
-    Double(firstMinute) / 1024, Double(lastMinute) / 1024, first / 1000, last / 1000,
-    probes.count)
+    Double(firstMinute) / 1024, Double(lastMinute) / 1024, firstMedian / 1000,
+    lastMedian / 1000, first / 1000, last / 1000, probes.count)
 
   var failures: [String] = []
   if wal.peakBytes > allowed || largestFile > allowed {
@@ -77,16 +88,26 @@ func soak(_ options: Options) throws -> String {
       "hearthd's resident memory grew from \(firstMinute) kB in the first minute to "
         + "\(afterwards) kB")
   }
-  if first == 0 || last == 0 {
+  if firstProbes.count < 100 || lastProbes.count < 100 {
     failures.append("the observer reported too few probes")
-  } else if last > 2 * first {
-    failures.append("the observer's refresh p99 more than doubled")
+  } else {
+    if lastMedian > 2 * firstMedian {
+      failures.append("the observer's median refresh more than doubled")
+    }
+    if last > refreshCeiling {
+      failures.append(
+        "the observer's refresh p99 in the last minute passed \(Int(refreshCeiling / 1000)) ms")
+    }
   }
   guard failures.isEmpty else {
     throw TestbedError(failures.joined(separator: "; ") + " (" + figures + ")")
   }
   return figures
 }
+
+/// The slowest a soak's last-minute p99 refresh may be, in microseconds: a tenth of a
+/// second, ten times what this machine's paced soaks print, is a hub that stalls.
+let refreshCeiling: Double = 100_000
 
 /// Every 100 ms while `processes` run: hearthd's resident memory and the WAL file's size;
 /// then each must have exited 0.
