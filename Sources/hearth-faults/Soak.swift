@@ -11,8 +11,8 @@ import HearthZMQ
 /// hub over time rather than a saturated CPU's scheduling; 0 is full speed. It fails when the WAL goes
 /// past its bound by more than the largest commit, when hearthd's resident memory after the
 /// first minute grows more than 10 % over the first minute's, when the observer's median
-/// refresh in the last minute is more than twice the first minute's, when a refresh in the
-/// last minute's p99 takes longer than `refreshCeiling`, or when a write is lost.
+/// refresh in the last minute is more than twice the first minute's, when the last minute's
+/// refresh p99 passes `refreshCeiling`, or when a write is lost.
 ///
 /// The time check is on the median, not the p99: a minute's p99 is its dozen slowest probes,
 /// and those follow this machine's disk, whose sync times drift by half within minutes (a
@@ -105,8 +105,9 @@ func soak(_ options: Options) throws -> String {
   return figures
 }
 
-/// The slowest a soak's last-minute p99 refresh may be, in microseconds: a tenth of a
-/// second, ten times what this machine's paced soaks print, is a hub that stalls.
+/// The slowest a soak's last-minute refresh p99 may be, in microseconds. A tenth of a second,
+/// over three times the worst this machine's paced soaks have printed (29 ms), is a hub
+/// that stalls.
 let refreshCeiling: Double = 100_000
 
 /// Every 100 ms while `processes` run: hearthd's resident memory and the WAL file's size;
