@@ -143,6 +143,7 @@ let package = Package(
       name: "hearth-faults",
       dependencies: [
         "HearthTestbed", "HearthSQLite", "HearthWire", "HearthZMQ", "HearthCommandLine",
+        "HearthSupport",
       ],
       swiftSettings: strict),
     .executableTarget(
