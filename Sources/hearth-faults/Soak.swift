@@ -70,12 +70,18 @@ func soak(_ options: Options) throws -> String {
     else { return nil }
     return (at / 1000, micros)
   }
-  let firstProbes = probes.filter { $0.at < 60 }.map(\.micros)
-  let lastProbes = probes.filter { $0.at >= Double(seconds) - 60 }.map(\.micros)
+  /// The microseconds of `samples` in the run's first minute and in its last.
+  func firstAndLastMinute(_ samples: [(at: Double, micros: Double)]) -> ([Double], [Double]) {
+    (
+      samples.filter { $0.at < 60 }.map(\.micros),
+      samples.filter { $0.at >= Double(seconds) - 60 }.map(\.micros)
+    )
+  }
+  let (firstProbes, lastProbes) = firstAndLastMinute(probes)
   let (firstMedian, first) = (percentile(firstProbes, 0.5), percentile(firstProbes, 0.99))
   let (lastMedian, last) = (percentile(lastProbes, 0.5), percentile(lastProbes, 0.99))
-  let firstSync = percentile(syncs.filter { $0.at < 60 }.map(\.micros), 0.5)
-  let lastSync = percentile(syncs.filter { $0.at >= Double(seconds) - 60 }.map(\.micros), 0.5)
+  let (firstSyncs, lastSyncs) = firstAndLastMinute(syncs)
+  let (firstSync, lastSync) = (percentile(firstSyncs, 0.5), percentile(lastSyncs, 0.5))
   let diskSlowdown = firstSync > 0 ? max(1, lastSync / firstSync) : 1
   let figures = String(
     format: "4 writers (%@) for %d s: %d transactions (%.0f tx/s), every row present; WAL max %@ "

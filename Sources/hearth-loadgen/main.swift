@@ -125,7 +125,6 @@ func pause(until deadline: UInt64) {
   if current < deadline { usleep(UInt32(min((deadline - current) / 1_000, 1_000_000))) }
 }
 
-/// With `--timings`: says it is ready and waits for the benchmark's go.
 /// `--warmup`: that many transactions, untimed, through `writer`.
 @MainActor func warmUp(_ writer: some DatabaseWriter) throws {
   for index in 0..<warmup {
@@ -136,6 +135,7 @@ func pause(until deadline: UInt64) {
   }
 }
 
+/// With `--timings`: says it is ready and waits for the benchmark's go.
 @MainActor func awaitStart() {
   guard timings else { return }
   say("ready")
