@@ -57,7 +57,10 @@ public func runDuties(
     } while loop.wait(for: interval)
   }
   do {
-    try ServiceGroup([duties], logger: logger).run()
+    // A duty caught in a request to a hub that does not answer (hung, being replaced) must
+    // not hold up the stop: what it was writing either committed or is written again at the
+    // next start, since every duty is idempotent.
+    try ServiceGroup([duties], logger: logger, grace: .seconds(1)).run()
   } catch {
     exit(1)
   }

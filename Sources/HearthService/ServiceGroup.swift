@@ -75,13 +75,18 @@ public struct ServiceGroup: Sendable {
   public let services: [any Service]
   public let signals: [Int32]
   public let logger: Logger
+  /// How long the group waits for its services to end once asked to stop; nil waits as long
+  /// as they take. Past it the group ends regardless (the process is about to exit).
+  public let grace: Duration?
 
   public init(
-    _ services: [any Service], signals: [Int32] = [SIGTERM, SIGINT], logger: Logger
+    _ services: [any Service], signals: [Int32] = [SIGTERM, SIGINT], logger: Logger,
+    grace: Duration? = nil
   ) {
     self.services = services
     self.signals = signals
     self.logger = logger
+    self.grace = grace
   }
 
   /// Runs until every service has ended (see the type's documentation).
@@ -152,7 +157,17 @@ public struct ServiceGroup: Sendable {
       hasEnded = true
       if !group.services.isEmpty { shared.shouldStop.wait() }
       for service in group.services { service.stop() }
-      for _ in group.services { shared.ended.wait() }
+      if let grace = group.grace {
+        let seconds =
+          Double(grace.components.seconds) + Double(grace.components.attoseconds) / 1e18
+        let deadline = DispatchTime.now() + seconds
+        for _ in group.services where shared.ended.wait(timeout: deadline) == .timedOut {
+          group.logger.warning("a service did not end within \(grace) of the stop; leaving it")
+          break
+        }
+      } else {
+        for _ in group.services { shared.ended.wait() }
+      }
       for source in sources { source.cancel() }
       sources.removeAll()
       if let failure = shared.failure.withLock({ $0 }) { throw failure }
