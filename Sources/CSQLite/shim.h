@@ -37,6 +37,10 @@ static inline int hearth_sqlite3_enable_defensive(sqlite3 *db) {
   return sqlite3_db_config(db, SQLITE_DBCONFIG_DEFENSIVE, 1, (int *)0);
 }
 
+static inline int hearth_sqlite3_no_checkpoint_on_close(sqlite3 *db) {
+  return sqlite3_db_config(db, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, (int *)0);
+}
+
 // uuid(): a random (version 4) UUID as lowercase text, the form HearthSQLite stores UUIDs
 // in, so that `DEFAULT (uuid())` in a schema works on every Hearth connection.
 static inline void hearth_sqlite3_uuid(sqlite3_context *context, int argc, sqlite3_value **argv) {

@@ -176,7 +176,7 @@ public final class Hub: Sendable {
     // authentication handler first, bound before any socket it guards.
     let zap = Identities.handler(context, keyring: configuration.paths.keyring)
     let helpers = ServiceGroup(
-      [zap.service] + [try checkpointer(), sync.helper].compactMap { $0 }, signals: [],
+      [zap.service] + [checkpointer(), sync.helper].compactMap { $0 }, signals: [],
       logger: Logger(label: "hearthd")
     ).start()
     defer {
@@ -289,21 +289,14 @@ public final class Hub: Sendable {
   }
 
   /// Copies the WAL into the database file every `checkpointInterval`, and often while the
-  /// log nears its bound, on a connection and thread of its own: a PASSIVE checkpoint never
-  /// blocks the writer, so no client's COMMIT waits for it (see `WALBound`). Nil when the
-  /// interval is zero.
-  private func checkpointer() throws -> LoopService? {
+  /// log nears its bound, from a thread of its own but on the writer's connection, between
+  /// two of its commits: no checkpoint ever runs beside a commit on another connection,
+  /// which SQLite's WAL-reset bug needs (see `WALBound`). Nil when the interval is zero.
+  private func checkpointer() -> LoopService? {
     guard configuration.checkpointInterval > .zero else { return nil }
-    let connection = try DatabaseQueue(
-      path: configuration.databasePath,
-      configuration: {
-        var configuration = Configuration()
-        configuration.label = "hearthd.checkpoint"
-        return configuration
-      }())
-    let (walBound, interval) = (walBound, configuration.checkpointInterval)
+    let (walBound, interval, database) = (walBound, configuration.checkpointInterval, database)
     return LoopService("hearthd.checkpoint") { loop in
-      while !loop.isStopping { walBound.passiveTurn(connection, interval: interval) }
+      while !loop.isStopping { walBound.passiveTurn(database, interval: interval) }
     }
   }
 

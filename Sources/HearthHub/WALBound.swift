@@ -15,9 +15,13 @@ import HearthWire
 ///
 /// What the restart copies itself is only what the checkpointer thread has not: once the log
 /// is three quarters full, that thread runs its PASSIVE checkpoints back to back (the writer
-/// wakes it), so at the limit little is left for the writer to copy and sync. One checkpoint
-/// runs at a time (`checkpointing`): the writer's restart waits for the thread's pass in
-/// flight rather than failing on SQLite's checkpoint lock.
+/// wakes it), so at the limit little is left for the writer to copy and sync.
+///
+/// Every checkpoint, the thread's included, runs on the writer's connection, between two
+/// commits (the connection runs one call at a time). SQLite 3.7.0 to 3.51.2 corrupt a WAL
+/// database when one connection checkpoints while another commits a transaction that resets
+/// the log (the WAL-reset bug, fixed in 3.51.3): with one connection doing both, that cannot
+/// happen. Readers never checkpoint (`Database` opens them so; docs/sqlite-layer.md).
 ///
 /// A reader holding a snapshot through the wait keeps its frames: the checkpoint copies what
 /// it can, the hub goes on serving, and tries again after the next commit once
@@ -43,8 +47,6 @@ final class WALBound: Sendable {
     var isNearLimit = false
   }
   private let state = Locked(State())
-  /// Held by each checkpoint, the thread's and the writer's.
-  private let checkpointing = NSLock()
   /// Signalled when the log crosses three quarters of the limit.
   private let wake = DispatchSemaphore(value: 0)
 
@@ -91,8 +93,6 @@ final class WALBound: Sendable {
   /// On the hub's thread, outside any transaction: restarts the log if it is past the limit.
   func checkpointIfNeeded(_ db: Database) {
     guard restartIsDue, !db.isInsideTransaction else { return }
-    checkpointing.lock()
-    defer { checkpointing.unlock() }
     let start = ContinuousClock.now
     let result: CheckpointResult
     do {
@@ -126,17 +126,20 @@ final class WALBound: Sendable {
   }
 
   /// The checkpointer thread's turn: waits `interval` (2 ms while the log is three quarters
-  /// full), then copies what it can with a PASSIVE checkpoint on its own connection.
-  func passiveTurn(_ connection: DatabaseQueue, interval: Duration) {
+  /// full), then copies what it can with a PASSIVE checkpoint on the writer's connection,
+  /// between two of its calls (none while a client's transaction is open).
+  func passiveTurn(_ database: DatabasePool, interval: Duration) {
     let pause = state.withLock { $0.isNearLimit } ? .milliseconds(2) : interval
     _ = wake.wait(timeout: .now() + pause.timeInterval)
-    checkpointing.lock()
-    defer { checkpointing.unlock() }
-    let start = ContinuousClock.now
+    var elapsed = Duration.zero
     // A failure (I/O) leaves the WAL longer until the next turn.
-    guard let result = try? connection.writeWithoutTransaction({ try $0.checkpoint(.passive) })
-    else { return }
-    let elapsed = ContinuousClock.now - start
+    let outcome = try? database.inWriterDatabase { db -> CheckpointResult? in
+      guard !db.isInsideTransaction else { return nil }
+      let start = ContinuousClock.now
+      defer { elapsed = ContinuousClock.now - start }
+      return try db.checkpoint(.passive)
+    }
+    guard let result = outcome ?? nil else { return }
     state.withLock { state in
       state.last = CheckpointStatus(
         mode: "passive", at: Int64(Date().timeIntervalSince1970 * 1000),
@@ -155,7 +158,7 @@ final class WALBound: Sendable {
         incompleteRestarts: state.incompleteRestarts,
         restartMilliseconds: state.restartTime.timeInterval * 1000,
         slowestRestartMilliseconds: state.slowestRestart.timeInterval * 1000,
-        checkpoint: state.last)
+        checkpoint: state.last, checkpointsByConnection: Database.checkpointsByConnection)
     }
   }
 }

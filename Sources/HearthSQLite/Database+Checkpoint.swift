@@ -1,5 +1,6 @@
 import CSQLite
 import Dispatch
+import HearthSupport
 
 #if canImport(Glibc)
   import Glibc
@@ -34,6 +35,12 @@ extension Database {
     -> CheckpointResult
   {
     try checkLocal()
+    guard !isReadOnly else {
+      throw DatabaseError(
+        resultCode: .SQLITE_READONLY,
+        message: "\(description) is read-only: only a writer checkpoints")
+    }
+    Self.checkpoints.withLock { $0[description, default: 0] += 1 }
     var logFrames: Int32 = 0
     var checkpointed: Int32 = 0
     var code: Int32
@@ -65,6 +72,14 @@ extension Database {
       walFrameCount: Int(max(logFrames, 0)), checkpointedFrameCount: Int(max(checkpointed, 0)),
       isComplete: code == SQLITE_OK)
   }
+}
+
+extension Database {
+  /// Checkpoints made through `checkpoint(_:waitingAtMost:)` in this process, by the
+  /// connection's description ("writer", "reader.0", …): how a hub shows that only its
+  /// writer checkpoints.
+  public static var checkpointsByConnection: [String: Int] { checkpoints.withLock { $0 } }
+  static let checkpoints = Locked([String: Int]())
 }
 
 extension Duration {

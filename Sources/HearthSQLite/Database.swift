@@ -140,7 +140,14 @@ public final class Database {
     // Checks that the file is a database now, rather than at the first query.
     _ = try Int.fetchOne(self, sql: "SELECT COUNT(*) FROM sqlite_master")
     try execute(sql: "PRAGMA foreign_keys = \(configuration.foreignKeysEnabled ? "ON" : "OFF")")
-    if readonly { try execute(sql: "PRAGMA query_only = ON") }
+    if readonly {
+      try execute(sql: "PRAGMA query_only = ON")
+      // A reader never checkpoints, not even as the last connection to close: SQLite's
+      // WAL-reset race (3.7.0 to 3.51.2) needs a checkpoint on one connection while another
+      // commits, so in a hub's file only the writer's connection checkpoints
+      // (docs/sqlite-layer.md, "Who checkpoints").
+      hearth_sqlite3_no_checkpoint_on_close(sqliteConnection)
+    }
     for prepare in configuration.preparations { try prepare(self) }
   }
 

@@ -94,12 +94,17 @@ public struct WALStatus: Codable, Hashable, Sendable {
   public var restartMilliseconds: Double
   public var slowestRestartMilliseconds: Double
   public var checkpoint: CheckpointStatus?
+  /// Checkpoints the hub has made since it started, by connection: only `writer` ever
+  /// appears (SQLite's WAL-reset bug needs a checkpoint on another connection than the one
+  /// committing). Absent from hubs that do not report it.
+  public var checkpointsByConnection: [String: Int]?
 
   public init(
     bytes: Int, limit: Int, peakBytes: Int, largestCommitBytes: Int, restarts: Int,
     incompleteRestarts: Int, restartMilliseconds: Double, slowestRestartMilliseconds: Double,
-    checkpoint: CheckpointStatus?
+    checkpoint: CheckpointStatus?, checkpointsByConnection: [String: Int]? = nil
   ) {
+    self.checkpointsByConnection = checkpointsByConnection
     self.bytes = bytes
     self.limit = limit
     self.peakBytes = peakBytes

@@ -89,15 +89,29 @@ func soak(_ options: Options) throws -> String {
       + "%.0f ms in them, %.1f ms the longest); hearthd RSS %.1f MiB first minute, %.1f MiB "
       + "last; observer refresh median %.2f ms first minute, %.2f ms last, p99 %.2f ms "
       + "first minute, %.2f ms last (%d probes); the disk's median sync %.0f µs first minute, "
-      + "%.0f µs last",
+      + "%.0f µs last; checkpoints %@",
     rate == 0 ? "full speed" : "\(rate) tx/s each", seconds, transactions,
     Double(transactions) / Double(seconds), megabytes(wal.peakBytes),
     megabytes(largestFile), megabytes(limit), megabytes(wal.largestCommitBytes), wal.restarts,
     wal.incompleteRestarts, wal.restartMilliseconds, wal.slowestRestartMilliseconds,
     Double(firstMinute) / 1024, Double(lastMinute) / 1024, firstMedian / 1000,
-    lastMedian / 1000, first / 1000, last / 1000, probes.count, firstSync, lastSync)
+    lastMedian / 1000, first / 1000, last / 1000, probes.count, firstSync, lastSync,
+    (wal.checkpointsByConnection ?? [:]).sorted { $0.key < $1.key }
+      .map { "\($0.key) \($0.value)" }.joined(separator: ", "))
 
   var failures: [String] = []
+  // Only the writer's connection may checkpoint (SQLite's WAL-reset bug needs a checkpoint
+  // beside another connection's commit), and it must have checkpointed for that to mean
+  // anything.
+  let checkpoints = wal.checkpointsByConnection ?? [:]
+  if Set(checkpoints.keys) != ["writer"] {
+    failures.append("checkpoints by connection were \(checkpoints), not the writer's alone")
+  }
+  _ = hub.terminate()
+  let integrity = try openReadOnly(hub.databasePath).read { try $0.integrityCheck() }
+  if integrity != ["ok"] {
+    failures.append("integrity_check after the soak: \(integrity.prefix(5))")
+  }
   if wal.peakBytes > allowed || largestFile > allowed {
     failures.append("the WAL went past its bound plus the largest commit")
   }

@@ -187,3 +187,49 @@ import Testing
     #expect(try count(dbPool) == 42)
   }
 }
+
+/// Only a writer checkpoints: SQLite's WAL-reset bug (3.7.0 to 3.51.2) needs a checkpoint on
+/// one connection while another commits, so a reader must never make one.
+@Suite struct ReadersNeverCheckpointTests {
+  @Test func theLastReaderToCloseLeavesTheLogAsItIs() throws {
+    let directory = try TemporaryDirectory()
+    let path = directory.path("readers.sqlite")
+    var writer: DatabasePool? = try DatabasePool(path: path)
+    try writer!.writeWithoutTransaction { db in
+      try db.execute(sql: "PRAGMA wal_autocheckpoint = 0")
+      try db.execute(sql: "CREATE TABLE items (id INTEGER PRIMARY KEY, value BLOB)")
+      for _ in 0..<50 {
+        try db.execute(sql: "INSERT INTO items (value) VALUES (randomblob(3000))")
+      }
+    }
+    var readonly = Configuration()
+    readonly.readonly = true
+    var reader: DatabasePool? = try DatabasePool(path: path, configuration: readonly)
+    #expect(try reader!.read { try Int.fetchOne($0, sql: "SELECT count(*) FROM items") } == 50)
+    // The writer closes first, while the reader still has the file open: not being the last
+    // connection, it checkpoints nothing either.
+    writer = nil
+    let file = try Data(contentsOf: URL(fileURLWithPath: path))
+    let log = try Data(contentsOf: URL(fileURLWithPath: path + "-wal"))
+    #expect(log.count > 50 * 3000, "the rows are still in the log")
+    reader = nil
+    // A checkpoint on close would have copied the log into the file and removed the log.
+    #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == file)
+    #expect(try Data(contentsOf: URL(fileURLWithPath: path + "-wal")) == log)
+    #expect(Database.checkpointsByConnection.keys.allSatisfy { !$0.hasPrefix("reader") })
+  }
+
+  @Test func aReaderRefusesToCheckpoint() throws {
+    let directory = try TemporaryDirectory()
+    let path = directory.path("refuses.sqlite")
+    let writer = try DatabasePool(path: path)
+    try writer.write { try $0.execute(sql: "CREATE TABLE items (id INTEGER PRIMARY KEY)") }
+    var readonly = Configuration()
+    readonly.readonly = true
+    let reader = try DatabaseQueue(path: path, configuration: readonly)
+    let error = #expect(throws: DatabaseError.self) {
+      try reader.read { db in _ = try db.checkpoint(.passive) }
+    }
+    #expect(error?.resultCode == .SQLITE_READONLY)
+  }
+}
