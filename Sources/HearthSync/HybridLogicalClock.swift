@@ -46,12 +46,16 @@ public struct HybridTimestamp: Comparable, Hashable, Sendable, CustomStringConve
 /// greater than every stamp this hub has made or seen — whatever the wall clocks say — and
 /// stays close to real time.
 ///
-/// A remote time more than `maximumDrift` ahead of this hub's wall clock is clamped to that
-/// bound (and reported), so a hub whose clock runs far ahead cannot push every other hub's
-/// clock, and win every later edit, beyond it.
+/// A hub moves past every time it receives, however far ahead of its own wall clock: a hub
+/// whose clock runs slow must still stamp an edit made after seeing another's value later
+/// than that value, or the edit is lost. The bound on a hub whose clock runs far ahead is
+/// the server's: it clamps what is pushed to its own clock plus `maximumDrift`
+/// (`hearth.meta`), so no time beyond that reaches any hub. Here `maximumDrift` only decides
+/// when a received time says that this hub's clock is behind (`receive` reports it).
 public struct HybridLogicalClock: Sendable {
   public let hub: String
-  /// How far ahead of the local wall clock a remote time may be. Default: one minute.
+  /// How far ahead of the local wall clock a remote time may be before `receive` reports
+  /// this clock as behind. Default: one minute.
   public var maximumDrift: Int64
   /// The greatest time made or seen.
   public private(set) var last: HybridTimestamp
@@ -72,29 +76,24 @@ public struct HybridLogicalClock: Sendable {
     return next
   }
 
-  /// Takes in a time seen from another hub at wall-clock time `now`: the clock moves past it
-  /// (a remote time beyond `now + maximumDrift` counts as that bound). Returns the remote
-  /// time as it is to be used, and whether it was clamped.
+  /// Takes in a time seen from another hub at wall-clock time `now`: the clock moves past
+  /// it. Returns how far, in milliseconds, the time is ahead of `now` when that is more than
+  /// `maximumDrift` (this hub's clock is behind), else nil.
   @discardableResult
-  public mutating func receive(_ remote: HybridTimestamp, now: Int64) -> (
-    time: HybridTimestamp, clamped: Bool
-  ) {
-    let bound = now + maximumDrift
-    let clamped = remote.milliseconds > bound
-    let seen =
-      clamped ? HybridTimestamp(milliseconds: bound, counter: 0, hub: remote.hub) : remote
-    let wall = max(now, last.milliseconds, seen.milliseconds)
+  public mutating func receive(_ remote: HybridTimestamp, now: Int64) -> Int64? {
+    let wall = max(now, last.milliseconds, remote.milliseconds)
     let counter: Int64 =
-      if wall == last.milliseconds && wall == seen.milliseconds {
-        max(last.counter, seen.counter) + 1
+      if wall == last.milliseconds && wall == remote.milliseconds {
+        max(last.counter, remote.counter) + 1
       } else if wall == last.milliseconds {
         last.counter + 1
-      } else if wall == seen.milliseconds {
-        seen.counter + 1
+      } else if wall == remote.milliseconds {
+        remote.counter + 1
       } else {
         0
       }
     last = HybridTimestamp(milliseconds: wall, counter: counter, hub: hub)
-    return (seen, clamped)
+    let ahead = remote.milliseconds - now
+    return ahead > maximumDrift ? ahead : nil
   }
 }

@@ -6,6 +6,8 @@ import HearthSQLite
 /// stamp each change, and the service, which takes in the times it pulls.
 public final class SyncClock: Sendable {
   private let clock: Locked<HybridLogicalClock>
+  /// When the clock was last reported behind the server's times (wall milliseconds).
+  private let reportedBehind = Locked<Int64?>(nil)
   /// Milliseconds added to the wall clock.
   public let offset: Int64
 
@@ -23,9 +25,22 @@ public final class SyncClock: Sendable {
   /// A new time for a local change.
   public func tick() -> HybridTimestamp { clock.withLock { [now] in $0.tick(now: now) } }
 
-  /// Takes in a time seen from the server (see `HybridLogicalClock.receive`).
+  /// Takes in a time seen from the server (see `HybridLogicalClock.receive`). A time more
+  /// than the drift ahead of this hub's wall clock says the clock is behind: logged, at
+  /// most once a minute. Edits keep their order all the same.
   public func receive(_ time: HybridTimestamp) {
-    _ = clock.withLock { [now] in $0.receive(time, now: now) }
+    let wall = now
+    guard let ahead = clock.withLock({ $0.receive(time, now: wall) }) else { return }
+    let due = reportedBehind.withLock { last in
+      guard last.map({ wall - $0 >= 60_000 }) ?? true else { return false }
+      last = wall
+      return true
+    }
+    if due {
+      Logger(label: "hearthd.sync").warning(
+        "this hub's clock is \(ahead / 1000) s behind a time pulled from the server; edits "
+          + "keep their order, but set the clock right (timedatectl)")
+    }
   }
 }
 

@@ -103,6 +103,51 @@ extension SyncSuites {
       #expect(dump.contains("later, in real time"))
     }
 
+    @Test func anEditMadeAfterSeeingAnotherWinsWhateverTheClocksSay() throws {
+      let cluster = try SyncCluster(["right"])
+      defer { cluster.stop() }
+      let skews: [Int64] = [-90_000, -3_600_000, -86_400_000, 90_000, 3_600_000, 86_400_000]
+      for skew in skews {
+        cluster.hubs.append(
+          try SyncedHub("skew\(skew)", server: cluster.server) { $0.syncClockOffset = skew })
+      }
+      func title(_ hub: Int, _ id: String) throws -> String? {
+        try cluster[hub].todo.read { db in
+          try String.fetchOne(db, sql: "SELECT title FROM lists WHERE id = ?", arguments: [id])
+        }
+      }
+      func edit(_ hub: Int, _ id: String, _ title: String) throws {
+        try cluster[hub].todo.write { db in
+          try db.execute(sql: "UPDATE lists SET title = ? WHERE id = ?", arguments: [title, id])
+        }
+      }
+      for (index, skew) in skews.enumerated() {
+        let (skewed, id) = (index + 1, "l\(index)")
+        try cluster[0].todo.write { db in
+          try db.execute(sql: "INSERT INTO lists (id, title) VALUES (?, 'first')", arguments: [id])
+        }
+        try cluster.converge()
+        // The hub with the right clock edits; the skewed hub sees it, then edits the same
+        // column: its edit is the later one, everywhere.
+        try edit(0, id, "from the right clock")
+        try cluster.converge()
+        #expect(try title(skewed, id) == "from the right clock")
+        try edit(skewed, id, "then from the skewed clock")
+        try cluster.converge()
+        for hub in cluster.hubs.indices {
+          #expect(try title(hub, id) == "then from the skewed clock", "skew \(skew) ms, hub \(hub)")
+        }
+        // The other order: the skewed hub first, then the right one.
+        try edit(skewed, id, "from the skewed clock")
+        try cluster.converge()
+        try edit(0, id, "then from the right clock")
+        try cluster.converge()
+        for hub in cluster.hubs.indices {
+          #expect(try title(hub, id) == "then from the right clock", "skew \(skew) ms, hub \(hub)")
+        }
+      }
+    }
+
     @Test func aDeleteWinsOverAConcurrentEditWhicheverArrivesFirst() throws {
       for deleteFirst in [true, false] {
         let cluster = try SyncCluster(["a", "b"])

@@ -24,7 +24,7 @@ import Testing
     var b = HybridLogicalClock(hub: "b")
     // b's wall clock is 30 s ahead (within the bound): a's next edit still comes after it.
     let fromB = b.tick(now: 31_000)
-    #expect(a.receive(fromB, now: 1_000) == (fromB, false))
+    #expect(a.receive(fromB, now: 1_000) == nil)
     let next = a.tick(now: 1_001)
     #expect(next > fromB)
     #expect(next.milliseconds == 31_000 && next.counter == 2)
@@ -34,16 +34,18 @@ import Testing
     #expect(tieA < tieB && max(tieA, tieB) == tieB)
   }
 
-  @Test func aRemoteTimeFarAheadIsClampedToTheBound() {
-    var clock = HybridLogicalClock(hub: "a", maximumDrift: 60_000)
-    let hourAhead = HybridTimestamp(milliseconds: 1_000 + 3_600_000, counter: 0, hub: "fast")
-    let (used, clamped) = clock.receive(hourAhead, now: 1_000)
-    #expect(clamped)
-    #expect(used == HybridTimestamp(milliseconds: 61_000, counter: 0, hub: "fast"))
-    #expect(clock.last.milliseconds == 61_000)
-    // An edit made two minutes later in real time is later than the fast hub's, as used.
-    let later = clock.tick(now: 121_000)
-    #expect(later > used)
+  @Test func aClockFarBehindMovesPastEveryTimeItReceivesAndSaysItIsBehind() {
+    for behind: Int64 in [90_000, 3_600_000, 86_400_000] {
+      var clock = HybridLogicalClock(hub: "slow", maximumDrift: 60_000)
+      let realNow: Int64 = 1_800_000_000_000
+      let seen = HybridTimestamp(milliseconds: realNow, counter: 3, hub: "right")
+      #expect(clock.receive(seen, now: realNow - behind) == behind)
+      // An edit made after seeing that value is later than it, whatever this wall clock says.
+      #expect(clock.tick(now: realNow - behind + 1) > seen)
+    }
+    var near = HybridLogicalClock(hub: "a", maximumDrift: 60_000)
+    let close = HybridTimestamp(milliseconds: 31_000, counter: 0, hub: "b")
+    #expect(near.receive(close, now: 1_000) == nil)
   }
 
   @Test func textSortsAsTimesCompareAndReadsBack() {
