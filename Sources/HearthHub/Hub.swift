@@ -258,6 +258,9 @@ public final class Hub: Sendable {
     // a typed `tooLarge` reply.
     try router.setMaximumMessageSize(HubLimits(configuration.limits).transportMaxMessageSize)
     try router.setHeartbeat(interval: .seconds(1), timeout: .seconds(5))
+    // A client that connects and never finishes the handshake holds a descriptor: it is let
+    // go after two seconds, not libzmq's thirty (an honest one finishes in milliseconds).
+    try router.setHandshakeDeadline(.seconds(2))
     let publisher = try BusSocket(context, .pub)
     try publisher.setSendHighWaterMark(configuration.busHighWaterMark)
     // What a killed hub left (a live hub's sockets answer: `init` refused to start then).

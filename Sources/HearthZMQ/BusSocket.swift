@@ -291,6 +291,12 @@ public final class BusSocket {
   /// The largest message accepted from a peer; a larger one drops the connection. -1: none.
   public func setMaximumMessageSize(_ bytes: Int) throws { try set(ZMQ_MAXMSGSIZE, Int64(bytes)) }
 
+  /// How long a new connection has to finish its handshake (CURVE included) before it is
+  /// dropped (libzmq's default: 30 s).
+  public func setHandshakeDeadline(_ deadline: Duration) throws {
+    try set(ZMQ_HANDSHAKE_IVL, Int32(clamping: deadline.milliseconds))
+  }
+
   /// Sends a ZMTP heartbeat every `interval` and drops a peer silent for `timeout`.
   public func setHeartbeat(interval: Duration, timeout: Duration) throws {
     try set(ZMQ_HEARTBEAT_IVL, interval.milliseconds)

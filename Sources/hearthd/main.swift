@@ -73,6 +73,15 @@ func readConfiguration(from arguments: [String]) -> HubConfiguration {
 }
 
 let configuration = readConfiguration(from: Array(CommandLine.arguments.dropFirst()))
+// Every plugin connection is a descriptor: the soft limit (often 1,024) goes up to the hard
+// one, which the unit sets (LimitNOFILE=).
+var files = rlimit()
+if getrlimit(Int32(RLIMIT_NOFILE.rawValue), &files) == 0, files.rlim_cur < files.rlim_max {
+  files.rlim_cur = files.rlim_max
+  if setrlimit(Int32(RLIMIT_NOFILE.rawValue), &files) != 0 {
+    log.warning("cannot raise the file descriptor limit: \(String(cString: strerror(errno)))")
+  }
+}
 let notifier = SystemdNotifier()
 let hub: Hub
 do {
