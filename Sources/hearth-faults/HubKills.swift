@@ -9,16 +9,20 @@ import HearthWire
 /// and the integrity check passes.
 func hubKills(_ options: Options) throws -> String {
   let kills = options.kills ?? (options.quick ? 5 : 25)
-  // Enough work that the writers are still busy at the last kill.
-  let perWriter = max(200, kills * 80)
+  // Enough work that the writers are still busy at the last kill: a kill and a restart take
+  // a quarter of a second at most, and 400 transactions a writer take about as long here.
+  let perWriter = max(2_000, kills * 400)
   let directory = try temporaryDirectory()
   defer { try? FileManager.default.removeItem(at: directory) }
   var hub = try HubProcess(directory: directory)
+  // Whatever fails, nothing of the scenario outlives it.
+  defer { if hub.process.isRunning { hub.kill() } }
   _ = try hub.waitUntilReady()
   let writers = try (0..<4).map { index in
     try LoadgenProcess(
       hub: hub, arguments: ["--plugin", "w\(index)", "--count", String(perWriter), "--pair"])
   }
+  defer { for writer in writers where writer.process.isRunning { writer.process.terminate() } }
   var done = 0
   while done < kills {
     guard writers.contains(where: { $0.process.isRunning }) else {
