@@ -53,7 +53,7 @@ public final class Hub: Sendable {
     try FileManager.default.createDirectory(
       atPath: (configuration.databasePath as NSString).deletingLastPathComponent,
       withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-    lock = try HubLock(databasePath: configuration.databasePath)
+    lock = try HubLock(paths: configuration.paths)
     try HubLock.checkSocketsAreFree(in: configuration.runtimeDirectory)
     try Hub.checkExistingFile(configuration.databasePath)
     try Hub.restrictToOwner(configuration.databasePath)
@@ -197,7 +197,9 @@ public final class Hub: Sendable {
 
     let streams = try RequestStreams(
       path: configuration.paths.requestStreamPath, keys: keys,
-      limit: HubLimits(configuration.limits).transportMaxMessageSize)
+      limit: HubLimits(configuration.limits).transportMaxMessageSize,
+      limits: StreamLimits(
+        descriptors: OpenFiles.now().soft, replyBudget: configuration.replyMemoryBudget))
     defer { streams.close() }
     var session = HubSession(hub: self, router: router, streams: streams, publisher: publisher)
     // Durable replies go to the stream's clients from the syncing thread, as each sync ends.
@@ -255,8 +257,16 @@ public final class Hub: Sendable {
   ) {
     let router = try BusSocket(context, .router)
     // libzmq drops messages far beyond the limit before they reach memory; those within get
-    // a typed `tooLarge` reply.
-    try router.setMaximumMessageSize(HubLimits(configuration.limits).transportMaxMessageSize)
+    // a typed `tooLarge` reply. It checks the frame as it travels, which CURVE makes 33
+    // bytes longer than the message (its command name, nonce, flags and tag).
+    try router.setMaximumMessageSize(
+      HubLimits(configuration.limits).transportMaxMessageSize + HubLimits.curveOverhead)
+    // What libzmq holds per connection: requests read and not yet received (past it, it
+    // stops reading that connection), and replies the client has not read (past it, they are
+    // dropped: a client that does not read its replies gets no more). An honest client has
+    // a request or two in flight.
+    try router.setReceiveHighWaterMark(64)
+    try router.setSendHighWaterMark(16)
     try router.setHeartbeat(interval: .seconds(1), timeout: .seconds(5))
     // A client that connects and never finishes the handshake holds a descriptor: it is let
     // go after two seconds, not libzmq's thirty (an honest one finishes in milliseconds).

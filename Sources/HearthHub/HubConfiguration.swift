@@ -23,6 +23,9 @@ public struct HubConfiguration: Sendable {
   public var transactionTimeout: Duration = .seconds(5)
   /// Requests waiting for the writer; beyond it, `busy`. Default 1,000.
   public var maximumQueuedRequests = 1_000
+  /// Bytes of replies the hub holds for request-stream clients that have not read them, all
+  /// together; past it, the connections with the most waiting are closed. Default 256 MiB.
+  public var replyMemoryBudget = 256 << 20
   /// How often the bus says the hub is alive.
   public var heartbeatInterval: Duration = .seconds(1)
   /// How long the change feed and the exactly-once records are kept. Default 7 days.

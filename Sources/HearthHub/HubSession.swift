@@ -37,9 +37,17 @@ struct HubSession {
     client: Data, id: String, round: Int, deadline: Duration, ticket: Int?
   )
   var syncWaiters: [SyncWaiter] = []
+  /// Requests received on the ZeroMQ socket and not yet served, by principal and
+  /// connection (the request stream keeps its own).
+  var routerWaiting = FairQueue<Data, ReceivedMessage>()
+  /// Locks other processes hold against the writer, as last looked at (see
+  /// `SharedMemoryLocks`), and when that was.
+  var locks: SharedMemoryLocks
 
   /// The most one-message transactions one COMMIT carries.
   static let maximumGroup = 64
+  /// The most requests of one ZeroMQ connection waiting to be served; past it, `busy`.
+  static let maximumWaitingPerConnection = 32
 
   init(hub: Hub, router: BusSocket, streams: RequestStreams, publisher: BusSocket) {
     self.hub = hub
@@ -52,6 +60,7 @@ struct HubSession {
     feed = ChangeFeed(hub: hub, publisher: publisher)
     executor = TransactionExecutor(database: hub.database)
     identities = Identities(keyring: hub.configuration.paths.keyring)
+    locks = SharedMemoryLocks(databasePath: hub.configuration.databasePath)
   }
 
   var configuration: HubConfiguration { hub.configuration }
@@ -65,7 +74,7 @@ struct HubSession {
     let bells = [hub.sync.jobs.bell.descriptor, hub.syncer.bell.descriptor]
     let (readable, ready) = try router.wait(
       orDescriptors: bells.map { ($0, .readable) } + streams.descriptors(),
-      timeout: streams.hasRequests ? .zero : timeout)
+      timeout: streams.hasRequests || !routerWaiting.isEmpty ? .zero : timeout)
     if !ready[1].isEmpty {
       hub.syncer.bell.clear()
       try sendDurable()
@@ -74,18 +83,22 @@ struct HubSession {
       hub.sync.jobs.bell.clear()
       runSyncJobs()
     }
-    streams.serve(Array(ready.dropFirst(bells.count)))
-    // Everything that has arrived, on the stream and the router: one-message transactions
-    // among it share one COMMIT (group commit), each in its own savepoint.
-    var burst = streams.take(upTo: Self.maximumGroup)
-    if readable {
-      while burst.count < Self.maximumGroup, let more = try router.receiveMessage(timeout: .zero) {
-        burst.append(more)
-      }
+    identities.refresh()
+    let known = identities
+    let principal = { (userID: String?) in
+      userID.flatMap { known.plugin($0) } ?? RequestStreams.anonymous
     }
+    streams.serve(Array(ready.dropFirst(bells.count)), principal: { principal($0) })
+    if readable { try receiveFromRouter(principal: principal) }
+    // What has arrived, on the stream and the router, taken in turn by principal (while
+    // several wait, one request of each: see `FairQueue`): one-message transactions among
+    // it share one COMMIT (group commit), each in its own savepoint.
+    let oneEach = streams.waitingPrincipals + routerWaiting.waitingPrincipals > 1
+    let burst =
+      streams.take(upTo: Self.maximumGroup, oneEach: oneEach)
+      + routerWaiting.take(upTo: Self.maximumGroup, oneEach: oneEach)
     executor.expire(after: configuration.transactionTimeout, now: hub.clock.elapsed)
     if !burst.isEmpty {
-      identities.refresh()
       var group: [(client: Data, request: TransactionRequest)] = []
       for message in burst {
         let frames = message.frames
@@ -119,8 +132,33 @@ struct HubSession {
     if now - lastHeartbeat >= configuration.heartbeatInterval {
       lastHeartbeat = now
       feed.publishHeartbeat(at: hub.millisecondsNow())
+      locks.watch(now: now)
     }
     if outbox.syncHereIfAlone() { try sendDurable() }
+  }
+
+  /// Moves what the ZeroMQ socket has (up to a group's worth a turn) to `routerWaiting`.
+  /// A connection with its most waiting gets `busy` for the next: libzmq queues a
+  /// connection's messages without bound in number, so the bound is kept here.
+  mutating func receiveFromRouter(principal: (String?) -> String) throws {
+    for _ in 0..<Self.maximumGroup {
+      guard let message = try router.receiveMessage(timeout: .zero) else { return }
+      guard let client = message.frames.first else { continue }
+      guard routerWaiting.count(of: client) < Self.maximumWaitingPerConnection else {
+        let id =
+          message.frames.count == 2
+          ? (try? WireRequest.parse(message.frames[1], limits: configuration.limits).get())?.id
+          : nil
+        reply(
+          client,
+          ErrorReply(
+            id: id, code: .busy,
+            message: "this connection has \(Self.maximumWaitingPerConnection) requests waiting "
+              + "at the hub, its most; wait for their replies"))
+        continue
+      }
+      routerWaiting.append(message, principal: principal(message.userID), source: client)
+    }
   }
 
   /// Answers one request: `parsed` is its frame parsed, nil when it came as other than one
@@ -142,7 +180,10 @@ struct HubSession {
         client,
         WelcomeReply(
           id: request.id, hub: hub.instanceID, seq: hub.lastSequence, wal: hub.walStatus,
-          limits: HubLimits(configuration.limits)))
+          limits: HubLimits(configuration.limits),
+          connections: streams.status(
+            files: OpenFiles.now(), waitingElsewhere: routerWaiting.count + queue.count),
+          locks: locks.foreign()))
     case .success(.register(let request)):
       if executor.open == nil {
         register(client: client, request: request)
@@ -174,9 +215,13 @@ struct HubSession {
     queue.append(work)
   }
 
+  /// Runs what waited for the writer, in order; the requests of a stream connection that
+  /// has closed meanwhile are dropped unrun (nobody would hear their outcome).
   mutating func drainQueue() {
     while executor.open == nil, !queue.isEmpty {
-      switch queue.removeFirst() {
+      let work = queue.removeFirst()
+      guard streams.isConnected(work.client) else { continue }
+      switch work {
       case .transaction(let client, let request): transaction(client: client, request: request)
       case .register(let client, let request): register(client: client, request: request)
       case .sync(let client, let request): sync(client: client, request: request)
@@ -343,6 +388,14 @@ struct HubSession {
 
   /// Sends an encoded reply (after what the outbox holds).
   func send(_ client: Data, _ body: Data) { outbox.send(client, body) }
+}
+
+extension HubSession.Work {
+  var client: Data {
+    switch self {
+    case .transaction(let client, _), .register(let client, _), .sync(let client, _): client
+    }
+  }
 }
 
 extension TransactionRequest {

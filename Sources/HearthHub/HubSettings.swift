@@ -15,7 +15,7 @@ extension HubConfiguration {
     "max-statements", "heartbeat-interval", "retention-days", "feed-keep", "prune-interval",
     "bus-high-water-mark", "max-queued-requests", "wal-limit-mb", "checkpoint-wait",
     "checkpoint-retry", "checkpoint-interval", "sync-server", "sync-zone", "sync-clock-offset-ms",
-    "sync-page",
+    "sync-page", "reply-memory-mb",
   ]
 
   /// hearthd's configuration from its settings, later ones winning: the config file's lines
@@ -96,6 +96,9 @@ extension HubConfiguration {
     syncPageSize = try read.integer("sync-page", atLeast: 1) ?? syncPageSize
     if let megabytes = try read.number("wal-limit-mb", atLeast: 1) {
       walLimit = Int(megabytes * 1_048_576)
+    }
+    if let megabytes = try read.number("reply-memory-mb", atLeast: 1) {
+      replyMemoryBudget = Int(megabytes * 1_048_576)
     }
   }
 }

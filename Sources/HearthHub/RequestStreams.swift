@@ -1,4 +1,5 @@
 import Foundation
+import HearthSupport
 import HearthWire
 import HearthZMQ
 
@@ -11,6 +12,14 @@ import HearthZMQ
 /// A request that arrives here is handed to the session as the ROUTER would hand it: the
 /// frames `[client, body]` with the connection's key as its user id, `client` being an id
 /// no ROUTER makes (`isStreamClient`).
+///
+/// What one local process may hold here is bounded (Protocols/README.md "Limits"): the
+/// connections of a principal (a plugin, or every key of no plugin together), the
+/// connections still in their handshake (past it, the oldest is closed), the requests a
+/// connection has waiting (past it, the hub stops reading it), and the replies waiting for
+/// clients to read, per connection and all together (past either, the connection with the
+/// most waiting is closed). Requests wait per connection and are taken in turn by principal
+/// (`FairQueue`); those of a connection that closes go with it, unrun.
 ///
 /// The hub's thread does everything here; the syncing thread also sends replies (`send`,
 /// through `HubOutbox`), so each entry point holds `lock`.
@@ -25,7 +34,7 @@ final class RequestStreams: @unchecked Sendable {
     /// The hub has answered; waiting for the client's proof.
     case proving(key: Data, hubNonce: Data, clientNonce: Data, publicKey: Data)
     /// Proven: requests arrive under `userID` (the client's public key, Z85).
-    case open(userID: String)
+    case open(userID: String, principal: String)
   }
 
   private struct Connection {
@@ -43,13 +52,8 @@ final class RequestStreams: @unchecked Sendable {
     var closing = false
   }
 
-  /// The most connections at once; more are closed as they come.
-  static let maximumConnections = 1024
-  /// How long a client has to finish the handshake, and to read the refusal that closes
-  /// its connection.
-  static let deadline: UInt64 = 5_000_000_000
-  /// How many requests may wait for the session before the hub stops reading.
-  static let maximumWaiting = 256
+  /// What the stream holds at most (see `StreamLimits`).
+  let limits: StreamLimits
 
   private let listener: Int32
   let path: String
@@ -60,20 +64,43 @@ final class RequestStreams: @unchecked Sendable {
   private let maximumOutput: Int
   private var connections: [UInt64: Connection] = [:]
   private var nextID: UInt64 = 1
-  private var waiting: [ReceivedMessage] = []
-  private var waitingStart = 0
+  /// The requests read and not yet taken, and their bytes.
+  private var waiting = FairQueue<UInt64, ReceivedMessage>()
+  private var waitingBytes = 0
+  /// The replies waiting for their clients to read them, all together.
+  private var outputBytes = 0
+  /// The connections still in their handshake, oldest first (some may have finished it or
+  /// closed since: they are skipped).
+  private var handshaking: [UInt64] = []
+  /// How many connections each principal has open.
+  private var openByPrincipal: [String: Int] = [:]
+  /// While accepting fails for want of descriptors, the listener rests until then.
+  private var acceptRestsUntil: UInt64 = 0
+  /// What has been refused or closed for a limit, since the start (for `hearth status`).
+  private var counters = Counters()
+
+  private struct Counters {
+    var refusedConnections = 0
+    var closedHandshakes = 0
+    var refusedForPrincipal = 0
+    var closedForReplies = 0
+    var acceptFailures = 0
+  }
+  /// Output freed by closed connections since memory was last handed back to the system.
+  private var freedSinceTrim = 0
   /// Which connection each polled descriptor after the listener's is.
   private var polled: [UInt64] = []
   private var chunk = [UInt8](repeating: 0, count: 1 << 16)
 
-  init(path: String, keys: CurveKeyPair, limit: Int) throws {
+  init(path: String, keys: CurveKeyPair, limit: Int, limits: StreamLimits) throws {
     guard let secret = CurveKeyPair.raw(keys.secretKey),
       let publicKey = CurveKeyPair.raw(keys.publicKey)
     else { throw HubError("the hub's CURVE keys are not Z85 keys") }
     self.path = path
     self.keys = (secret, publicKey)
     self.limit = limit
-    maximumOutput = max(64 << 20, 2 * limit)
+    self.limits = limits
+    maximumOutput = min(limits.replyBudget, max(64 << 20, 2 * limit))
     unlink(path)
     listener = socket(
       AF_UNIX, Int32(SOCK_STREAM.rawValue | SOCK_NONBLOCK.rawValue | SOCK_CLOEXEC.rawValue), 0)
@@ -109,18 +136,51 @@ final class RequestStreams: @unchecked Sendable {
   }
 
   /// Whether requests wait for the session (the loop should not sleep).
-  var hasRequests: Bool { lock.withLock { waitingStart < waiting.count } }
+  var hasRequests: Bool { lock.withLock { !waiting.isEmpty } }
 
-  /// What to poll: the listener, then each connection (readable while few requests wait,
-  /// writable while output waits).
+  /// How many principals have requests waiting.
+  var waitingPrincipals: Int { lock.withLock { waiting.waitingPrincipals } }
+
+  /// Whether `client` is still connected: false for a stream client whose connection has
+  /// closed; true for any other (ZeroMQ does not say when its peers leave).
+  func isConnected(_ client: Data) -> Bool {
+    guard Self.isStreamClient(client) else { return true }
+    return lock.withLock { connections[Self.connection(client)] != nil }
+  }
+
+  /// The connections open now, the replies waiting to be read, the bounds and what they
+  /// refused, beside the process's descriptors (`files`).
+  func status(files: (open: Int, soft: Int, hard: Int), waitingElsewhere: Int) -> ConnectionStatus {
+    lock.withLock {
+      ConnectionStatus(
+        openFiles: files.open, fileLimit: files.soft, fileHardLimit: files.hard,
+        streamConnections: connections.count, streamHandshaking: handshakingCount(),
+        waitingRequests: waiting.count + waitingElsewhere, replyBytes: outputBytes,
+        maxStreamConnections: limits.maximumConnections,
+        maxConnectionsPerPrincipal: limits.maximumConnectionsPerPrincipal,
+        replyBudget: limits.replyBudget, refusedConnections: counters.refusedConnections,
+        closedHandshakes: counters.closedHandshakes,
+        refusedForPrincipal: counters.refusedForPrincipal,
+        closedForReplies: counters.closedForReplies, acceptFailures: counters.acceptFailures)
+    }
+  }
+
+  /// What to poll: the listener (unless it rests), then each connection (readable while its
+  /// requests and everyone's are under their bounds, writable while output waits).
   func descriptors() -> [(fd: Int32, events: BusSocket.Events)] {
     lock.lock()
     defer { lock.unlock() }
-    let reading = waiting.count - waitingStart < Self.maximumWaiting
-    var descriptors: [(fd: Int32, events: BusSocket.Events)] = [(listener, .readable)]
+    let resting = DispatchTime.now().uptimeNanoseconds < acceptRestsUntil
+    let overBudget = waitingBytes + bufferedInput() > limits.inputBudget
+    var descriptors: [(fd: Int32, events: BusSocket.Events)] = [
+      (listener, resting ? [] : .readable)
+    ]
     polled.removeAll(keepingCapacity: true)
     for (id, connection) in connections {
-      var events: BusSocket.Events = reading && !connection.closing ? .readable : []
+      let reading =
+        !connection.closing && waiting.count(of: id) < limits.maximumWaitingPerConnection
+        && (!overBudget || connection.input.count == 0)
+      var events: BusSocket.Events = reading ? .readable : []
       if !connection.output.isEmpty { events.insert(.writable) }
       polled.append(id)
       descriptors.append((connection.fd, events))
@@ -129,29 +189,36 @@ final class RequestStreams: @unchecked Sendable {
   }
 
   /// Serves what `descriptors()`' poll found: new connections, what came, what may go.
-  func serve(_ ready: [BusSocket.Events]) {
+  /// `principal` names who a key is: a plugin's name, or the same name for every key of
+  /// no plugin.
+  func serve(_ ready: [BusSocket.Events], principal: (String) -> String) {
     lock.lock()
     defer { lock.unlock() }
     guard let listening = ready.first else { return }
     if listening.contains(.readable) { accept() }
     for (id, events) in zip(polled, ready.dropFirst()) where !events.isEmpty {
       if events.contains(.writable) { flush(id) }
-      if events.contains(.readable) { read(id) }
+      if events.contains(.readable) { read(id, principal: principal) }
+    }
+    // Frames read before their connection had its most waiting: the socket may have
+    // nothing more to say, so they are not left for its next readiness.
+    for (id, connection) in connections
+    where connection.input.count >= 4
+      && waiting.count(of: id) < limits.maximumWaitingPerConnection
+    {
+      handleFrames(id, principal: principal)
     }
     expire()
+    trimIfWorthIt()
   }
 
-  /// Up to `count` requests, in the order they came.
-  func take(upTo count: Int) -> [ReceivedMessage] {
+  /// Up to `count` requests, taken in turn by principal (one of each while several wait,
+  /// or while `oneEach`: others wait elsewhere).
+  func take(upTo count: Int, oneEach: Bool = false) -> [ReceivedMessage] {
     lock.lock()
     defer { lock.unlock() }
-    let end = min(waiting.count, waitingStart + count)
-    let taken = Array(waiting[waitingStart..<end])
-    waitingStart = end
-    if waitingStart == waiting.count {
-      waiting.removeAll(keepingCapacity: true)
-      waitingStart = 0
-    }
+    let taken = waiting.take(upTo: count, oneEach: oneEach)
+    for message in taken { waitingBytes -= message.frames.last?.count ?? 0 }
     return taken
   }
 
@@ -163,6 +230,7 @@ final class RequestStreams: @unchecked Sendable {
     let id = Self.connection(client)
     guard connections[id] != nil else { return }
     enqueue(id, body)
+    keepWithinReplyBudget()
   }
 
   /// Sends what waits (for at most `deadline`, blocking in poll) and closes everything.
@@ -177,38 +245,75 @@ final class RequestStreams: @unchecked Sendable {
       _ = poll(&items, nfds_t(items.count), 50)
       for id in Array(connections.keys) { flush(id) }
     }
-    for connection in connections.values { Glibc.close(connection.fd) }
-    connections.removeAll()
+    for id in Array(connections.keys) { drop(id) }
     Glibc.close(listener)
     unlink(path)
   }
 
   // MARK: - Connections
 
+  /// Takes the connections waiting, at most 256 a turn. Past the bound on connections a
+  /// new one is closed at once; past the bound on handshakes the oldest handshake is
+  /// closed (an honest client finishes in milliseconds, so a flood of idle connections
+  /// pushes out only its own). Out of descriptors, the listener rests 100 ms.
   private func accept() {
-    while true {
+    for _ in 0..<256 {
       let fd = Glibc.accept(listener, nil, nil)
-      guard fd >= 0 else { return }
+      guard fd >= 0 else {
+        if errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM {
+          acceptRestsUntil = DispatchTime.now().uptimeNanoseconds + 100_000_000
+          counters.acceptFailures += 1
+        }
+        return
+      }
       _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
       _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
-      guard connections.count < Self.maximumConnections else {
+      guard connections.count < limits.maximumConnections else {
         Glibc.close(fd)
+        counters.refusedConnections += 1
         continue
       }
+      if handshakingCount() >= limits.maximumHandshaking, let oldest = oldestHandshake() {
+        drop(oldest)
+        counters.closedHandshakes += 1
+      }
       connections[nextID] = Connection(
-        fd: fd, deadline: DispatchTime.now().uptimeNanoseconds + Self.deadline)
+        fd: fd, deadline: DispatchTime.now().uptimeNanoseconds + limits.handshakeDeadline)
+      handshaking.append(nextID)
       nextID += 1
     }
   }
 
+  /// How many connections are in their handshake (and forgets those no longer).
+  private func handshakingCount() -> Int {
+    handshaking.removeAll { id in
+      guard let connection = connections[id] else { return true }
+      if case .open = connection.state { return true }
+      return false
+    }
+    return handshaking.count
+  }
+
+  private func oldestHandshake() -> UInt64? { handshaking.first }
+
   private func drop(_ id: UInt64) {
     guard let connection = connections.removeValue(forKey: id) else { return }
     Glibc.close(connection.fd)
+    if case .open(_, let principal) = connection.state {
+      openByPrincipal[principal, default: 1] -= 1
+      if openByPrincipal[principal] == 0 { openByPrincipal[principal] = nil }
+    }
+    for message in waiting.remove(source: id) { waitingBytes -= message.frames.last?.count ?? 0 }
+    outputBytes -= connection.waitingBytes
+    freedSinceTrim += connection.waitingBytes + connection.input.count
   }
+
+  /// The bytes read and not yet framed, all connections together.
+  private func bufferedInput() -> Int { connections.values.reduce(0) { $0 + $1.input.count } }
 
   /// Reads what the connection has (at most 256 KiB a turn, so that one client does not
   /// hold the others up) and handles each frame complete.
-  private func read(_ id: UInt64) {
+  private func read(_ id: UInt64, principal: (String) -> String) {
     var total = 0
     while total < 1 << 18, let fd = connections[id]?.fd {
       let count = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
@@ -222,15 +327,16 @@ final class RequestStreams: @unchecked Sendable {
       chunk.withUnsafeBytes {
         connections[id]?.input.append(UnsafeRawBufferPointer(rebasing: $0[..<count]))
       }
-      handleFrames(id)
+      handleFrames(id, principal: principal)
       if count < chunk.count { return }
+      if waiting.count(of: id) >= limits.maximumWaitingPerConnection { return }
     }
   }
 
-  private func handleFrames(_ id: UInt64) {
+  private func handleFrames(_ id: UInt64, principal: (String) -> String) {
     while let state = connections[id]?.state, connections[id]?.closing == false {
       let open: String?
-      if case .open(let userID) = state { open = userID } else { open = nil }
+      if case .open(let userID, _) = state { open = userID } else { open = nil }
       let frame: Data?
       do {
         frame = try connections[id]?.input.next(
@@ -261,10 +367,26 @@ final class RequestStreams: @unchecked Sendable {
               id: nil, code: .unauthorized,
               message: "the client did not prove it holds the secret key of its public key"))
         }
-        connections[id]?.state = .open(userID: userID)
+        let name = principal(userID)
+        guard openByPrincipal[name, default: 0] < limits.maximumConnectionsPerPrincipal else {
+          counters.refusedForPrincipal += 1
+          return refuse(
+            id,
+            ErrorReply(
+              id: nil, code: .busy,
+              message: "this key's principal (\(name == Self.anonymous ? "the keys of no plugin" : "plugin \(name)")) "
+                + "has \(limits.maximumConnectionsPerPrincipal) connections open to the request "
+                + "stream, its most; close one, or use hub.sock"))
+        }
+        openByPrincipal[name, default: 0] += 1
+        connections[id]?.state = .open(userID: userID, principal: name)
         connections[id]?.deadline = nil
-      case .open(let userID):
-        waiting.append(ReceivedMessage(frames: [Self.client(id), frame], userID: userID))
+      case .open(let userID, let name):
+        waiting.append(
+          ReceivedMessage(frames: [Self.client(id), frame], userID: userID), principal: name,
+          source: id)
+        waitingBytes += frame.count
+        if waiting.count(of: id) >= limits.maximumWaitingPerConnection { return }
       }
     }
   }
@@ -293,7 +415,7 @@ final class RequestStreams: @unchecked Sendable {
   private func refuse(_ id: UInt64, _ error: ErrorReply) {
     if let body = try? WireCoding.encode(error) { enqueue(id, body) }
     connections[id]?.closing = true
-    connections[id]?.deadline = DispatchTime.now().uptimeNanoseconds + Self.deadline
+    connections[id]?.deadline = DispatchTime.now().uptimeNanoseconds + limits.handshakeDeadline
     if connections[id]?.output.isEmpty ?? false { drop(id) }
   }
 
@@ -311,9 +433,32 @@ final class RequestStreams: @unchecked Sendable {
     guard var connection = connections[id] else { return }
     connection.output.append((FrameBuffer.header(body.count), body))
     connection.waitingBytes += 4 + body.count
+    outputBytes += 4 + body.count
     connections[id] = connection
-    guard connection.waitingBytes <= maximumOutput else { return drop(id) }
+    guard connection.waitingBytes <= maximumOutput else {
+      counters.closedForReplies += 1
+      return drop(id)
+    }
     if connection.output.count == 1 { flush(id) }
+  }
+
+  /// Past the budget of replies waiting for all clients together, closes the connections
+  /// with the most waiting until it holds again.
+  private func keepWithinReplyBudget() {
+    while outputBytes > limits.replyBudget,
+      let (id, _) = connections.max(by: { $0.value.waitingBytes < $1.value.waitingBytes })
+    {
+      counters.closedForReplies += 1
+      drop(id)
+    }
+  }
+
+  /// Hands the memory of closed connections' replies back to the system once 16 MiB of it
+  /// is free (glibc keeps freed memory for reuse otherwise).
+  private func trimIfWorthIt() {
+    guard freedSinceTrim >= 16 << 20 else { return }
+    freedSinceTrim = 0
+    Memory.returnFreedToSystem()
   }
 
   /// Sends waiting frames until the socket would block.
@@ -330,6 +475,7 @@ final class RequestStreams: @unchecked Sendable {
       }
       connection.sentOfFirst += sent
       connection.waitingBytes -= sent
+      outputBytes -= sent
       if connection.sentOfFirst == header.count + body.count {
         connection.output.removeFirst()
         connection.sentOfFirst = 0
@@ -342,4 +488,39 @@ final class RequestStreams: @unchecked Sendable {
   }
 
   private static func error() -> String { String(cString: strerror(errno)) }
+
+  /// The principal of every key issued to no plugin.
+  static let anonymous = "(keys of no plugin)"
+}
+
+/// The bounds of the request stream (Protocols/README.md "Limits").
+struct StreamLimits: Sendable {
+  /// Connections at once; more are closed as they come.
+  var maximumConnections: Int
+  /// Connections at once that have not finished their handshake; past it, the oldest is
+  /// closed.
+  var maximumHandshaking = 64
+  /// Connections one principal (a plugin; all keys of no plugin together) holds open.
+  var maximumConnectionsPerPrincipal = 64
+  /// Requests read from one connection and not yet served; past it, the hub stops reading
+  /// the connection until it has served some.
+  var maximumWaitingPerConnection = 32
+  /// Bytes of requests read and not served, and of frames partly read, all together: past
+  /// it, the hub reads only connections that are between two frames.
+  var inputBudget = 64 << 20
+  /// Bytes of replies waiting for their clients to read them, all together.
+  var replyBudget: Int
+  /// How long a client has to finish the handshake (monotonic nanoseconds), and to read
+  /// the refusal that closes its connection.
+  var handshakeDeadline: UInt64 = 2_000_000_000
+
+  /// The bounds for a process whose descriptors are limited to `descriptors`: a quarter of
+  /// them for the stream (libzmq aborts when it cannot accept on `hub.sock`, so the stream
+  /// never takes all), 1,024 at most.
+  init(descriptors: Int, replyBudget: Int) {
+    maximumConnections = max(16, min(1024, (descriptors - 64) / 4))
+    maximumHandshaking = min(maximumHandshaking, maximumConnections / 2)
+    maximumConnectionsPerPrincipal = min(maximumConnectionsPerPrincipal, maximumConnections / 4)
+    self.replyBudget = replyBudget
+  }
 }

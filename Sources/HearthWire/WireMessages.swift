@@ -44,15 +44,96 @@ public struct WelcomeReply: Codable, Hashable, Sendable {
   public var wal: WALStatus?
   /// What the hub takes: a client checks its frames against them before sending.
   public var limits: HubLimits?
+  /// The hub's connections, descriptors and what its limits refused (for `hearth status`).
+  public var connections: ConnectionStatus?
+  /// Locks that other processes hold on the database's shared memory against the writer
+  /// (for `hearth status`); empty when there are none.
+  public var locks: [ForeignLock]?
 
   public init(
-    id: String, hub: String, seq: Int64, wal: WALStatus? = nil, limits: HubLimits? = nil
+    id: String, hub: String, seq: Int64, wal: WALStatus? = nil, limits: HubLimits? = nil,
+    connections: ConnectionStatus? = nil, locks: [ForeignLock]? = nil
   ) {
     self.id = id
     self.hub = hub
     self.seq = seq
     self.wal = wal
     self.limits = limits
+    self.connections = connections
+    self.locks = locks
+  }
+}
+
+/// The hub's connections and descriptors, in `welcome`.
+public struct ConnectionStatus: Codable, Hashable, Sendable {
+  /// Descriptors the hub has open, and its soft and hard limits (`RLIMIT_NOFILE`).
+  public var openFiles: Int
+  public var fileLimit: Int
+  public var fileHardLimit: Int
+  /// The request stream's connections now, those of them still in their handshake, the
+  /// requests read and not yet served (on either socket, and waiting for the writer), and
+  /// the bytes of replies waiting to be read by the stream's clients.
+  public var streamConnections: Int
+  public var streamHandshaking: Int
+  public var waitingRequests: Int
+  public var replyBytes: Int
+  /// The stream's bounds: connections, connections a principal, and reply bytes.
+  public var maxStreamConnections: Int
+  public var maxConnectionsPerPrincipal: Int
+  public var replyBudget: Int
+  /// Since the hub started: connections closed because the stream had its most, handshakes
+  /// closed for newer ones, connections refused because their principal had its most,
+  /// connections closed for replies past a budget, and failures to accept for want of
+  /// descriptors.
+  public var refusedConnections: Int
+  public var closedHandshakes: Int
+  public var refusedForPrincipal: Int
+  public var closedForReplies: Int
+  public var acceptFailures: Int
+
+  public init(
+    openFiles: Int, fileLimit: Int, fileHardLimit: Int, streamConnections: Int,
+    streamHandshaking: Int, waitingRequests: Int, replyBytes: Int, maxStreamConnections: Int,
+    maxConnectionsPerPrincipal: Int, replyBudget: Int, refusedConnections: Int,
+    closedHandshakes: Int, refusedForPrincipal: Int, closedForReplies: Int, acceptFailures: Int
+  ) {
+    self.openFiles = openFiles
+    self.fileLimit = fileLimit
+    self.fileHardLimit = fileHardLimit
+    self.streamConnections = streamConnections
+    self.streamHandshaking = streamHandshaking
+    self.waitingRequests = waitingRequests
+    self.replyBytes = replyBytes
+    self.maxStreamConnections = maxStreamConnections
+    self.maxConnectionsPerPrincipal = maxConnectionsPerPrincipal
+    self.replyBudget = replyBudget
+    self.refusedConnections = refusedConnections
+    self.closedHandshakes = closedHandshakes
+    self.refusedForPrincipal = refusedForPrincipal
+    self.closedForReplies = closedForReplies
+    self.acceptFailures = acceptFailures
+  }
+}
+
+/// A lock another process holds on the database's shared memory (`-shm`) that stops the
+/// writer: SQLite's write or checkpoint lock, which any process that can read the file can
+/// take. Read from `/proc/locks`.
+public struct ForeignLock: Codable, Hashable, Sendable {
+  /// The holder (nil for an open file description lock, whose holder the kernel does not
+  /// name), its command and its systemd unit when it has one.
+  public var pid: Int?
+  public var command: String?
+  public var unit: String?
+  /// Which lock: `write` (byte 120) or `checkpoint` (121), and `shared` or `exclusive`.
+  public var lock: String
+  public var mode: String
+
+  public init(pid: Int?, command: String?, unit: String?, lock: String, mode: String) {
+    self.pid = pid
+    self.command = command
+    self.unit = unit
+    self.lock = lock
+    self.mode = mode
   }
 }
 
@@ -66,6 +147,11 @@ public struct HubLimits: Codable, Hashable, Sendable {
   public var transportMaxMessageSize: Int
   /// The most statements in one `transaction` message.
   public var maxStatements: Int
+
+  /// What CURVE adds to a ZeroMQ frame (the command name `MESSAGE`, an 8-byte nonce, the
+  /// flags and a 16-byte tag): the transport's bound on the wire is this much more than
+  /// `transportMaxMessageSize`, so that a message of exactly that size goes through.
+  public static let curveOverhead = 33
 
   /// The limits a hub checks requests against, as it announces them.
   public init(_ limits: WireRequest.Limits) {

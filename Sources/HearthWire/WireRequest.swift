@@ -22,6 +22,18 @@ public enum WireRequest: Hashable, Sendable {
     }
   }
 
+  /// The request's id, which its reply carries.
+  public var id: String {
+    switch self {
+    case .hello(let request): request.id
+    case .register(let request): request.id
+    case .transaction(let request): request.id
+    case .changes(let request): request.id
+    case .cursor(let request): request.id
+    case .sync(let request): request.id
+    }
+  }
+
   /// The request as a frame.
   public func encoded() throws -> Data {
     switch self {

@@ -127,7 +127,7 @@ import Testing
               }
               if descriptor.revents & Int16(POLLOUT) != 0 { events.insert(.writable) }
               return events
-            })
+            }, principal: { $0 })
         }
         finished.signal()
       }
@@ -164,7 +164,9 @@ import Testing
     // A request-stream client, its handshake served on a thread of its own.
     let hubKeys = try CurveKeyPair.generate()
     let served = ServedStreams(
-      try RequestStreams(path: directory + "/hub.stream", keys: hubKeys, limit: 1 << 20))
+      try RequestStreams(
+        path: directory + "/hub.stream", keys: hubKeys, limit: 1 << 20,
+        limits: StreamLimits(descriptors: 1024, replyBudget: 64 << 20)))
     defer {
       served.stop()
       served.streams.close()

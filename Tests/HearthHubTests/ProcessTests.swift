@@ -67,7 +67,11 @@ import Testing
     killed.kill()
     // Its socket files and lock file are still there.
     #expect(FileManager.default.fileExists(atPath: killed.runtimeDirectory + "/hub.sock"))
-    #expect(FileManager.default.fileExists(atPath: killed.databasePath + ".lock"))
+    let keys = directory.appendingPathComponent("keys").path
+    #expect(
+      try FileManager.default.contentsOfDirectory(atPath: keys).contains {
+        $0.hasPrefix("hearthd-") && $0.hasSuffix(".lock")
+      })
     let next = try HubProcess(directory: directory)
     _ = try next.waitUntilReady()
     let writer = try LoadgenProcess(hub: next, arguments: ["--plugin", "next", "--count", "2"])

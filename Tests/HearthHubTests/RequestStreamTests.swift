@@ -119,6 +119,55 @@ import Testing
     #expect(throws: StreamClosed.self) { try stream.receive(timeout: .seconds(5)) }
   }
 
+  /// Requests of a connection that closes before they are served are dropped unrun: here
+  /// five writes wait behind another plugin's open transaction, and their client leaves.
+  @Test func aClosedConnectionsWaitingRequestsNeverRun() throws {
+    let running = try RunningHub()
+    defer { running.stopAndRemove() }
+    let other = PluginRegistration(
+      name: "u", version: "1", tables: ["u_rows"],
+      migrations: [.init(id: "1", sql: "CREATE TABLE u_rows (id INTEGER PRIMARY KEY, v TEXT)")])
+    let database = try HubDatabase.registered(Self.registration, paths: running.paths)
+    _ = try HubDatabase.registered(other, paths: running.paths)
+    let holder = try Self.open(
+      running.paths, as: HubTransport.pluginKeys("u", paths: running.paths, [:]))
+    try holder.send(
+      Data(
+        #"{"v":1,"type":"transaction","id":"hold","plugin":"u","part":0,"statements":[{"sql":"INSERT INTO u_rows (v) VALUES ('held')"}]}"#
+          .utf8))
+    #expect(try Self.object(holder.receive(timeout: .seconds(5)))["type"] as? String == "results")
+
+    let leaving = try Self.open(
+      running.paths, as: HubTransport.pluginKeys("s", paths: running.paths, [:]))
+    for index in 0..<5 { try leaving.send(Self.insert("gone\(index)", "gone")) }
+    // The hub has read them (they wait for the writer), then the client goes.
+    func connections() throws -> [String: Any] {
+      try holder.send(Data(#"{"v":1,"type":"hello","id":"h"}"#.utf8))
+      return try #require(Self.object(holder.receive(timeout: .seconds(5)))["connections"] as? [String: Any])
+    }
+    let deadline = ContinuousClock.now + .seconds(5)
+    while try connections()["waitingRequests"] as? Int != 5, ContinuousClock.now < deadline {
+      Thread.sleep(forTimeInterval: 0.01)
+    }
+    #expect(try connections()["waitingRequests"] as? Int == 5)
+    let open = try #require(connections()["streamConnections"] as? Int)
+    leaving.close()
+    while try connections()["streamConnections"] as? Int != open - 1, ContinuousClock.now < deadline {
+      Thread.sleep(forTimeInterval: 0.01)
+    }
+    #expect(try connections()["streamConnections"] as? Int == open - 1)
+
+    try holder.send(
+      Data(#"{"v":1,"type":"transaction","id":"hold","plugin":"u","part":1,"end":"commit","statements":[]}"#.utf8))
+    let committed = try Self.object(holder.receive(timeout: .seconds(5)))
+    #expect(committed["type"] as? String == "committed", "\(committed)")
+    try database.write { db in try db.execute(sql: "INSERT INTO s_rows (v) VALUES ('after')") }
+    let values = try database.read { db in
+      try String.fetchAll(db, sql: "SELECT v FROM s_rows ORDER BY id")
+    }
+    #expect(values == ["after"])
+  }
+
   /// A client that sends and never reads fills its socket; the hub keeps its replies and
   /// goes on serving everyone else.
   @Test func aClientThatDoesNotReadHoldsNobodyUp() throws {
@@ -162,7 +211,7 @@ import Testing
     }
     let deaf = try Self.openUnread(running.paths)
     try deaf.send(Data(repeating: 0x20, count: 4 * 16_384 + 1))
-    Thread.sleep(forTimeInterval: Double(RequestStreams.deadline) / 1e9 + 1.5)
+    Thread.sleep(forTimeInterval: Double(StreamLimits(descriptors: 4096, replyBudget: 1).handshakeDeadline) / 1e9 + 1.5)
     // What the socket held comes, then the end: neither every reply nor the refusal.
     var answered = 0
     #expect(throws: StreamClosed.self) {

@@ -1,0 +1,107 @@
+/// Requests waiting for the hub's thread, kept apart by who sent them: by principal (a
+/// plugin, or every key of no plugin together) and, within one, by connection. `take` serves
+/// the principals in turn, and each principal's connections in turn, so that one client's
+/// backlog delays another's request by at most one request of its own per turn.
+///
+/// A connection's requests leave with it (`remove(source:)`): a client that has gone is
+/// not answered, so its requests are not run.
+struct FairQueue<Source: Hashable, Item> {
+  private struct Principal {
+    var sources: [Source: [Item]] = [:]
+    /// The sources with items, in the order they are served.
+    var order: [Source] = []
+    var count = 0
+  }
+
+  private var principals: [String: Principal] = [:]
+  /// The principals with items, in the order they are served next.
+  private var order: [String] = []
+  private var principalOf: [Source: String] = [:]
+  private(set) var count = 0
+
+  var isEmpty: Bool { count == 0 }
+
+  /// How many principals have requests waiting.
+  var waitingPrincipals: Int { order.count }
+
+  /// How many of `source`'s requests wait.
+  func count(of source: Source) -> Int {
+    guard let name = principalOf[source] else { return 0 }
+    return principals[name]?.sources[source]?.count ?? 0
+  }
+
+  /// How many of `principal`'s requests wait.
+  func count(ofPrincipal principal: String) -> Int { principals[principal]?.count ?? 0 }
+
+  mutating func append(_ item: Item, principal: String, source: Source) {
+    var entry = principals[principal] ?? Principal()
+    if entry.count == 0 { order.append(principal) }
+    if entry.sources[source, default: []].isEmpty { entry.order.append(source) }
+    entry.sources[source, default: []].append(item)
+    entry.count += 1
+    principals[principal] = entry
+    principalOf[source] = principal
+    count += 1
+  }
+
+  /// Forgets `source`'s requests; returns them.
+  @discardableResult
+  mutating func remove(source: Source) -> [Item] {
+    guard let name = principalOf.removeValue(forKey: source), var entry = principals[name],
+      let items = entry.sources.removeValue(forKey: source)
+    else { return [] }
+    entry.order.removeAll { $0 == source }
+    entry.count -= items.count
+    count -= items.count
+    if entry.count == 0 {
+      principals[name] = nil
+      order.removeAll { $0 == name }
+    } else {
+      principals[name] = entry
+    }
+    return items
+  }
+
+  /// Up to `limit` requests: while several principals wait (or `oneEach`: others wait
+  /// elsewhere), one of each, in turn, each principal's connections in turn; while one alone
+  /// waits, as many of its as `limit` (its requests wait behind nobody's).
+  mutating func take(upTo limit: Int, oneEach: Bool = false) -> [Item] {
+    var taken: [Item] = []
+    let rounds = oneEach || waitingPrincipals > 1 ? 1 : limit
+    for _ in 0..<rounds {
+      var served = 0
+      for name in order where taken.count < limit {
+        guard let item = takeOne(of: name) else { continue }
+        taken.append(item)
+        served += 1
+      }
+      if served == 0 || taken.count >= limit { break }
+    }
+    return taken
+  }
+
+  /// The next request of principal `name` (from its next connection), which then goes to
+  /// the back of both turns.
+  private mutating func takeOne(of name: String) -> Item? {
+    guard var entry = principals[name], let source = entry.order.first,
+      var items = entry.sources[source], !items.isEmpty
+    else { return nil }
+    let item = items.removeFirst()
+    entry.order.removeFirst()
+    if items.isEmpty {
+      entry.sources[source] = nil
+      principalOf[source] = nil
+    } else {
+      entry.sources[source] = items
+      entry.order.append(source)
+    }
+    entry.count -= 1
+    count -= 1
+    principals[name] = entry.count == 0 ? nil : entry
+    if let index = order.firstIndex(of: name) {
+      order.remove(at: index)
+      if entry.count > 0 { order.append(name) }
+    }
+    return item
+  }
+}
