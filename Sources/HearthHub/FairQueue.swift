@@ -44,6 +44,20 @@ struct FairQueue<Source: Hashable, Item> {
     count += 1
   }
 
+  /// Puts back a request taken and not served, first of its connection's (a turn that ran
+  /// out of time hands back what it did not reach, last first). Its principal keeps its
+  /// place in the turn, or goes to the back when it had nothing left waiting.
+  mutating func putBack(_ item: Item, principal: String, source: Source) {
+    var entry = principals[principal] ?? Principal()
+    if entry.count == 0 { order.append(principal) }
+    if entry.sources[source, default: []].isEmpty { entry.order.insert(source, at: 0) }
+    entry.sources[source, default: []].insert(item, at: 0)
+    entry.count += 1
+    principals[principal] = entry
+    principalOf[source] = principal
+    count += 1
+  }
+
   /// Forgets `source`'s requests; returns them.
   @discardableResult
   mutating func remove(source: Source) -> [Item] {

@@ -46,6 +46,9 @@ struct HubSession {
 
   /// The most one-message transactions one COMMIT carries.
   static let maximumGroup = 64
+  /// How long one turn serves requests before it hands back the rest of its burst
+  /// (nanoseconds).
+  static let turnBudget: UInt64 = 5_000_000
   /// The most requests of one ZeroMQ connection waiting to be served; past it, `busy`.
   static let maximumWaitingPerConnection = 32
 
@@ -99,19 +102,19 @@ struct HubSession {
       + routerWaiting.take(upTo: Self.maximumGroup, oneEach: oneEach)
     executor.expire(after: configuration.transactionTimeout, now: hub.clock.elapsed)
     if !burst.isEmpty {
+      let turnStart = DispatchTime.now().uptimeNanoseconds
+      let requests = lightFirst(parse(burst))
       var group: [(client: Data, request: TransactionRequest)] = []
-      for message in burst {
+      var index = 0
+      while index < requests.count {
+        let (message, parsed) = requests[index]
         let frames = message.frames
-        // Each frame is parsed once, here, and checked against the connection's key.
-        var parsed =
-          frames.count == 2 ? WireRequest.parse(frames[1], limits: configuration.limits) : nil
-        if case .success(let request)? = parsed,
-          let refusal = identities.refusal(of: request, from: message.userID)
-        {
-          parsed = .failure(refusal)
-        }
+        index += 1
+        // One-message writes share a COMMIT; a transaction that returns rows commits alone
+        // (its rows may be large, and a group's replies all wait for its COMMIT).
         if executor.open == nil, queue.isEmpty, case .success(.transaction(let request))? = parsed,
-          request.isOneMessage, !group.contains(where: { $0.request.id == request.id })
+          request.isOneMessage, !request.returnsRows,
+          !group.contains(where: { $0.request.id == request.id })
         {
           group.append((frames[0], request))
           continue
@@ -119,6 +122,14 @@ struct HubSession {
         commit(group)
         group.removeAll()
         dispatch(frames, parsed)
+        // A turn that has taken its time hands back what it did not reach: the next turn
+        // serves every principal waiting, so nobody waits behind a long burst.
+        if index < requests.count,
+          DispatchTime.now().uptimeNanoseconds - turnStart > Self.turnBudget
+        {
+          putBack(requests[index...].map(\.message), principal: principal)
+          break
+        }
       }
       commit(group)
     }
@@ -158,6 +169,59 @@ struct HubSession {
         continue
       }
       routerWaiting.append(message, principal: principal(message.userID), source: client)
+    }
+  }
+
+  typealias Parsed = (message: ReceivedMessage, parsed: Result<WireRequest, ErrorReply>?)
+
+  /// Each frame parsed (nil: a message of other than one frame) and checked against its
+  /// connection's key.
+  mutating func parse(_ messages: [ReceivedMessage]) -> [Parsed] {
+    messages.map { message in
+      let frames = message.frames
+      var parsed =
+        frames.count == 2 ? WireRequest.parse(frames[1], limits: configuration.limits) : nil
+      if case .success(let request)? = parsed,
+        let refusal = identities.refusal(of: request, from: message.userID)
+      {
+        parsed = .failure(refusal)
+      }
+      return (message, parsed)
+    }
+  }
+
+  /// Writes before bulky reads (transactions that return rows, `changes`): a write waits at
+  /// most for the read already running. A client's own requests keep their order: once one
+  /// of its requests is put back, the ones after it follow it.
+  func lightFirst(_ requests: [Parsed]) -> [Parsed] {
+    var (light, heavy) = ([Parsed](), [Parsed]())
+    var deferred = Set<Data>()
+    for request in requests {
+      let client = request.message.frames[0]
+      let bulky: Bool =
+        switch request.parsed {
+        case .success(.transaction(let transaction))?: transaction.returnsRows
+        case .success(.changes)?: true
+        default: false
+        }
+      if bulky || deferred.contains(client) {
+        deferred.insert(client)
+        heavy.append(request)
+      } else {
+        light.append(request)
+      }
+    }
+    return light + heavy
+  }
+
+  /// Hands requests taken and not served back to their queues, in order.
+  mutating func putBack(
+    _ messages: [ReceivedMessage], principal: (String?) -> String
+  ) {
+    streams.putBack(messages.filter { RequestStreams.isStreamClient($0.frames[0]) })
+    for message in messages.reversed() where !RequestStreams.isStreamClient(message.frames[0]) {
+      routerWaiting.putBack(
+        message, principal: principal(message.userID), source: message.frames[0])
     }
   }
 
@@ -399,6 +463,9 @@ extension HubSession.Work {
 }
 
 extension TransactionRequest {
+  /// Whether a statement of it asks for its rows.
+  var returnsRows: Bool { statements.contains { $0.rows == true } }
+
   /// Whether this message is a whole transaction: it begins and commits at once (and so may
   /// share a COMMIT with others).
   var isOneMessage: Bool { (part ?? 0) == 0 && end == "commit" }

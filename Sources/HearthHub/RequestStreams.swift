@@ -222,6 +222,20 @@ final class RequestStreams: @unchecked Sendable {
     return taken
   }
 
+  /// Hands back requests taken and not served (see `FairQueue.putBack`), last first; those
+  /// of a connection that has closed meanwhile are dropped.
+  func putBack(_ messages: some BidirectionalCollection<ReceivedMessage>) {
+    lock.lock()
+    defer { lock.unlock() }
+    for message in messages.reversed() {
+      guard let client = message.frames.first,
+        case .open(_, let principal)? = connections[Self.connection(client)]?.state
+      else { continue }
+      waiting.putBack(message, principal: principal, source: Self.connection(client))
+      waitingBytes += message.frames.last?.count ?? 0
+    }
+  }
+
   /// Sends `body` to `client`: now as far as the socket takes it, the rest when it is
   /// writable. A connection gone drops it.
   func send(_ client: Data, _ body: Data) {

@@ -216,7 +216,7 @@ private func sample(_ hub: HubProcess, until processes: [LoadgenProcess], second
 }
 
 /// Nothing lost: each writer's acknowledged rows are all in the database; returns how many.
-private func rowsPresent(_ hub: HubProcess, _ writers: [LoadgenProcess]) throws -> Int {
+func rowsPresent(_ hub: HubProcess, _ writers: [LoadgenProcess]) throws -> Int {
   let written = writers.map { writer in
     writer.lines.compactMap { $0.hasPrefix("wrote ") ? Int($0.dropFirst(6)) : nil }.first ?? -1
   }
@@ -241,12 +241,21 @@ struct HubStatusClient {
   }
 
   func wal() throws -> WALStatus {
+    guard let wal = try welcome().wal else {
+      throw TestbedError("the hub did not say how its WAL is")
+    }
+    return wal
+  }
+
+  /// The hub's answer to `hello`.
+  func welcome() throws -> WelcomeReply {
     let id = UUID().uuidString
     try socket.send([try WireCoding.encode(HelloRequest(id: id))])
-    guard let frames = try socket.receive(timeout: .seconds(5)), let frame = frames.last,
-      let wal = try WireCoding.decode(WelcomeReply.self, from: frame).wal
-    else { throw TestbedError("the hub did not say how its WAL is") }
-    return wal
+    while let frames = try socket.receive(timeout: .seconds(5)), let frame = frames.last {
+      let welcome = try WireCoding.decode(WelcomeReply.self, from: frame)
+      if welcome.id == id { return welcome }
+    }
+    throw TestbedError("the hub did not answer hello in 5 s")
   }
 }
 

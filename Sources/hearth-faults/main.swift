@@ -52,6 +52,10 @@ let scenarios = [
     name: "bad-database",
     summary: "a corrupt or other-format database: refused, left untouched", run: badDatabase),
   Scenario(
+    name: "hostile",
+    summary: "a hostile local process attacks the hub while an honest plugin writes",
+    run: hostile),
+  Scenario(
     name: "soak",
     summary: "4 writers for 10 minutes (2 quick) under a live query: WAL, memory, latency hold",
     run: soak),

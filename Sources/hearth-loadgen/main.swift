@@ -20,7 +20,8 @@
 // encoded before the start over a socket of its own (the hub's ceiling, see RawWrites.swift).
 //
 // `--seconds S` writes for S seconds instead of `--count` writes and prints `wrote <N>` at
-// the end (no acks); with `--rate R`, R writes a second at most. `--probe S`, for the
+// the end (no acks); with `--rate R`, R writes a second at most; with `--latencies`, then
+// `timings …` and `latencies …` as with `--timings` (without waiting for a go). `--probe S`, for the
 // soak: for S seconds, one write every 50 ms while a live query (`@Fetch` of the newest
 // rows of its own table) follows the bus; after each, `probe <ms since start> <µs from the
 // write's start to the live query holding its row>`.
@@ -52,6 +53,7 @@ var watch: String?
 var expect = 0
 var tryWrite: String?
 var timings = false
+var latenciesWanted = false
 var direct = false
 var raw = false
 var pair = false
@@ -67,6 +69,10 @@ while !arguments.isEmpty {
   let argument = arguments.removeFirst()
   if argument == "--timings" {
     timings = true
+    continue
+  }
+  if argument == "--latencies" {
+    latenciesWanted = true
     continue
   }
   if argument == "--direct" {
@@ -296,10 +302,12 @@ if let seconds {
   let deadline = writesStart + UInt64(seconds * 1e9)
   while now() < deadline {
     do {
+      let before = now()
       try database.write { db in
         try db.execute(
           sql: "INSERT INTO \"\(table)\" (key) VALUES (?)", arguments: ["\(plugin)-\(written)"])
       }
+      if latenciesWanted { latencies.append(Double(now() - before) / 1_000) }
       written += 1
     } catch {
       fail("write \(written) failed: \(error)")
@@ -310,6 +318,7 @@ if let seconds {
     }
   }
   say("wrote \(written)")
+  if latenciesWanted { report(latencies, totalMilliseconds: Double(now() - writesStart) / 1e6) }
   exit(0)
 }
 for index in 0..<count {

@@ -8,7 +8,6 @@ come back losslessly, resends a transaction (exactly once), follows the bus, cat
 with `changes`, and checks typed errors. Exits 0 when everything holds.
 """
 import base64
-import hashlib
 import json
 import os
 import socket
@@ -19,9 +18,10 @@ import uuid
 
 import zmq
 import zmq.utils.z85
-from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey, X25519PublicKey
 
 from hearth_keys import hub_key, key_pair
+import hearth_stream
+from hearth_stream import read_frame, send_frame
 
 runtime, key_file = sys.argv[1], sys.argv[2]
 context = zmq.Context()
@@ -231,49 +231,12 @@ check(table["rowColumns"] == {"1": ["t"], "2": ["r", "t"]}, table)
 # bare unix socket, with Python's standard library and `cryptography` for the handshake.
 
 
-def send_frame(sock, body):
-    sock.sendall(struct.pack(">I", len(body)) + body)
-
-
-def read_exactly(sock, count):
-    data = b""
-    while len(data) < count:
-        chunk = sock.recv(count - len(data))
-        if not chunk:
-            raise EOFError("the hub closed the connection")
-        data += chunk
-    return data
-
-
-def read_frame(sock):
-    return read_exactly(sock, struct.unpack(">I", read_exactly(sock, 4))[0])
-
-
-def blake(data, key=b""):
-    return hashlib.blake2b(data, digest_size=32, key=key).digest()
-
-
-hub_public = zmq.utils.z85.decode(hub_key(runtime))
-
-
 def open_stream(public, secret, prove=True):
     """A handshaken stream as the key pair (Z85); with prove=False the client's proof is wrong."""
-    public, secret = zmq.utils.z85.decode(public), zmq.utils.z85.decode(secret)
-    shared = X25519PrivateKey.from_private_bytes(secret).exchange(
-        X25519PublicKey.from_public_bytes(hub_public))
-    k = blake(shared + public + hub_public)
-    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    sock.settimeout(5)
-    sock.connect(f"{runtime}/hub.stream")
-    client_nonce = os.urandom(32)
-    send_frame(sock, b"hearth/1" + public + client_nonce)
-    answer = read_frame(sock)
-    check(len(answer) == 64, "the hub's answer is its nonce and its proof")
-    hub_nonce, proof = answer[:32], answer[32:]
-    check(proof == blake(b"hearth hub" + client_nonce + hub_nonce, key=k), "the hub proves its key")
-    client_proof = blake(b"hearth client" + hub_nonce + client_nonce, key=k)
-    send_frame(sock, client_proof if prove else bytes(32))
-    return sock
+    try:
+        return hearth_stream.open_stream(runtime, public, secret, prove)
+    except ValueError as error:
+        raise SystemExit(f"FAILED: {error}")
 
 
 def stream_request(sock, message):
