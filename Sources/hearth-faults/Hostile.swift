@@ -73,6 +73,9 @@ func hostile(_ options: Options) throws -> String {
       peak = max(peak, (try? residentKilobytes(pid)) ?? 0)
       Thread.sleep(forTimeInterval: 0.05)
     }
+    guard attacker.finished else {
+      throw TestbedError("the attack \(attack.name) did not run: \(attacker.outcome)")
+    }
     said.append("\(attack.name): \(attacker.outcome)")
     windows.append((attack.name, from, (ContinuousClock.now - honestStart).timeInterval))
     Thread.sleep(forTimeInterval: 1)
@@ -220,6 +223,9 @@ final class Attacker {
       return output.lines.contains { $0.hasPrefix("attacking") }
     }
   }
+
+  /// Whether it said what it held at its end (it ran the whole attack).
+  var finished: Bool { output.lines.contains { $0.hasPrefix("done ") } }
 
   /// What it said it held (at the end, or as it began when it was stopped), or its last
   /// lines when it said nothing.

@@ -145,7 +145,11 @@ elif attack == "stream-auth":
     say("attacking")
     time.sleep(0.5)
     # A refused connection gets its `busy` and is closed: count those still open.
-    alive = [s for s in opened if not select.select([s], [], [], 0)[0]]
+    poller = select.poll()
+    for sock in opened:
+        poller.register(sock, select.POLLIN)
+    closed = {fd for fd, _ in poller.poll(0)}
+    alive = [s for s in opened if s.fileno() not in closed]
     wait_out()
     say(f"done {len(alive)} held open of {count}, {refused + len(opened) - len(alive)} refused")
 elif attack == "zmq-auth":

@@ -26,6 +26,10 @@ let statusCommand = Command(
         "plugins   \(plugins)", "database  \(paths.databasePath) (\(fileSize(size + walSize)))",
       ]
       if let wal = welcome.wal { lines.append(walDescription(wal, fileBytes: walSize)) }
+      if let connections = welcome.connections {
+        lines.append(connectionsDescription(connections))
+      }
+      for lock in welcome.locks ?? [] { lines.append(lockDescription(lock)) }
       return lines.joined(separator: "\n")
     },
     json: {
@@ -39,6 +43,12 @@ let statusCommand = Command(
         if let wal = welcome.wal {
           object["wal"] = try JSONSerialization.jsonObject(with: WireCoding.encode(wal))
         }
+        if let connections = welcome.connections {
+          object["connections"] = try JSONSerialization.jsonObject(
+            with: WireCoding.encode(connections))
+        }
+        object["locks"] = try JSONSerialization.jsonObject(
+          with: WireCoding.encode(welcome.locks ?? []))
       }
       return try jsonData(object)
     })
@@ -60,4 +70,38 @@ func walDescription(_ wal: WALStatus, fileBytes: Int) -> String {
       checkpoint.checkpointedFrames, checkpoint.walFrames, checkpoint.milliseconds)
   }
   return line
+}
+
+/// `files     41 open (limit 65536, hard 65536)`, then the request stream's connections and
+/// what its limits refused since the hub started.
+func connectionsDescription(_ status: ConnectionStatus) -> String {
+  var text =
+    "files     \(status.openFiles) open (limit \(status.fileLimit), hard \(status.fileHardLimit))"
+    + "\nstream    \(status.streamConnections) connections of \(status.maxStreamConnections) "
+    + "(\(status.maxConnectionsPerPrincipal) a plugin), \(status.streamHandshaking) in their "
+    + "handshake; \(status.waitingRequests) requests waiting; replies unread "
+    + "\(fileSize(status.replyBytes)) of \(fileSize(status.replyBudget))"
+  let refused = [
+    (status.refusedConnections, "refused at the most"),
+    (status.closedHandshakes, "handshakes closed for newer ones"),
+    (status.refusedForPrincipal, "refused past a plugin's most"),
+    (status.closedForReplies, "closed for unread replies"),
+    (status.acceptFailures, "accepts failed for want of descriptors"),
+  ].filter { $0.0 > 0 }
+  if !refused.isEmpty {
+    text += "\n          since start: " + refused.map { "\($0.0) \($0.1)" }.joined(separator: ", ")
+  }
+  return text
+}
+
+/// `LOCKED    pid 4242 (python3, hearth-feature@x.service) holds a shared lock on SQLite's
+/// write lock: every write fails until it lets go`.
+func lockDescription(_ lock: ForeignLock) -> String {
+  let who = lock.pid.map { "pid \($0)" } ?? "an open file description"
+  let what = [lock.command, lock.unit].compactMap { $0 }.joined(separator: ", ")
+  let effect =
+    lock.lock == "write"
+    ? "every write fails until it lets go" : "checkpoints wait (the WAL grows) until it lets go"
+  return "LOCKED    \(who)\(what.isEmpty ? "" : " (\(what))") holds a \(lock.mode) lock on "
+    + "SQLite's \(lock.lock) lock of the database's -shm: \(effect)"
 }
