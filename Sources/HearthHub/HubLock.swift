@@ -52,10 +52,11 @@ final class HubLock: Sendable {
   static func path(_ paths: HubPaths) -> String {
     let url = URL(fileURLWithPath: paths.databasePath)
     let directory = url.deletingLastPathComponent().path
-    let absolute = (realpath(directory, nil).map { pointer in
-      defer { free(pointer) }
-      return String(cString: pointer)
-    } ?? directory) + "/" + url.lastPathComponent
+    let absolute =
+      (realpath(directory, nil).map { pointer in
+        defer { free(pointer) }
+        return String(cString: pointer)
+      } ?? directory) + "/" + url.lastPathComponent
     return paths.keysDirectory + "/hearthd-" + SHA256.hex(Data(absolute.utf8)).prefix(16) + ".lock"
   }
 

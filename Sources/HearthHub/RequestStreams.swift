@@ -388,7 +388,8 @@ final class RequestStreams: @unchecked Sendable {
             id,
             ErrorReply(
               id: nil, code: .busy,
-              message: "this key's principal (\(name == Self.anonymous ? "the keys of no plugin" : "plugin \(name)")) "
+              message:
+                "this key's principal (\(name == Self.anonymous ? "the keys of no plugin" : "plugin \(name)")) "
                 + "has \(limits.maximumConnectionsPerPrincipal) connections open to the request "
                 + "stream, its most; close one, or use hub.sock"))
         }

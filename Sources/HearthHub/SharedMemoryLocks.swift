@@ -66,8 +66,11 @@ struct SharedMemoryLocks {
       return "\(who)\(what.isEmpty ? "" : " (\(what))") holds a \(lock.mode) lock on the "
         + "\(lock.lock) lock"
     }
+    let effect =
+      held.contains { $0.lock == "write" }
+      ? "every write fails while it is held" : "checkpoints wait while it is held"
     Logger(label: "hearthd").warning(
-      "\(holders.sorted().joined(separator: "; ")) of \(shmPath): \(held.contains { $0.lock == "write" } ? "every write fails while it is held" : "checkpoints wait while it is held"); stop that process")
+      "\(holders.sorted().joined(separator: "; ")) of \(shmPath): \(effect); stop that process")
   }
 
   private static func command(_ pid: Int) -> String? {

@@ -109,12 +109,13 @@ func hostile(_ options: Options) throws -> String {
       (during.max() ?? 0) / 1000)
   }
   let welcome = try status.welcome()
-  let counters = welcome.connections.map {
-    "stream refused \($0.refusedConnections) at its most, closed \($0.closedHandshakes) "
-      + "handshakes for newer ones, refused \($0.refusedForPrincipal) past a principal's "
-      + "\($0.maxConnectionsPerPrincipal), closed \($0.closedForReplies) for unread replies; "
-      + "descriptors \($0.openFiles) of \($0.fileLimit)"
-  } ?? "no connection status"
+  let counters =
+    welcome.connections.map {
+      "stream refused \($0.refusedConnections) at its most, closed \($0.closedHandshakes) "
+        + "handshakes for newer ones, refused \($0.refusedForPrincipal) past a principal's "
+        + "\($0.maxConnectionsPerPrincipal), closed \($0.closedForReplies) for unread replies; "
+        + "descriptors \($0.openFiles) of \($0.fileLimit)"
+    } ?? "no connection status"
 
   var failures: [String] = []
   if latencies.count != written || written < 100 {

@@ -143,7 +143,8 @@ import Testing
     // The hub has read them (they wait for the writer), then the client goes.
     func connections() throws -> [String: Any] {
       try holder.send(Data(#"{"v":1,"type":"hello","id":"h"}"#.utf8))
-      return try #require(Self.object(holder.receive(timeout: .seconds(5)))["connections"] as? [String: Any])
+      return try #require(
+        Self.object(holder.receive(timeout: .seconds(5)))["connections"] as? [String: Any])
     }
     let deadline = ContinuousClock.now + .seconds(5)
     while try connections()["waitingRequests"] as? Int != 5, ContinuousClock.now < deadline {
@@ -152,13 +153,16 @@ import Testing
     #expect(try connections()["waitingRequests"] as? Int == 5)
     let open = try #require(connections()["streamConnections"] as? Int)
     leaving.close()
-    while try connections()["streamConnections"] as? Int != open - 1, ContinuousClock.now < deadline {
+    while try connections()["streamConnections"] as? Int != open - 1, ContinuousClock.now < deadline
+    {
       Thread.sleep(forTimeInterval: 0.01)
     }
     #expect(try connections()["streamConnections"] as? Int == open - 1)
 
     try holder.send(
-      Data(#"{"v":1,"type":"transaction","id":"hold","plugin":"u","part":1,"end":"commit","statements":[]}"#.utf8))
+      Data(
+        #"{"v":1,"type":"transaction","id":"hold","plugin":"u","part":1,"end":"commit","statements":[]}"#
+          .utf8))
     let committed = try Self.object(holder.receive(timeout: .seconds(5)))
     #expect(committed["type"] as? String == "committed", "\(committed)")
     try database.write { db in try db.execute(sql: "INSERT INTO s_rows (v) VALUES ('after')") }
@@ -211,7 +215,9 @@ import Testing
     }
     let deaf = try Self.openUnread(running.paths)
     try deaf.send(Data(repeating: 0x20, count: 4 * 16_384 + 1))
-    Thread.sleep(forTimeInterval: Double(StreamLimits(descriptors: 4096, replyBudget: 1).handshakeDeadline) / 1e9 + 1.5)
+    Thread.sleep(
+      forTimeInterval: Double(StreamLimits(descriptors: 4096, replyBudget: 1).handshakeDeadline)
+        / 1e9 + 1.5)
     // What the socket held comes, then the end: neither every reply nor the refusal.
     var answered = 0
     #expect(throws: StreamClosed.self) {
