@@ -206,8 +206,9 @@ final class Attacker {
 
   /// The script beside this source file in the repository (the fault suite runs from it).
   static func script() throws -> String {
-    let path = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-      .appendingPathComponent("../../Tests/python/hostile_neighbour.py").standardized.path
+    let path = Executables.packageRoot.appendingPathComponent(
+      "Tests/python/hostile_neighbour.py"
+    ).path
     guard FileManager.default.fileExists(atPath: path) else {
       throw Skipped("the hostile suite needs the repository's Tests/python (not at \(path))")
     }
