@@ -33,13 +33,20 @@ struct FairQueue<Source: Hashable, Item> {
   /// How many of `principal`'s requests wait.
   func count(ofPrincipal principal: String) -> Int { principals[principal]?.count ?? 0 }
 
+  // Every change below is made in place (`principals[name]!…`): a copy of a principal's
+  // entry taken out and written back would copy its queues on each request.
+
   mutating func append(_ item: Item, principal: String, source: Source) {
-    var entry = principals[principal] ?? Principal()
-    if entry.count == 0 { order.append(principal) }
-    if entry.sources[source, default: []].isEmpty { entry.order.append(source) }
-    entry.sources[source, default: []].append(item)
-    entry.count += 1
-    principals[principal] = entry
+    if principals[principal] == nil {
+      principals[principal] = Principal()
+      order.append(principal)
+    }
+    if principals[principal]!.sources[source] == nil {
+      principals[principal]!.sources[source] = []
+      principals[principal]!.order.append(source)
+    }
+    principals[principal]!.sources[source]!.append(item)
+    principals[principal]!.count += 1
     principalOf[source] = principal
     count += 1
   }
@@ -48,12 +55,16 @@ struct FairQueue<Source: Hashable, Item> {
   /// out of time hands back what it did not reach, last first). Its principal keeps its
   /// place in the turn, or goes to the back when it had nothing left waiting.
   mutating func putBack(_ item: Item, principal: String, source: Source) {
-    var entry = principals[principal] ?? Principal()
-    if entry.count == 0 { order.append(principal) }
-    if entry.sources[source, default: []].isEmpty { entry.order.insert(source, at: 0) }
-    entry.sources[source, default: []].insert(item, at: 0)
-    entry.count += 1
-    principals[principal] = entry
+    if principals[principal] == nil {
+      principals[principal] = Principal()
+      order.append(principal)
+    }
+    if principals[principal]!.sources[source] == nil {
+      principals[principal]!.sources[source] = []
+      principals[principal]!.order.insert(source, at: 0)
+    }
+    principals[principal]!.sources[source]!.insert(item, at: 0)
+    principals[principal]!.count += 1
     principalOf[source] = principal
     count += 1
   }
@@ -61,17 +72,15 @@ struct FairQueue<Source: Hashable, Item> {
   /// Forgets `source`'s requests; returns them.
   @discardableResult
   mutating func remove(source: Source) -> [Item] {
-    guard let name = principalOf.removeValue(forKey: source), var entry = principals[name],
-      let items = entry.sources.removeValue(forKey: source)
+    guard let name = principalOf.removeValue(forKey: source),
+      let items = principals[name]?.sources.removeValue(forKey: source)
     else { return [] }
-    entry.order.removeAll { $0 == source }
-    entry.count -= items.count
+    principals[name]!.order.removeAll { $0 == source }
+    principals[name]!.count -= items.count
     count -= items.count
-    if entry.count == 0 {
+    if principals[name]!.count == 0 {
       principals[name] = nil
       order.removeAll { $0 == name }
-    } else {
-      principals[name] = entry
     }
     return items
   }
@@ -97,24 +106,24 @@ struct FairQueue<Source: Hashable, Item> {
   /// The next request of principal `name` (from its next connection), which then goes to
   /// the back of both turns.
   private mutating func takeOne(of name: String) -> Item? {
-    guard var entry = principals[name], let source = entry.order.first,
-      var items = entry.sources[source], !items.isEmpty
+    guard let source = principals[name]?.order.first,
+      principals[name]!.sources[source]?.isEmpty == false
     else { return nil }
-    let item = items.removeFirst()
-    entry.order.removeFirst()
-    if items.isEmpty {
-      entry.sources[source] = nil
+    let item = principals[name]!.sources[source]!.removeFirst()
+    principals[name]!.order.removeFirst()
+    if principals[name]!.sources[source]!.isEmpty {
+      principals[name]!.sources[source] = nil
       principalOf[source] = nil
     } else {
-      entry.sources[source] = items
-      entry.order.append(source)
+      principals[name]!.order.append(source)
     }
-    entry.count -= 1
+    principals[name]!.count -= 1
     count -= 1
-    principals[name] = entry.count == 0 ? nil : entry
+    let left = principals[name]!.count
+    if left == 0 { principals[name] = nil }
     if let index = order.firstIndex(of: name) {
       order.remove(at: index)
-      if entry.count > 0 { order.append(name) }
+      if left > 0 { order.append(name) }
     }
     return item
   }

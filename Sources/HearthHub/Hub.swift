@@ -22,6 +22,9 @@ public final class Hub: Sendable {
   /// The bound on the write-ahead log (see `WALBound`).
   let walBound: WALBound
   private let lock: HubLock
+  /// Other processes' locks against the writer on the `-shm` (see `SharedMemoryLocks`):
+  /// looked at on the hub's thread, when asked.
+  let locks: SharedMemoryLocks
   private let isStopping = Atomic<Bool>(false)
   private let isReady = Atomic<Bool>(false)
   /// The last sequence number whose commit is durable (and announced).
@@ -54,6 +57,7 @@ public final class Hub: Sendable {
       atPath: (configuration.databasePath as NSString).deletingLastPathComponent,
       withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
     lock = try HubLock(paths: configuration.paths)
+    locks = SharedMemoryLocks(databasePath: configuration.databasePath)
     try HubLock.checkSocketsAreFree(in: configuration.runtimeDirectory)
     try Hub.checkExistingFile(configuration.databasePath)
     try Hub.restrictToOwner(configuration.databasePath)
@@ -176,7 +180,8 @@ public final class Hub: Sendable {
     // authentication handler first, bound before any socket it guards.
     let zap = Identities.handler(context, keyring: configuration.paths.keyring)
     let helpers = ServiceGroup(
-      [zap.service] + [checkpointer(), sync.helper].compactMap { $0 }, signals: [],
+      [zap.service] + [checkpointer(), sync.helper].compactMap { $0 },
+      signals: [],
       logger: Logger(label: "hearthd")
     ).start()
     defer {

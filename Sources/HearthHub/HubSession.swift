@@ -40,9 +40,6 @@ struct HubSession {
   /// Requests received on the ZeroMQ socket and not yet served, by principal and
   /// connection (the request stream keeps its own).
   var routerWaiting = FairQueue<Data, ReceivedMessage>()
-  /// Locks other processes hold against the writer, as last looked at (see
-  /// `SharedMemoryLocks`), and when that was.
-  var locks: SharedMemoryLocks
 
   /// The most one-message transactions one COMMIT carries.
   static let maximumGroup = 64
@@ -63,7 +60,6 @@ struct HubSession {
     feed = ChangeFeed(hub: hub, publisher: publisher)
     executor = TransactionExecutor(database: hub.database)
     identities = Identities(keyring: hub.configuration.paths.keyring)
-    locks = SharedMemoryLocks(databasePath: hub.configuration.databasePath)
   }
 
   var configuration: HubConfiguration { hub.configuration }
@@ -86,7 +82,10 @@ struct HubSession {
       hub.sync.jobs.bell.clear()
       runSyncJobs()
     }
-    identities.refresh()
+    // The keys are looked at (one `stat`) only when something has come.
+    if readable || ready.dropFirst(bells.count).contains(where: { !$0.isEmpty }) {
+      identities.refresh()
+    }
     let known = identities
     let principal = { (userID: String?) in
       userID.flatMap { known.plugin($0) } ?? RequestStreams.anonymous
@@ -143,7 +142,6 @@ struct HubSession {
     if now - lastHeartbeat >= configuration.heartbeatInterval {
       lastHeartbeat = now
       feed.publishHeartbeat(at: hub.millisecondsNow())
-      locks.watch(now: now)
     }
     if outbox.syncHereIfAlone() { try sendDurable() }
   }
@@ -247,7 +245,7 @@ struct HubSession {
           limits: HubLimits(configuration.limits),
           connections: streams.status(
             files: OpenFiles.now(), waitingElsewhere: routerWaiting.count + queue.count),
-          locks: locks.foreign()))
+          locks: request.locks == true ? hub.locks.current() : nil))
     case .success(.register(let request)):
       if executor.open == nil {
         register(client: client, request: request)
@@ -446,6 +444,9 @@ struct HubSession {
   // MARK: - Output
 
   func reply(_ client: Data, _ message: any Encodable) {
+    if let error = message as? ErrorReply, error.sqlite?.code == 5 {  // SQLITE_BUSY
+      hub.locks.writerWasBusy()
+    }
     guard let body = try? WireCoding.encode(message) else { return }
     send(client, body)
   }

@@ -25,10 +25,14 @@ public struct HelloRequest: Codable, Hashable, Sendable {
   public var type = "hello"
   public var id: String
   public var plugin: String?
+  /// Asks for `welcome.locks`: the hub then looks at the machine's lock table (at most once a
+  /// second; see Protocols/README.md "The write-ahead log").
+  public var locks: Bool?
 
-  public init(id: String, plugin: String? = nil) {
+  public init(id: String, plugin: String? = nil, locks: Bool? = nil) {
     self.id = id
     self.plugin = plugin
+    self.locks = locks
   }
 }
 
@@ -47,7 +51,7 @@ public struct WelcomeReply: Codable, Hashable, Sendable {
   /// The hub's connections, descriptors and what its limits refused (for `hearth status`).
   public var connections: ConnectionStatus?
   /// Locks that other processes hold on the database's shared memory against the writer
-  /// (for `hearth status`); empty when there are none.
+  /// (for `hearth status`), when `hello` asked for them; empty when there are none.
   public var locks: [ForeignLock]?
 
   public init(

@@ -139,10 +139,11 @@ func hostile(_ options: Options) throws -> String {
   }
 
   // SQLite's WAL write lock, shared, by a process that can only read the file.
-  let locker = try Attacker(paths, "shm-lock", seconds: 3, count: 0, keyFile: nil)
+  let locker = try Attacker(paths, "shm-lock", seconds: 4, count: 0, keyFile: nil)
   defer { locker.stop() }
   try locker.waitUntilAttacking(timeout: .seconds(10))
-  Thread.sleep(forTimeInterval: 0.2)
+  // The hub looks once a second.
+  Thread.sleep(forTimeInterval: 1.5)
   let locks = try status.welcome().locks ?? []
   if !locks.contains(where: { $0.pid == locker.pid && $0.lock == "write" }) {
     failures.append("hello named \(locks) as locks, not pid \(locker.pid)'s on the write lock")

@@ -250,7 +250,7 @@ struct HubStatusClient {
   /// The hub's answer to `hello`.
   func welcome() throws -> WelcomeReply {
     let id = UUID().uuidString
-    try socket.send([try WireCoding.encode(HelloRequest(id: id))])
+    try socket.send([try WireCoding.encode(HelloRequest(id: id, locks: true))])
     while let frames = try socket.receive(timeout: .seconds(5)), let frame = frames.last {
       let welcome = try WireCoding.decode(WelcomeReply.self, from: frame)
       if welcome.id == id { return welcome }

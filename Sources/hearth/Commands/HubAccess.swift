@@ -29,12 +29,14 @@ func openDatabase(_ paths: HubPaths) throws -> DatabaseQueue {
   }
 }
 
-/// Asks the hub who it is; nil when it does not answer within a second.
-func hello(_ paths: HubPaths) -> WelcomeReply? {
+/// Asks the hub who it is (and, with `locks`, which other processes' locks hold up its
+/// writer); nil when it does not answer within a second.
+func hello(_ paths: HubPaths, locks: Bool = false) -> WelcomeReply? {
   guard let socket = try? BusSocket(BusContext(), .dealer) else { return nil }
   guard (try? socket.connectToHub(paths)) != nil else { return nil }
   let id = UUID().uuidString
-  guard let body = try? WireCoding.encode(HelloRequest(id: id)), (try? socket.send([body])) != nil,
+  guard let body = try? WireCoding.encode(HelloRequest(id: id, locks: locks ? true : nil)),
+    (try? socket.send([body])) != nil,
     let reply = try? socket.receive(timeout: .seconds(1)), let frame = reply.last
   else { return nil }
   return try? WireCoding.decode(WelcomeReply.self, from: frame)
@@ -42,7 +44,8 @@ func hello(_ paths: HubPaths) -> WelcomeReply? {
 
 /// `3 MB`, `33.6 MB`.
 func fileSize(_ bytes: Int) -> String {
-  ByteCountFormatter.string(fromByteCount: Int64(bytes), countStyle: .file)
+  // ByteCountFormatter says "Zero KB" for nothing.
+  bytes == 0 ? "0 bytes" : ByteCountFormatter.string(fromByteCount: Int64(bytes), countStyle: .file)
 }
 
 /// The size of the file at `path` (0 when there is none).

@@ -7,7 +7,7 @@ let statusCommand = Command(
   "status", summary: "is the hub up? its sequence number, plugins, database size and WAL"
 ) { input in
   let paths = hubPaths(input)
-  let welcome = hello(paths)
+  let welcome = hello(paths, locks: true)
   let size = sizeOfFile(paths.databasePath)
   let walSize = sizeOfFile(paths.databasePath + "-wal")
   let plugins =
