@@ -10,17 +10,23 @@ public struct Command: Sendable {
   public var details: String
   /// The options that take a value.
   public var valuedOptions: Set<String>
+  /// The options that take none (`--json` and `--help` are every command's); any other is
+  /// refused, so that a misspelt option never passes as text (`add Foo --prio high` would
+  /// otherwise save a reminder titled "Foo high").
+  public var flags: Set<String>
   public var run: @Sendable (CommandInput) throws -> CommandOutput
 
   public init(
     _ name: String, arguments: String = "", summary: String, details: String = "",
-    valuedOptions: Set<String> = [], run: @escaping @Sendable (CommandInput) throws -> CommandOutput
+    valuedOptions: Set<String> = [], flags: Set<String> = [],
+    run: @escaping @Sendable (CommandInput) throws -> CommandOutput
   ) {
     self.name = name
     self.arguments = arguments
     self.summary = summary
     self.details = details
     self.valuedOptions = valuedOptions
+    self.flags = flags
     self.run = run
   }
 

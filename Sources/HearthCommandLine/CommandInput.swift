@@ -52,11 +52,40 @@ public struct CommandInput: Sendable {
   }
 
   /// Throws a usage error naming the first flag given that is not one of `allowed` (a
-  /// misspelt option must not pass silently).
-  public func checkFlags(_ allowed: Set<String>) throws {
-    if let unknown = flags.sorted().first(where: { !allowed.contains($0) }) {
-      throw CommandError.usage("unknown option --\(unknown)")
+  /// misspelt option must not pass silently), with the nearest of `known` (the command's
+  /// options) when one is close.
+  public func checkFlags(_ allowed: Set<String>, known: Set<String> = []) throws {
+    guard let unknown = flags.sorted().first(where: { !allowed.contains($0) }) else { return }
+    // The one option it begins (`--prio` for `--priority`), else the closest by a few typos.
+    let begun = known.union(allowed).filter { $0.hasPrefix(unknown) }
+    let nearest =
+      begun.count == 1
+      ? begun.first
+      : known.union(allowed).map { ($0, Self.distance($0, unknown)) }
+        .filter { $0.1 <= max(2, unknown.count / 3) }.min { ($0.1, $0.0) < ($1.1, $1.0) }?.0
+    let hint: String
+    if let nearest {
+      hint = "; did you mean --\(nearest)?"
+    } else if !known.union(allowed).isEmpty {
+      hint = "; it takes " + known.union(allowed).sorted().map { "--\($0)" }.joined(separator: ", ")
+    } else {
+      hint = "; it takes none"
     }
+    throw CommandError.usage("unknown option --\(unknown)\(hint)")
+  }
+
+  /// How many characters to insert, delete or replace to turn `a` into `b`.
+  static func distance(_ a: String, _ b: String) -> Int {
+    let (a, b) = (Array(a), Array(b))
+    var previous = Array(0...b.count)
+    for (i, x) in a.enumerated() {
+      var current = [i + 1]
+      for (j, y) in b.enumerated() {
+        current.append(min(previous[j + 1] + 1, current[j] + 1, previous[j] + (x == y ? 0 : 1)))
+      }
+      previous = current
+    }
+    return previous[b.count]
   }
 
   /// `--name N` as a whole number within `range`, or nil when not given.

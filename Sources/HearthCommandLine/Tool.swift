@@ -108,6 +108,8 @@ public struct Tool {
       return .success
     }
     let input = try CommandInput(rest, valued: command.valuedOptions.union(globalOptions))
+    try input.checkFlags(
+      command.flags, known: command.valuedOptions.union(globalOptions).union(["json", "help"]))
     let output = try command.run(input)
     if input.json {
       print(String(decoding: try output.json(), as: UTF8.self))

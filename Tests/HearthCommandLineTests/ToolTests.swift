@@ -37,7 +37,7 @@ import Testing
   @Test func aMisspeltFlagAndANumberOutOfRangeAreRefused() throws {
     let input = try CommandInput(["--quick", "--kills", "5", "--qiuck"], valued: ["kills"])
     let misspelt = #expect(throws: CommandError.self) { try input.checkFlags(["quick"]) }
-    #expect(misspelt?.message == "unknown option --qiuck")
+    #expect(misspelt?.message == "unknown option --qiuck; did you mean --quick?")
     #expect(try input.integer("kills", in: 1...10) == 5)
     #expect(try input.integer("absent", in: 1...10) == nil)
     let range = #expect(throws: CommandError.self) { try input.integer("kills", in: 6...10) }
@@ -91,6 +91,22 @@ import Testing
     #expect(unknown?.exitCode == .usage)
     let missing = #expect(throws: CommandError.self) { try tool.run(["long"]) }
     #expect(missing?.message == "missing ID")
+  }
+
+  /// An option the command does not take is refused before it runs, whatever it looks like:
+  /// `--prio high` must not become a flag and the word "high".
+  @Test func anOptionTheCommandDoesNotTakeIsRefused() throws {
+    let near = #expect(throws: CommandError.self) {
+      try tool.run(["long", "7", "--with-a-long-optoin", "x"])
+    }
+    #expect(near?.exitCode == .usage)
+    #expect(
+      near?.message == "unknown option --with-a-long-optoin; did you mean --with-a-long-option?")
+    let begun = #expect(throws: CommandError.self) { try tool.run(["long", "7", "--with", "x"]) }
+    #expect(begun?.message == "unknown option --with; did you mean --with-a-long-option?")
+    let far = #expect(throws: CommandError.self) { try tool.run(["short", "--prio", "high"]) }
+    #expect(far?.message == "unknown option --prio; it takes --database, --help, --json")
+    #expect(try tool.run(["short", "--json"]) == .success)
   }
 
   @Test func anExplainedErrorKeepsItsExitCode() {

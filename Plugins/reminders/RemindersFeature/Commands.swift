@@ -36,7 +36,7 @@ let shareList = Command(
     read it unless --read-write (sharing again sets the permission, and makes another
     invitation). Tags are not shared (a reminder's tags have two parents).
     """,
-  valuedOptions: ["title"]
+  valuedOptions: ["title"], flags: ["read-write"]
 ) { input in
   @Dependency(\.defaultDatabase) var database
   @Dependency(\.defaultSyncEngine) var syncEngine
@@ -122,7 +122,7 @@ let add = Command(
     --priority P    low, medium, high
     --tag TAG       repeatable; new tags are created
     """,
-  valuedOptions: ["list", "notes", "due", "priority", "tag"]
+  valuedOptions: ["list", "notes", "due", "priority", "tag"], flags: ["flag"]
 ) { input in
   @Dependency(\.defaultDatabase) var database
   @Dependency(\.date.now) var now
@@ -139,7 +139,7 @@ let add = Command(
 
 let show = Command(
   "show", arguments: "[filters]", summary: "lists open reminders (or as filtered)",
-  details: filterOptions, valuedOptions: ["list", "tag"]
+  details: filterOptions, valuedOptions: ["list", "tag"], flags: filterFlags
 ) { input in
   @Dependency(\.defaultDatabase) var database
   let rows = try database.read { db in try Queries.rows(db, try filtered(input, db)) }
@@ -162,7 +162,7 @@ let edit = Command(
   arguments:
     "ID [--title T] [--notes TEXT|-] [--due DATE|none] [--priority P|none] [--list LIST] [--flag|--unflag]",
   summary: "changes a reminder",
-  valuedOptions: ["title", "notes", "due", "priority", "list"]
+  valuedOptions: ["title", "notes", "due", "priority", "list"], flags: ["flag", "unflag"]
 ) { input in
   @Dependency(\.defaultDatabase) var database
   @Dependency(\.date.now) var now
@@ -186,7 +186,7 @@ let edit = Command(
 let complete = Command(
   "complete", arguments: "ID… [--now]",
   summary: "marks reminders completing (completed shortly after, by the run duty)",
-  details: "--now completes them at once."
+  details: "--now completes them at once.", flags: ["now"]
 ) { input in
   @Dependency(\.defaultDatabase) var database
   @Dependency(\.date.now) var now

@@ -80,6 +80,9 @@ func notes(_ input: CommandInput) throws -> String? {
   return text
 }
 
+/// The flags of `filtered`.
+let filterFlags: Set<String> = ["all", "completed", "flagged", "today", "scheduled", "past-due"]
+
 /// What `show` and `watch` list.
 func filtered(_ input: CommandInput, _ db: Database) throws -> Where<Reminder> {
   var query = input.flag("all") ? Reminder.where { _ in true } : Reminder.incomplete

@@ -8,7 +8,7 @@ import HearthPlugin
 
 let watchReminders = Command(
   "watch", arguments: "[filters]", summary: "shows the reminders, redrawn live as they change",
-  details: filterOptions, valuedOptions: ["list", "tag"]
+  details: filterOptions, valuedOptions: ["list", "tag"], flags: filterFlags
 ) { input in
   @Dependency(\.defaultDatabase) var database
   _ = try database.read { try filtered(input, $0) }  // bad filters fail now, not in the loop
