@@ -14,6 +14,9 @@ public struct Tool {
   /// What `--version` prints after the name.
   public var version: String?
 
+  /// Hearth's version, which its executables print with `--version`.
+  public static let hearthVersion = "0.1.0"
+
   public init(
     name: String, summary: String, commands: [Command], globalOptions: Set<String> = [],
     version: String? = nil, explain: @escaping @Sendable (any Error) -> CommandError? = { _ in nil }
@@ -91,6 +94,27 @@ public struct Tool {
 
   /// Runs `arguments` (without the executable's name), printing to standard output.
   public func run(_ arguments: [String]) throws -> ExitCode {
+    if let answered = try answer(arguments) { return answered }
+    guard let command = commands.first(where: { $0.name == arguments.first }) else {
+      return .usage  // `answer` has refused an unknown command already
+    }
+    let input = try CommandInput(
+      Array(arguments.dropFirst()), valued: command.valuedOptions.union(globalOptions))
+    let output = try command.run(input)
+    if input.json {
+      print(String(decoding: try output.json(), as: UTF8.self))
+    } else {
+      let text = output.text()
+      if !text.isEmpty { print(text) }
+    }
+    return output.exitCode
+  }
+
+  /// Answers what needs no command run — `--version`, `--help`, a command's `--help` — and
+  /// refuses an unknown command or option; nil when a command is to run with `arguments`.
+  /// Nothing here touches the disk or the hub: a feature calls it (`answerBeforePreparing`)
+  /// before it connects.
+  public func answer(_ arguments: [String]) throws -> ExitCode? {
     if arguments == ["--version"], let version {
       print("\(name) \(version)")
       return .success
@@ -110,14 +134,17 @@ public struct Tool {
     let input = try CommandInput(rest, valued: command.valuedOptions.union(globalOptions))
     try input.checkFlags(
       command.flags, known: command.valuedOptions.union(globalOptions).union(["json", "help"]))
-    let output = try command.run(input)
-    if input.json {
-      print(String(decoding: try output.json(), as: UTF8.self))
-    } else {
-      let text = output.text()
-      if !text.isEmpty { print(text) }
+    return nil
+  }
+
+  /// For an executable that must prepare (connect to the hub) before its commands run: answers
+  /// `--help`, `--version` and bad arguments now, and exits; returns when a command is to run.
+  public func answerBeforePreparing() {
+    do {
+      if let answered = try answer(try validatedArguments()) { exit(answered.rawValue) }
+    } catch {
+      exit(report(error).rawValue)
     }
-    return output.exitCode
   }
 
   /// Prints `error` as a message that says what to do; returns its exit code.

@@ -7,7 +7,9 @@ extension Tool {
   /// are told as such — exit 3 when the hub is down, 2 for a change that breaks a rule of the
   /// data (nothing was changed).
   public static func feature(name: String, summary: String, commands: [Command]) -> Tool {
-    Tool(name: name, summary: summary, commands: commands, explain: explainHubError)
+    Tool(
+      name: name, summary: summary, commands: commands, version: Tool.hearthVersion,
+      explain: explainHubError)
   }
 }
 

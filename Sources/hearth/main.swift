@@ -12,5 +12,5 @@ let hearth = Tool(
     newPluginCommand, syncCommand,
   ],
   globalOptions: ["database", "runtime-dir", "keys-dir"],
-  version: "0.1.0 (protocol \(WireProtocol.version))")
+  version: "\(Tool.hearthVersion) (protocol \(WireProtocol.version))")
 hearth.main()

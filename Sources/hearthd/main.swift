@@ -10,7 +10,7 @@ import HearthService
 import HearthSupport
 import HearthWire
 
-let version = "0.1.0"
+let version = Tool.hearthVersion
 let log = Logger(label: "hearthd")
 
 let usage = """

@@ -93,6 +93,18 @@ import Testing
     #expect(missing?.message == "missing ID")
   }
 
+  /// What needs no command run is answered by `answer` (a feature calls it before it
+  /// reaches the hub); anything else is left to run.
+  @Test func helpVersionAndBadArgumentsAreAnsweredWithoutRunning() throws {
+    #expect(try tool.answer(["--help"]) == .success)
+    #expect(try tool.answer(["--version"]) == .success)
+    #expect(try tool.answer(["long", "--help"]) == .success)
+    #expect(try tool.answer([]) == .usage)
+    #expect(try tool.answer(["long", "7"]) == nil)
+    #expect(throws: CommandError.self) { try tool.answer(["nope"]) }
+    #expect(throws: CommandError.self) { try tool.answer(["short", "--bogus"]) }
+  }
+
   /// An option the command does not take is refused before it runs, whatever it looks like:
   /// `--prio high` must not become a flag and the word "high".
   @Test func anOptionTheCommandDoesNotTakeIsRefused() throws {

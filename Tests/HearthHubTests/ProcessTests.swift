@@ -11,6 +11,35 @@ import Synchronization
 import Testing
 
 @Suite(.serialized) struct ProcessTests {
+  /// A feature's `--help`, `--version`, a command's `--help` and a bad option are answered
+  /// with no hub running, and leave nothing on the disk (no keys directory made).
+  @Test func aFeatureAnswersHelpAndBadArgumentsWithoutTheHub() throws {
+    let directory = try temporaryDirectory()
+    defer { try? FileManager.default.removeItem(at: directory) }
+    var environment = ProcessInfo.processInfo.environment
+    environment["HEARTH_DATABASE"] = directory.appendingPathComponent("data/hearth.sqlite").path
+    environment["HEARTH_RUNTIME_DIR"] = directory.appendingPathComponent("run").path
+    let path = try Executables.path("hearth-reminders")
+    let help = try runToEnd(path: path, ["--help"], environment: environment)
+    #expect(help.status == 0 && help.output.contains("commands:"), "\(help.output)")
+    let version = try runToEnd(path: path, ["--version"], environment: environment)
+    #expect(version.status == 0 && version.output.hasPrefix("hearth-reminders "))
+    let addHelp = try runToEnd(path: path, ["add", "--help"], environment: environment)
+    #expect(addHelp.status == 0 && addHelp.output.contains("usage: hearth-reminders add"))
+    let misspelt = try runToEnd(
+      path: path, ["add", "Foo", "--prio", "high"], environment: environment)
+    #expect(misspelt.status == 2, "\(misspelt.output)")
+    #expect(misspelt.output.contains("unknown option --prio; did you mean --priority?"))
+    let unknown = try runToEnd(path: path, ["frobnicate"], environment: environment)
+    #expect(unknown.status == 2)
+    #expect(
+      try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted() == [],
+      "nothing written before the hub is reached")
+    // A command that runs needs the hub: exit 3.
+    let show = try runToEnd(path: path, ["show"], environment: environment)
+    #expect(show.status == 3, "\(show.output)")
+  }
+
   @Test func hearthdSpeaksSdNotifyAndStopsCleanlyOnSIGTERM() throws {
     let directory = try temporaryDirectory()
     defer { try? FileManager.default.removeItem(at: directory) }

@@ -6,6 +6,8 @@ import HearthData
 import HearthPlugin
 
 let tool = attachmentsTool()
+// --help, --version and bad arguments are answered before the hub is reached.
+tool.answerBeforePreparing()
 do {
   try prepareDependencies {
     $0.defaultDatabase = try HubDatabase(attachmentsRegistration())

@@ -5,6 +5,8 @@ import HearthPlugin
 import RemindersFeature
 
 let tool = remindersTool()
+// --help, --version and bad arguments are answered before the hub is reached.
+tool.answerBeforePreparing()
 do {
   try prepareDependencies {
     $0.defaultDatabase = try HubDatabase(remindersRegistration())

@@ -5,6 +5,8 @@ import HearthPlugin
 import SyncUpsFeature
 
 let tool = syncUpsTool()
+// --help, --version and bad arguments are answered before the hub is reached.
+tool.answerBeforePreparing()
 do {
   try prepareDependencies {
     $0.defaultDatabase = try HubDatabase(syncUpsRegistration())
