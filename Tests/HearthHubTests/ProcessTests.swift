@@ -11,33 +11,51 @@ import Synchronization
 import Testing
 
 @Suite(.serialized) struct ProcessTests {
-  /// A feature's `--help`, `--version`, a command's `--help` and a bad option are answered
-  /// with no hub running, and leave nothing on the disk (no keys directory made).
-  @Test func aFeatureAnswersHelpAndBadArgumentsWithoutTheHub() throws {
+  /// Every command of `hearth` and of each feature, with no hub and no database: an
+  /// option it does not take exits 2, its `--help` 0, and the executable's `--version` 0;
+  /// none of it writes anything. (The commands are read from each `--help`.)
+  @Test func everyCommandAnswersHelpAndRefusesAnUnknownOptionWithoutTheHub() throws {
     let directory = try temporaryDirectory()
     defer { try? FileManager.default.removeItem(at: directory) }
     var environment = ProcessInfo.processInfo.environment
     environment["HEARTH_DATABASE"] = directory.appendingPathComponent("data/hearth.sqlite").path
     environment["HEARTH_RUNTIME_DIR"] = directory.appendingPathComponent("run").path
-    let path = try Executables.path("hearth-reminders")
-    let help = try runToEnd(path: path, ["--help"], environment: environment)
-    #expect(help.status == 0 && help.output.contains("commands:"), "\(help.output)")
-    let version = try runToEnd(path: path, ["--version"], environment: environment)
-    #expect(version.status == 0 && version.output.hasPrefix("hearth-reminders "))
-    let addHelp = try runToEnd(path: path, ["add", "--help"], environment: environment)
-    #expect(addHelp.status == 0 && addHelp.output.contains("usage: hearth-reminders add"))
-    let misspelt = try runToEnd(
-      path: path, ["add", "Foo", "--prio", "high"], environment: environment)
-    #expect(misspelt.status == 2, "\(misspelt.output)")
-    #expect(misspelt.output.contains("unknown option --prio; did you mean --priority?"))
-    let unknown = try runToEnd(path: path, ["frobnicate"], environment: environment)
-    #expect(unknown.status == 2)
+    environment["HEARTH_KEYS_DIR"] = directory.appendingPathComponent("keys").path
+    let executables = [
+      "hearth", "hearth-reminders", "hearth-facts", "hearth-syncups", "hearth-attachments",
+    ]
+    var checked = 0
+    for name in executables {
+      let path = try Executables.path(name)
+      let help = try runToEnd(path: path, ["--help"], environment: environment)
+      #expect(help.status == 0, "\(name) --help: \(help.output)")
+      let version = try runToEnd(path: path, ["--version"], environment: environment)
+      #expect(version.status == 0 && version.output.hasPrefix("\(name) "), "\(version.output)")
+      let commands = help.output.split(separator: "\n").compactMap { line -> String? in
+        guard line.hasPrefix("  "), !line.hasPrefix("   ") else { return nil }
+        return line.split(separator: " ").first.map(String.init)
+      }
+      #expect(commands.count >= 3, "\(name)'s commands: \(commands)")
+      for command in commands {
+        let own = try runToEnd(path: path, [command, "--help"], environment: environment)
+        #expect(own.status == 0, "\(name) \(command) --help: \(own.output)")
+        let bogus = try runToEnd(path: path, [command, "--bogus-option"], environment: environment)
+        #expect(bogus.status == 2, "\(name) \(command) --bogus-option: \(bogus.output)")
+        #expect(bogus.output.contains("unknown option --bogus-option"), "\(bogus.output)")
+        checked += 1
+      }
+    }
+    #expect(checked >= 30)
     #expect(
       try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted() == [],
-      "nothing written before the hub is reached")
-    // A command that runs needs the hub: exit 3.
-    let show = try runToEnd(path: path, ["show"], environment: environment)
-    #expect(show.status == 3, "\(show.output)")
+      "nothing written without the hub")
+    // The nearest option is named; a command that runs needs the hub (exit 3).
+    let reminders = try Executables.path("hearth-reminders")
+    let misspelt = try runToEnd(
+      path: reminders, ["add", "Foo", "--prio", "high"], environment: environment)
+    #expect(misspelt.status == 2)
+    #expect(misspelt.output.contains("unknown option --prio; did you mean --priority?"))
+    #expect(try runToEnd(path: reminders, ["show"], environment: environment).status == 3)
   }
 
   @Test func hearthdSpeaksSdNotifyAndStopsCleanlyOnSIGTERM() throws {
