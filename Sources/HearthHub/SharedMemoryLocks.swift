@@ -19,7 +19,7 @@ import HearthWire
 /// The hub looks when asked (`hello` with `locks`) and when a write fails with `SQLITE_BUSY`, at most once
 /// a second, never on a timer: reading `/proc/locks` takes the kernel's lock-table lock for
 /// writing, which holds up every `fcntl` lock on the machine — SQLite's own, on every commit
-/// — for milliseconds (8 ms on this project's VMs; read once a second, it cost the hub 5 %
+/// — for milliseconds (8 ms on this project's VMs; read once a second, it costs the hub 5 %
 /// of its throughput at 16 writers).
 final class SharedMemoryLocks: Sendable {
   let shmPath: String
