@@ -16,11 +16,11 @@ import HearthWire
 /// 128, and the hub's readers never checkpoint. (A reader recovering the wal-index after a
 /// crash takes byte 120 for a moment.)
 ///
-/// The hub looks when asked (`hello` with `locks`) and when a write fails with `SQLITE_BUSY`, at most once
-/// a second, never on a timer: reading `/proc/locks` takes the kernel's lock-table lock for
-/// writing, which holds up every `fcntl` lock on the machine — SQLite's own, on every commit
-/// — for milliseconds (8 ms on this project's VMs; read once a second, it costs the hub 5 %
-/// of its throughput at 16 writers).
+/// The hub looks when asked (`hello` with `locks`) and when a write fails with
+/// `SQLITE_BUSY`, at most once a second, never on a timer: reading `/proc/locks` takes the
+/// kernel's lock-table lock for writing, which holds up every `fcntl` lock on the machine —
+/// SQLite's own, on every commit — for milliseconds (8 ms on this project's VMs; read once a
+/// second, it costs the hub 5 % of its throughput at 16 writers).
 final class SharedMemoryLocks: Sendable {
   let shmPath: String
   private let state = Locked<
