@@ -56,6 +56,21 @@ import Testing
     #expect(misspelt.status == 2)
     #expect(misspelt.output.contains("unknown option --prio; did you mean --priority?"))
     #expect(try runToEnd(path: reminders, ["show"], environment: environment).status == 3)
+    // `hearth subscribe` too fails at once rather than waiting for a hub.
+    let subscribe = Process()
+    subscribe.executableURL = URL(fileURLWithPath: try Executables.path("hearth"))
+    subscribe.arguments = ["subscribe"]
+    subscribe.environment = environment
+    subscribe.standardOutput = FileHandle.nullDevice
+    subscribe.standardError = FileHandle.nullDevice
+    try subscribe.run()
+    let deadline = ContinuousClock.now + .seconds(10)
+    while subscribe.isRunning, ContinuousClock.now < deadline {
+      Thread.sleep(forTimeInterval: 0.02)
+    }
+    if subscribe.isRunning { subscribe.terminate() }
+    subscribe.waitUntilExit()
+    #expect(subscribe.terminationStatus == 3)
   }
 
   @Test func hearthdSpeaksSdNotifyAndStopsCleanlyOnSIGTERM() throws {

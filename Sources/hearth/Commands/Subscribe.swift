@@ -18,6 +18,12 @@ let subscribeCommand = Command(
     }
     start = .after(seq)
   }
+  // Without a hub nothing would ever come: say so now, as every other command does.
+  guard hello(paths) != nil else {
+    throw CommandError(
+      "the hub does not answer at \(paths.requestEndpoint); start it: systemctl --user start "
+        + "hearthd (or run hearthd)", exitCode: .hubUnavailable)
+  }
   let database = try openDatabase(paths)
   let follower: FeedFollower
   do {
