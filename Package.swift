@@ -76,7 +76,8 @@ let package = Package(
     .target(name: "HearthSupport", swiftSettings: strict),
     // libpq: a connection to the sync server, knowing nothing of Hearth's tables.
     .target(name: "HearthPostgres", dependencies: ["CPostgreSQL"], swiftSettings: strict),
-    // Sync across hubs: its clock so far (the service on PostgreSQL is issue 17's rest).
+    // Sync across hubs: capture, the hybrid logical clock, the merge, and the service on
+    // PostgreSQL with sharing and files.
     .target(
       name: "HearthSync",
       dependencies: ["HearthSQLite", "HearthPostgres", "HearthSupport", "HearthWire", "HearthZMQ"],

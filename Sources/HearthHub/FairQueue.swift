@@ -37,33 +37,34 @@ struct FairQueue<Source: Hashable, Item> {
   // entry taken out and written back would copy its queues on each request.
 
   mutating func append(_ item: Item, principal: String, source: Source) {
-    if principals[principal] == nil {
-      principals[principal] = Principal()
-      order.append(principal)
-    }
-    if principals[principal]!.sources[source] == nil {
-      principals[principal]!.sources[source] = []
-      principals[principal]!.order.append(source)
-    }
-    principals[principal]!.sources[source]!.append(item)
-    principals[principal]!.count += 1
-    principalOf[source] = principal
-    count += 1
+    insert(item, principal: principal, source: source, first: false)
   }
 
   /// Puts back a request taken and not served, first of its connection's (a turn that ran
   /// out of time hands back what it did not reach, last first). Its principal keeps its
   /// place in the turn, or goes to the back when it had nothing left waiting.
   mutating func putBack(_ item: Item, principal: String, source: Source) {
+    insert(item, principal: principal, source: source, first: true)
+  }
+
+  private mutating func insert(_ item: Item, principal: String, source: Source, first: Bool) {
     if principals[principal] == nil {
       principals[principal] = Principal()
       order.append(principal)
     }
     if principals[principal]!.sources[source] == nil {
       principals[principal]!.sources[source] = []
-      principals[principal]!.order.insert(source, at: 0)
+      if first {
+        principals[principal]!.order.insert(source, at: 0)
+      } else {
+        principals[principal]!.order.append(source)
+      }
     }
-    principals[principal]!.sources[source]!.insert(item, at: 0)
+    if first {
+      principals[principal]!.sources[source]!.insert(item, at: 0)
+    } else {
+      principals[principal]!.sources[source]!.append(item)
+    }
     principals[principal]!.count += 1
     principalOf[source] = principal
     count += 1

@@ -287,7 +287,7 @@ final class RequestStreams: @unchecked Sendable {
         counters.refusedConnections += 1
         continue
       }
-      if handshakingCount() >= limits.maximumHandshaking, let oldest = oldestHandshake() {
+      if handshakingCount() >= limits.maximumHandshaking, let oldest = handshaking.first {
         drop(oldest)
         counters.closedHandshakes += 1
       }
@@ -307,8 +307,6 @@ final class RequestStreams: @unchecked Sendable {
     }
     return handshaking.count
   }
-
-  private func oldestHandshake() -> UInt64? { handshaking.first }
 
   private func drop(_ id: UInt64) {
     guard let connection = connections.removeValue(forKey: id) else { return }

@@ -96,10 +96,9 @@ func hostile(_ options: Options) throws -> String {
   // When each write began (seconds from the writer's start: paced at 10 ms, or later when
   // the one before took longer), so that each attack's slowest write can be told.
   var starts: [Double] = []
-  for (index, latency) in latencies.enumerated() {
-    let paced = Double(index) / 100
-    starts.append(max(paced, (starts.last ?? 0) + (index > 0 ? latencies[index - 1] / 1e6 : 0)))
-    _ = latency
+  for index in latencies.indices {
+    let afterPrevious = index > 0 ? starts[index - 1] + latencies[index - 1] / 1e6 : 0
+    starts.append(max(Double(index) / 100, afterPrevious))
   }
   let perAttack = windows.map { window in
     let during = zip(starts, latencies).filter { $0.0 >= window.from && $0.0 <= window.to + 0.5 }
