@@ -104,7 +104,8 @@ public struct Tool {
     if input.json {
       print(String(decoding: try output.json(), as: UTF8.self))
     } else {
-      let text = output.text()
+      // Whatever a render forgot, no byte of the data reaches the terminal as a control.
+      let text = output.text().shownAsText
       if !text.isEmpty { print(text) }
     }
     return output.exitCode

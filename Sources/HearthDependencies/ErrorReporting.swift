@@ -14,8 +14,8 @@ public struct ErrorReporter: Sendable {
     self.report = report
   }
 
-  /// Writes `<3>file:line: message: error` to standard error (the error priority for
-  /// journald).
+  /// Writes `file:line: message: error` to standard error through `Logger`, at the error
+  /// priority.
   public static let standardError = ErrorReporter { error, message, file, line in
     let prefix = message.map { "\($0): " } ?? ""
     Logger(label: "\(file):\(line)").error("\(prefix)\(error)")

@@ -192,6 +192,11 @@ public final class Hub: Sendable {
     let syncing = startSyncer()
     defer { syncing() }
     let (router, publisher) = try bindSockets(context, keys: keys)
+    // A clean stop leaves no socket files behind (the lock is held until `run` returns, so
+    // no other hub has bound these paths meanwhile).
+    defer {
+      for path in ["hub.sock", "bus.sock"] { unlink(configuration.runtimeDirectory + "/" + path) }
+    }
     try publishPublicKey(keys.publicKey)
     var requests = true
     while true {

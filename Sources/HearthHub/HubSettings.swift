@@ -1,11 +1,22 @@
 import Foundation
 import HearthWire
 
-/// A setting hearthd cannot use: its key and what is wrong with its value.
+/// A setting hearthd cannot use: its key, what is wrong with its value, and where it was set
+/// when that was a config file's line (`/etc/hearth/hearthd.conf:3`).
 public struct InvalidSetting: Error, CustomStringConvertible, Sendable, Equatable {
   public var key: String
   public var problem: String
-  public var description: String { "\(key): \(problem)" }
+  public var location: String?
+
+  public init(key: String, problem: String, location: String? = nil) {
+    self.key = key
+    self.problem = problem
+    self.location = location
+  }
+
+  public var description: String {
+    (location.map { "\($0): " } ?? "") + "\(key): \(problem)"
+  }
 }
 
 extension HubConfiguration {
@@ -22,32 +33,68 @@ extension HubConfiguration {
   /// (`file`, its text), then `HEARTH_DATABASE` and `HEARTH_RUNTIME_DIR` of `environment`,
   /// then `flags` (`--key value`, without the dashes). An unknown key or a value out of its
   /// range throws `InvalidSetting`; nothing is guessed.
+  /// An error in a setting that came from the file names the file (`fileName`) and its line.
   public init(
-    file: String?, environment: [String: String] = ProcessInfo.processInfo.environment,
+    file: String?, fileName: String = "config",
+    environment: [String: String] = ProcessInfo.processInfo.environment,
     flags: [String: String] = [:]
   ) throws {
-    var settings = try file.map(Self.parseSettings) ?? [:]
+    let lines = try file.map { try Self.parseLines($0, fileName: fileName) } ?? [:]
+    var settings = lines.mapValues(\.value)
     if let value = environment["HEARTH_DATABASE"], !value.isEmpty { settings["database"] = value }
     if let value = environment["HEARTH_RUNTIME_DIR"], !value.isEmpty {
       settings["runtime-dir"] = value
     }
     settings.merge(flags) { $1 }
     self.init(paths: .fromEnvironment(environment))
-    try apply(settings)
+    do {
+      try apply(settings)
+    } catch var invalid as InvalidSetting {
+      // Named by its line when the value that failed is the file's.
+      if let line = lines[invalid.key], settings[invalid.key] == line.value {
+        invalid.location = "\(fileName):\(line.number)"
+      }
+      throw invalid
+    }
   }
 
   /// The `key = value` lines of a config file; blank lines and `#` comments are skipped.
   public static func parseSettings(_ text: String) throws -> [String: String] {
-    var settings: [String: String] = [:]
+    try parseLines(text, fileName: "config").mapValues(\.value)
+  }
+
+  /// Each key's value and line number. A comment runs from a `#` at the start of a line or
+  /// after a space to the end of the line (`wal-limit-mb = 64   # the default is 32`).
+  static func parseLines(_ text: String, fileName: String) throws
+    -> [String: (value: String, number: Int)]
+  {
+    var settings: [String: (value: String, number: Int)] = [:]
     for (index, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated()
     {
-      let trimmed = line.trimmingCharacters(in: .whitespaces)
-      guard !trimmed.isEmpty, !trimmed.hasPrefix("#") else { continue }
-      guard let equals = trimmed.firstIndex(of: "=") else {
-        throw InvalidSetting(key: "line \(index + 1)", problem: "not `key = value`: \(trimmed)")
+      var content = Substring(line)
+      if content.hasPrefix("#") {
+        content = ""
+      } else if let comment = content.range(of: " #") ?? content.range(of: "\t#") {
+        content = content[..<comment.lowerBound]
+      }
+      let trimmed = content.trimmingCharacters(in: .whitespaces)
+      guard !trimmed.isEmpty else { continue }
+      guard let equals = trimmed.firstIndex(of: "="),
+        !trimmed[..<equals].trimmingCharacters(in: .whitespaces).isEmpty
+      else {
+        throw InvalidSetting(
+          key: "line \(index + 1)", problem: "not `key = value`: \(trimmed)",
+          location: "\(fileName):\(index + 1)")
       }
       let key = trimmed[..<equals].trimmingCharacters(in: .whitespaces)
-      settings[key] = trimmed[trimmed.index(after: equals)...].trimmingCharacters(in: .whitespaces)
+      if let earlier = settings[key] {
+        throw InvalidSetting(
+          key: key, problem: "set twice (first on line \(earlier.number))",
+          location: "\(fileName):\(index + 1)")
+      }
+      settings[key] = (
+        trimmed[trimmed.index(after: equals)...].trimmingCharacters(in: .whitespaces), index + 1
+      )
     }
     return settings
   }

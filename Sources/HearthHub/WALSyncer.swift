@@ -33,8 +33,8 @@ final class WALSyncer: @unchecked Sendable {
   private let failed = Mutex<String?>(nil)
   /// Called on this thread after each sync, before the bell rings: the outbox sends the
   /// replies it can from here (`HubOutbox.deliverDurable`). A stored property of its own
-  /// type, under `condition`: kept in a generic `Mutex`, its calls went through a chain of
-  /// nested conversion thunks (8–14 % of hearthd's samples in `perf`, docs/proof.md).
+  /// type, under `condition`: kept in a generic `Mutex`, its calls would go through a chain
+  /// of nested conversion thunks (8–14 % of hearthd's samples in `perf`).
   private var delivery: (@Sendable () -> Void)?
   /// Rung after each sync (and after a failure): the hub's loop waits on it.
   let bell: Doorbell

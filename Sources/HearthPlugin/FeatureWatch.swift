@@ -1,4 +1,5 @@
 import Foundation
+import HearthCommandLine
 import HearthData
 import HearthService
 
@@ -29,7 +30,8 @@ public func watch(
       } catch {
         body = "cannot read the data: \(error)"
       }
-      let frame = "\(title) — \(time.string(from: Date())) — Ctrl-C to stop\n\n\(body)\n"
+      let frame =
+        "\(title) — \(time.string(from: Date())) — Ctrl-C to stop\n\n\(body.shownAsText)\n"
       // Clear the screen and go home on a terminal; a separator in a pipe.
       let output = isTerminal ? "\u{1B}[H\u{1B}[2J" + frame : "----\n" + frame
       FileHandle.standardOutput.write(Data(output.utf8))

@@ -1,12 +1,16 @@
 import Foundation
 
-/// The one way Hearth's programs write what they have to say: a line on standard error,
-/// `<N>label: message`, where `<N>` is the priority journald reads (so `journalctl -p
-/// warning` finds the warnings of a service systemd runs).
+/// The one way Hearth's programs write what they have to say: a line on standard error.
+/// Under journald (systemd sets `JOURNAL_STREAM` for a unit whose standard error is the
+/// journal) the line is `<N>label: message`, `<N>` the priority journald reads, so that
+/// `journalctl -p warning` finds the warnings; elsewhere it carries the time and the
+/// priority's name instead, for a person or a log file.
 ///
 /// ```swift
 /// let log = Logger(label: "hearthd")
-/// log.warning("pruning the feed failed: \(error)")   // <4>hearthd: pruning the feed failed: …
+/// log.warning("pruning the feed failed: \(error)")
+/// // journald:   <4>hearthd: pruning the feed failed: …
+/// // elsewhere:  2026-12-05 20:14:57.123 hearthd: warning: pruning the feed failed: …
 /// ```
 public struct Logger: Sendable {
   /// syslog's priorities, as journald takes them from a line's `<N>` prefix.
@@ -18,18 +22,48 @@ public struct Logger: Sendable {
     case debug = 7
 
     public static func < (lhs: Priority, rhs: Priority) -> Bool { lhs.rawValue < rhs.rawValue }
+
+    var name: String {
+      switch self {
+      case .error: "error"
+      case .warning: "warning"
+      case .notice: "notice"
+      case .info: "info"
+      case .debug: "debug"
+      }
+    }
   }
 
   /// Who speaks: the program, or a part of it.
   public var label: String
+  /// Whether lines go to journald (priority prefixes) or elsewhere (times and names).
+  public var journal: Bool
 
-  public init(label: String) {
+  /// `journal`: whether standard error is journald's stream (`JOURNAL_STREAM` is set).
+  public init(
+    label: String, journal: Bool = ProcessInfo.processInfo.environment["JOURNAL_STREAM"] != nil
+  ) {
     self.label = label
+    self.journal = journal
   }
 
   /// The line as it is written, without its newline.
-  public func line(_ priority: Priority, _ message: String) -> String {
-    "<\(priority.rawValue)>\(label): \(message)"
+  public func line(_ priority: Priority, _ message: String, at time: Date = Date()) -> String {
+    if journal { return "<\(priority.rawValue)>\(label): \(message)" }
+    let level = priority == .info ? "" : "\(priority.name): "
+    return "\(Self.timestamp(time)) \(label): \(level)\(message)"
+  }
+
+  /// `2026-12-05 20:14:57.123`, in local time.
+  static func timestamp(_ time: Date) -> String {
+    var seconds = time_t(time.timeIntervalSince1970.rounded(.down))
+    var parts = tm()
+    localtime_r(&seconds, &parts)
+    let milliseconds = Int((time.timeIntervalSince1970 - Double(seconds)) * 1000)
+    return String(
+      format: "%04d-%02d-%02d %02d:%02d:%02d.%03d", Int(parts.tm_year) + 1900,
+      Int(parts.tm_mon) + 1, Int(parts.tm_mday), Int(parts.tm_hour), Int(parts.tm_min),
+      Int(parts.tm_sec), min(milliseconds, 999))
   }
 
   public func log(_ priority: Priority, _ message: String) {

@@ -123,7 +123,7 @@ public final class SyncService: Sendable {
     while !isStopping {
       // A whole round every poll interval, however busy the doorbell keeps the pulls.
       if ContinuousClock.now - lastWholeRound >= settings.pollInterval { wantWholeRound() }
-      // What this round does, taken as it begins (a request after this waits for the next).
+      // What this pass does, taken as it begins (a request after this waits for the next).
       let due = rounds.withLock { rounds in
         defer { (rounds.push, rounds.pull) = (false, false) }
         rounds.begun += 1

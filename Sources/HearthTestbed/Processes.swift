@@ -96,7 +96,7 @@ public final class HubProcess {
     process.executableURL = URL(fileURLWithPath: try Executables.path("hearthd"))
     process.arguments = [
       "--database", self.databasePath, "--runtime-dir", self.runtimeDirectory,
-      "--transaction-timeout", String(transactionTimeout), "--config", "/nonexistent",
+      "--transaction-timeout", String(transactionTimeout), "--config", "none",
     ]
     if let config {
       let file = directory.appendingPathComponent("hearthd.conf")

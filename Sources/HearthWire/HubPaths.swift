@@ -1,4 +1,5 @@
 import Foundation
+import HearthSupport
 import HearthZMQ
 
 /// Where a hub keeps its database and its sockets; the hub and its plugins derive them the
@@ -58,7 +59,7 @@ public struct HubPaths: Hashable, Sendable {
   ) -> HubPaths {
     let dataHome =
       environment["XDG_DATA_HOME"].flatMap { $0.isEmpty ? nil : $0 }
-      ?? (NSHomeDirectory() + "/.local/share")
+      ?? (homeDirectory(environment) + "/.local/share")
     let database =
       environment["HEARTH_DATABASE"].flatMap { $0.isEmpty ? nil : $0 }
       ?? dataHome + "/hearth/hearth.sqlite"

@@ -4,9 +4,8 @@ import Foundation
 /// since 1970 in its first 48 bits, random bits after. An id made later sorts after one made
 /// a millisecond before, so the hub's exactly-once records (keyed by id) grow at one end of
 /// their B-tree: a commit rewrites the page the one before it did, not a page anywhere in
-/// the table, and a checkpoint copies fewer pages (docs/proof.md, "Stop 37": 15–27 % fewer
-/// bytes written a transaction). Made from one `arc4random_buf` (one `getrandom` call) and
-/// formatted here: Foundation's `UUID()` opens, reads and closes `/dev/urandom` for each id,
+/// the table, and a checkpoint copies fewer pages. Made from one `arc4random_buf` (one
+/// `getrandom` call) and formatted here: Foundation's `UUID()` opens, reads and closes `/dev/urandom` for each id,
 /// three system calls on every write.
 public enum RequestID {
   public static func make() -> String {

@@ -2,8 +2,8 @@ import Foundation
 import HearthSQLite
 
 // What the hub writes for every commit, and the writer reads back: the `commit` event (on the
-// bus and in the feed) and the `committed` reply, without Foundation's generic coders (the
-// profile in docs/proof.md: a fifth of the hub's thread went to encoding these two). The
+// bus and in the feed) and the `committed` reply, without Foundation's generic coders (with
+// `JSONEncoder`, a fifth of the hub's thread went to encoding these two under `perf`). The
 // output is what `JSONEncoder` with sorted keys writes, byte for byte (a test holds it to
 // that); the reader takes only the reply's exact shape and leaves anything else to
 // `JSONDecoder`.

@@ -182,7 +182,7 @@ let hubWritesBenchmark = Benchmark(
       Figure(bench: "hub-writes-\(writers)-p99", ours: hubP99, baseline: directP99, unit: "us"),
       // The p99 of every write through the hub (all writers, all rounds) against twice the
       // fair mean — writers ÷ tx/s, each write's wait if every writer had an equal share —
-      // the bound issue 19 sets on the tail (ratio ≤ 1 meets it). The figure above is
+      // the bound the hub aims at on the tail (ratio ≤ 1 meets it). The figure above is
       // stricter: the worst single writer's p99.
       Figure(
         bench: "hub-writes-\(writers)-p99-all",

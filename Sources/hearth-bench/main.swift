@@ -1,11 +1,12 @@
 // hearth-bench: every benchmark of the project, in one executable (release build).
 //
 //   hearth-bench [NAME…] [--quick] [--rows N] [--writes N] [--rounds N] [--writers 1,4,16]
-//                [--warmup N]
-//                [--database-mb N]
+//                [--warmup N] [--database-mb N] [--markdown FILE]…
 //
 // A table for people on stderr, then one JSON line per figure on stdout:
 //   {"bench": …, "ours": …, "baseline": …, "ratio": …, "unit": …}
+// With --markdown, the figures are also written into each FILE's figure blocks (README.md,
+// docs/benchmarks.md), so that the documents quote exactly what a run printed.
 import Foundation
 import HearthCommandLine
 
@@ -22,6 +23,7 @@ func printError(_ text: String) {
 let usage = """
   usage: hearth-bench [NAME…] [--quick] [--rows N] [--writes N] [--rounds N]
                       [--writers 1,4,16] [--warmup N] [--database-mb N]
+                      [--markdown FILE]…
 
   --quick        small sizes, to prove the benchmarks run (CI); figures mean little
   --rows         rows of the decode, join and search tables (100000)
@@ -33,10 +35,12 @@ let usage = """
   --warmup       hub-writes' untimed transactions, in all, before each timed run, on each
                  side (2500: past the first fill of the hub's 32 MB log); 0 for none
   --database-mb  the startup benchmark's database (1024)
+  --markdown     a Markdown file whose figure blocks (<!-- hearth-bench figures: NAME, … -->
+                 … <!-- hearth-bench end -->) get this run's figures; may repeat
   """
 
 /// The options and benchmarks of the command line; exits 2 when they are wrong.
-@MainActor func parse(_ arguments: [String]) -> (Options, [String]) {
+@MainActor func parse(_ arguments: [String]) -> (Options, [String], markdown: [String]) {
   if arguments.contains("--help") || arguments.contains("-h") {
     print(usage + "\nbenchmarks:")
     for benchmark in benchmarks { print("  \(benchmark.name)  \(benchmark.summary)") }
@@ -44,7 +48,8 @@ let usage = """
   }
   do {
     let input = try CommandInput(
-      arguments, valued: ["rows", "writes", "rounds", "database-mb", "writers", "warmup"])
+      arguments,
+      valued: ["rows", "writes", "rounds", "database-mb", "writers", "warmup", "markdown"])
     try input.checkFlags(["quick"])
     var options = Options()
     options.quick = input.flag("quick")
@@ -62,14 +67,17 @@ let usage = """
       }
       options.writers = counts
     }
-    return (options, input.positionals)
+    for file in input.options("markdown") where !FileManager.default.isWritableFile(atPath: file) {
+      throw CommandError.usage("--markdown \(file): no such writable file")
+    }
+    return (options, input.positionals, input.options("markdown"))
   } catch {
     printError("hearth-bench: \(error); see --help")
     exit(2)
   }
 }
 
-let (options, selected) = parse(Array(CommandLine.arguments.dropFirst()))
+let (options, selected, markdownFiles) = parse(Array(CommandLine.arguments.dropFirst()))
 let unknown = selected.filter { name in !benchmarks.contains { $0.name == name } }
 guard unknown.isEmpty else {
   printError("hearth-bench: no benchmark named \(unknown.joined(separator: ", ")); see --help")
@@ -101,3 +109,22 @@ for figure in figures {
       + figure.unit)
 }
 for figure in figures { print(figure.json) }
+if !markdownFiles.isEmpty {
+  do {
+    // The command that reproduces the figures: this one, less where it wrote them.
+    var words = ["hearth-bench"]
+    var arguments = CommandLine.arguments.dropFirst()[...]
+    while let word = arguments.popFirst() {
+      if word == "--markdown" {
+        _ = arguments.popFirst()
+      } else if !word.hasPrefix("--markdown=") {
+        words.append(word)
+      }
+    }
+    let command = words.joined(separator: " ")
+    try FigureDocuments.write(figures, into: markdownFiles, command: command)
+  } catch {
+    printError("hearth-bench: \(error)")
+    exit(1)
+  }
+}

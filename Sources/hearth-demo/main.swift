@@ -8,6 +8,7 @@
 // database up online and checks the copy. docs/hearthdata.md walks through the same code.
 import Foundation
 import HearthData
+import HearthSupport
 
 @Table
 struct RemindersList: Identifiable {
@@ -92,7 +93,7 @@ var dataDirectory: String = {
   let environment = ProcessInfo.processInfo.environment
   let base =
     environment["XDG_DATA_HOME"].flatMap { $0.isEmpty ? nil : $0 }
-    ?? (NSHomeDirectory() + "/.local/share")
+    ?? (homeDirectory(environment) + "/.local/share")
   return base + "/hearth-demo"
 }()
 var arguments = CommandLine.arguments.dropFirst()

@@ -20,8 +20,9 @@ let usage = """
   Runs the Hearth hub: the one writer of the database, the request socket
   (ipc://DIR/hub.sock) and the change bus (ipc://DIR/bus.sock).
 
-  Settings, later ones winning: the config file (key = value lines; default
-  $XDG_CONFIG_HOME/hearth/hearthd.conf), the environment (HEARTH_DATABASE,
+  Settings, later ones winning: the config file (key = value lines, # comments;
+  default $XDG_CONFIG_HOME/hearth/hearthd.conf when it exists; a file named with
+  --config must exist; --config none reads none), the environment (HEARTH_DATABASE,
   HEARTH_RUNTIME_DIR), then flags (--KEY VALUE for any key). Keys: database,
   runtime-dir, transaction-timeout (seconds, default 5), max-message-size (bytes,
   default 4194304), max-statements (default 10000), heartbeat-interval (seconds,
@@ -59,13 +60,30 @@ func readConfiguration(from arguments: [String]) -> HubConfiguration {
     }
     let configHome =
       environment["XDG_CONFIG_HOME"].flatMap { $0.isEmpty ? nil : $0 }
-      ?? (NSHomeDirectory() + "/.config")
-    let file = input.option("config") ?? configHome + "/hearth/hearthd.conf"
+      ?? (homeDirectory(environment) + "/.config")
+    // The default file is read when it exists; a file named with --config must exist, and
+    // `--config none` reads none (defaults, the environment and flags only).
+    let named = input.option("config")
+    let file = named ?? configHome + "/hearth/hearthd.conf"
+    var text: String?
+    if named != "none" {
+      if FileManager.default.fileExists(atPath: file) {
+        do {
+          text = try String(contentsOfFile: file, encoding: .utf8)
+        } catch {
+          throw CommandError.usage("\(file): cannot be read as UTF-8 text")
+        }
+      } else if named != nil {
+        throw CommandError.usage(
+          "\(file): no such config file (--config none starts on the defaults)")
+      }
+    }
     var flags: [String: String] = [:]
     for key in HubConfiguration.settingKeys { flags[key] = input.option(key) }
-    return try HubConfiguration(
-      file: try? String(contentsOfFile: file, encoding: .utf8), environment: environment,
-      flags: flags)
+    let configuration = try HubConfiguration(
+      file: text, fileName: file, environment: environment, flags: flags)
+    if text != nil { log.info("settings from \(file)") }
+    return configuration
   } catch {
     log.error("\(error); see --help")
     exit(2)

@@ -43,10 +43,19 @@ import Testing
     #expect(!loop.wait(for: .seconds(60)))
   }
 
-  @Test func theLoggerWritesJournaldPriorities() {
-    let logger = Logger(label: "hearthd")
-    #expect(logger.line(.warning, "pruning failed") == "<4>hearthd: pruning failed")
-    #expect(logger.line(.error, "x") == "<3>hearthd: x")
-    #expect(logger.line(.info, "x") == "<6>hearthd: x")
+  @Test func theLoggerWritesJournaldPrioritiesOnlyToTheJournal() {
+    let journal = Logger(label: "hearthd", journal: true)
+    #expect(journal.line(.warning, "pruning failed") == "<4>hearthd: pruning failed")
+    #expect(journal.line(.error, "x") == "<3>hearthd: x")
+    #expect(journal.line(.info, "x") == "<6>hearthd: x")
+    // Elsewhere: the local time to the millisecond, and the priority by name.
+    let plain = Logger(label: "hearthd", journal: false)
+    let time = Date(timeIntervalSince1970: 1_700_000_000.25)
+    let line = plain.line(.warning, "pruning failed", at: time)
+    #expect(
+      line.wholeMatch(
+        of: /\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.250 hearthd: warning: pruning failed/) != nil,
+      "\(line)")
+    #expect(plain.line(.info, "x", at: time).hasSuffix(".250 hearthd: x"))
   }
 }

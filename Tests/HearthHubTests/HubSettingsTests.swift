@@ -39,6 +39,36 @@ import Testing
     #expect(refusal("just words")?.key == "line 1")
     #expect(refusal("retention-days = inf")?.problem.contains("not 'inf'") == true)
   }
+
+  @Test func aFilesErrorNamesTheFileAndLineAndCommentsMayFollowAValue() throws {
+    let file = """
+      # the hub's settings
+      wal-limit-mb = 64   # twice the default
+      transaction-timeout = 2\t# seconds
+
+      retention-days = soon
+      """
+    let refused = #expect(throws: InvalidSetting.self) {
+      try HubConfiguration(file: file, fileName: "/etc/hearthd.conf", environment: [:])
+    }
+    #expect(
+      refused?.description
+        == "/etc/hearthd.conf:5: retention-days: must be a number of at least 0.001, not 'soon'")
+    let fixed = file.replacingOccurrences(of: "retention-days = soon", with: "")
+    let configuration = try HubConfiguration(file: fixed, environment: [:])
+    #expect(configuration.walLimit == 64 << 20)
+    #expect(configuration.transactionTimeout == .seconds(2))
+    // A flag that overrides the file's bad value is the one named, without the file.
+    let flagged = #expect(throws: InvalidSetting.self) {
+      try HubConfiguration(
+        file: "wal-limit-mb = 8", fileName: "f", environment: [:], flags: ["wal-limit-mb": "0"])
+    }
+    #expect(flagged?.location == nil)
+    let twice = #expect(throws: InvalidSetting.self) {
+      try HubConfiguration(file: "feed-keep = 1\nfeed-keep = 2", fileName: "f", environment: [:])
+    }
+    #expect(twice?.description == "f:2: feed-keep: set twice (first on line 1)")
+  }
 }
 
 @Suite struct DatabaseFileModeTests {

@@ -1,4 +1,5 @@
 import Foundation
+import HearthCommandLine
 import HearthData
 import HearthPlugin
 
@@ -25,7 +26,7 @@ func line(_ row: ReminderRow, now: Date = currentDate()) -> String {
     case .completing: "[~]"
     case .completed: "[x]"
     }
-  var parts = [ShortID.of(reminder.id), box, reminder.title]
+  var parts = [ShortID.of(reminder.id), box, reminder.title.shownOnOneLine]
   if let priority = reminder.priority {
     parts.append(String(repeating: "!", count: priority.rawValue))
   }
@@ -34,8 +35,8 @@ func line(_ row: ReminderRow, now: Date = currentDate()) -> String {
     let late = reminder.status == .incomplete && due < now ? " (past due)" : ""
     parts.append("due \(dayFormatter.string(from: due))\(late)")
   }
-  parts += row.tags.map { "#" + $0 }
-  parts.append("· " + row.listTitle)
+  parts += row.tags.map { "#" + $0.shownOnOneLine }
+  parts.append("· " + row.listTitle.shownOnOneLine)
   return parts.joined(separator: "  ")
 }
 
@@ -58,7 +59,8 @@ func render(_ stats: Stats) -> String {
 func render(_ lists: [ListLine]) -> String {
   guard !lists.isEmpty else { return "No lists yet: `hearth-reminders list-add Groceries`." }
   return lists.map {
-    ShortID.of($0.list.id) + "  \($0.list.title)  \($0.list.color.hex)  \($0.openCount) open"
+    ShortID.of($0.list.id) + "  \($0.list.title.shownOnOneLine)  \($0.list.color.hex)  "
+      + "\($0.openCount) open"
       + ($0.share.map { "  · " + sharing($0) } ?? "")
   }
   .joined(separator: "\n")

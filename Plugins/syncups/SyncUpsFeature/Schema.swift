@@ -1,4 +1,5 @@
 import Foundation
+import HearthCommandLine
 import HearthData
 import HearthPlugin
 
@@ -127,7 +128,7 @@ package struct SyncUpSummary: Codable, Hashable {
 
   package var line: String {
     ShortID.of(syncUp.id)
-      + "  \(syncUp.title)  \(syncUp.seconds / 60) min  \(syncUp.theme.rawValue)  "
+      + "  \(syncUp.title.shownOnOneLine)  \(syncUp.seconds / 60) min  \(syncUp.theme.rawValue)  "
       + "\(attendees.joined(separator: ", "))  · \(meetingCount) meeting(s)"
   }
 }

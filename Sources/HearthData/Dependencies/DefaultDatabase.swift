@@ -1,4 +1,5 @@
 import Foundation
+import HearthSupport
 
 private enum DefaultDatabaseKey: DependencyKey {
   static var liveValue: any DatabaseWriter {
@@ -68,7 +69,7 @@ func defaultDatabasePath() -> String {
   let environment = ProcessInfo.processInfo.environment
   let base =
     environment["XDG_DATA_HOME"].flatMap { $0.isEmpty ? nil : $0 }
-    ?? (NSHomeDirectory() + "/.local/share")
+    ?? (homeDirectory(environment) + "/.local/share")
   let program = URL(fileURLWithPath: CommandLine.arguments.first ?? "hearth").lastPathComponent
   return "\(base)/\(program)/db.sqlite"
 }

@@ -1,6 +1,7 @@
 import Foundation
 import HearthCommandLine
 import HearthPostgres
+import HearthSupport
 import HearthSync
 import HearthWire
 import HearthZMQ
@@ -100,7 +101,7 @@ private func setUpSync(_ input: CommandInput) throws -> CommandOutput {
   let environment = ProcessInfo.processInfo.environment
   let configHome =
     environment["XDG_CONFIG_HOME"].flatMap { $0.isEmpty ? nil : $0 }
-    ?? (NSHomeDirectory() + "/.config")
+    ?? (homeDirectory(environment) + "/.config")
   let path = input.option("config") ?? configHome + "/hearth/hearthd.conf"
   let existing = (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
   var lines = existing.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
