@@ -55,16 +55,14 @@ public struct CommandOutput {
     return output
   }
 
-  /// Several records: a line of text each, or a JSON object a line (JSON lines).
+  /// Several records: a line of text each, or one JSON array of objects — the shape every
+  /// command's `--json` prints for several records.
   public static func lines(_ text: [String], json objects: [[String: Any]]) -> CommandOutput {
     CommandOutput(
       text: { text.joined(separator: "\n") },
       json: {
-        let lines = try objects.map {
-          try JSONSerialization.data(
-            withJSONObject: $0, options: [.sortedKeys, .withoutEscapingSlashes])
-        }
-        return Data(lines.joined(separator: Data("\n".utf8)))
+        try JSONSerialization.data(
+          withJSONObject: objects, options: [.sortedKeys, .withoutEscapingSlashes])
       })
   }
 

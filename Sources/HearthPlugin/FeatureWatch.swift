@@ -42,21 +42,28 @@ public func watch(
 }
 
 /// Runs `duty` every `interval` until SIGTERM or SIGINT: the `run` mode that
-/// `hearth-feature@NAME.service` starts. A failing duty is logged and retried at the next
-/// turn (the hub may be restarting); the process only ends when asked to.
+/// `hearth-feature@NAME.service` starts. A failing duty is retried (the hub may be
+/// restarting) after a wait that doubles up to a minute; the log gets one line when it starts
+/// failing and one when it works again, not a line a turn. The process only ends when asked.
 public func runDuties(
   name: String, interval: Duration, _ duty: @escaping @Sendable () throws -> Void
 ) -> Never {
   let logger = Logger(label: name)
   logger.info("running (every \(interval))")
   let duties = LoopService("duties") { loop in
+    var backoff = RetryBackoff(interval: interval)
     repeat {
       do {
         try duty()
+        if let failures = backoff.succeeded() {
+          logger.notice("working again after \(failures) failed attempt(s)")
+        }
       } catch {
-        logger.warning("\(error) (trying again in \(interval))")
+        if backoff.failed() {
+          logger.warning("\(error) (trying again, less often while it fails)")
+        }
       }
-    } while loop.wait(for: interval)
+    } while loop.wait(for: backoff.wait)
   }
   do {
     // A duty caught in a request to a hub that does not answer (hung, being replaced) must
@@ -68,4 +75,37 @@ public func runDuties(
   }
   logger.info("stopping")
   exit(0)
+}
+
+/// The waits of a duty that fails: `interval` while it works, then doubling from it on each
+/// failure up to `ceiling`.
+public struct RetryBackoff: Sendable {
+  public let interval: Duration
+  public let ceiling: Duration
+  /// How long to wait before the next attempt.
+  public private(set) var wait: Duration
+  /// Failures in a row.
+  public private(set) var failures = 0
+
+  public init(interval: Duration, ceiling: Duration = .seconds(60)) {
+    self.interval = interval
+    self.ceiling = max(ceiling, interval)
+    self.wait = interval
+  }
+
+  /// Records a failure; true when it is the first of a run (the one to log).
+  public mutating func failed() -> Bool {
+    failures += 1
+    wait = failures == 1 ? interval : min(wait * 2, ceiling)
+    return failures == 1
+  }
+
+  /// Records a success; how many failures it ends, when there were any (the recovery to log).
+  public mutating func succeeded() -> Int? {
+    defer {
+      failures = 0
+      wait = interval
+    }
+    return failures > 0 ? failures : nil
+  }
 }

@@ -189,9 +189,7 @@ import Testing
     try cli.run()
     let data = output.fileHandleForReading.readDataToEndOfFile()
     cli.waitUntilExit()
-    let plugins = try String(decoding: data, as: UTF8.self).split(separator: "\n").map {
-      try #require(JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])
-    }
+    let plugins = try #require(JSONSerialization.jsonObject(with: data) as? [[String: Any]])
     #expect(plugins.map { $0["name"] as? String } == ["alpha", "beta"])
     #expect(plugins.allSatisfy { ($0["tables"] as? [String])?.count == 1 })
     #expect(plugins.allSatisfy { $0.keys.contains("cursor") })

@@ -42,10 +42,18 @@ func hello(_ paths: HubPaths, locks: Bool = false) -> WelcomeReply? {
   return try? WireCoding.decode(WelcomeReply.self, from: frame)
 }
 
-/// `3 MB`, `33.6 MB`.
+/// `0 bytes`, `512 bytes`, `330 KiB`, `32.0 MiB`, `1.2 GiB`: binary units, as the settings
+/// (`wal-limit-mb = 32` is 32 MiB) and `ls -h` count.
 func fileSize(_ bytes: Int) -> String {
-  // ByteCountFormatter says "Zero KB" for nothing.
-  bytes == 0 ? "0 bytes" : ByteCountFormatter.string(fromByteCount: Int64(bytes), countStyle: .file)
+  guard bytes >= 1_024 else { return bytes == 1 ? "1 byte" : "\(bytes) bytes" }
+  var value = Double(bytes) / 1_024
+  for unit in ["KiB", "MiB", "GiB"] {
+    if value < 1_024 || unit == "GiB" {
+      return value < 100 ? String(format: "%.1f %@", value, unit) : String(format: "%.0f %@", value, unit)
+    }
+    value /= 1_024
+  }
+  return "\(bytes) bytes"
 }
 
 /// The size of the file at `path` (0 when there is none).
