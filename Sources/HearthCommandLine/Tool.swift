@@ -42,9 +42,11 @@ public struct Tool {
 
     """
       + wrap(
-        "`\(name) COMMAND --help` tells more. Output is for people; --json prints JSON for "
-          + "scripts. Exit codes: 0 done, 1 failed, 2 bad input (nothing changed), 3 hub not "
-          + "running, 4 no such id.", width: width)
+        "`\(name) COMMAND --help` tells more; `man \(name)` tells all. Output is for people; "
+          + "--json prints JSON for scripts. Exit codes: 0 done, 1 failed, 2 bad input (nothing "
+          + "changed), 3 hub not running, 4 no such id. --version, --man (the manual page in "
+          + "roff) and --completion bash (a completion script) print what installers need.",
+        width: width)
   }
 
   /// Two columns: a usage, its summary beside it (wrapped), or on the lines below when the
@@ -118,6 +120,19 @@ public struct Tool {
   public func answer(_ arguments: [String]) throws -> ExitCode? {
     if arguments == ["--version"], let version {
       print("\(name) \(version)")
+      return .success
+    }
+    // The manual page and the completion script, for an installer to write where `man` and
+    // bash look (scripts/install-units).
+    if arguments == ["--man"] {
+      print(manPage.roff, terminator: "")
+      return .success
+    }
+    if arguments.first == "--completion" {
+      guard arguments == ["--completion", "bash"] else {
+        throw CommandError.usage("--completion takes one shell: bash")
+      }
+      print(bashCompletion, terminator: "")
       return .success
     }
     guard let first = arguments.first, first != "--help", first != "-h", first != "help" else {

@@ -5,12 +5,13 @@ import Foundation
 ///
 /// A document holds blocks between two comments:
 ///
-///     <!-- hearth-bench figures: hub-writes-16-tps, sync-first-100k -->
+///     <!-- hearth-bench figures: hub-writes-16-tps = 16 writers, tx/s; sync-first-100k -->
 ///     …replaced…
 ///     <!-- hearth-bench end -->
 ///
-/// Each block is replaced by a table of the figures it names (all of this run's when it names
-/// none), then a line saying which run printed them: the command, the commit, the machine.
+/// Each block is replaced by a table of the figures it names, each with the label given after
+/// `=` (all of this run's, by name, when it names none), then a line saying which run printed
+/// them: the command, the commit, the machine.
 enum FigureDocuments {
   static let begin = "<!-- hearth-bench figures"
   static let end = "<!-- hearth-bench end -->"
@@ -45,17 +46,22 @@ enum FigureDocuments {
       guard let close = lines[index...].firstIndex(of: end) else {
         throw MarkdownError("\(file):\(index + 1): no `\(end)` after this block's start")
       }
-      let names = line.dropFirst(begin.count).replacingOccurrences(of: "-->", with: "")
-        .replacingOccurrences(of: ":", with: "").split(separator: ",")
-        .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
-      let chosen =
-        try names.isEmpty
-        ? figures
-        : names.map { name in
+      var list = line.dropFirst(begin.count)
+      if let tail = list.range(of: "-->") { list = list[..<tail.lowerBound] }
+      if list.hasPrefix(":") { list = list.dropFirst() }
+      let entries = list.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) }
+        .filter { !$0.isEmpty }
+      let chosen: [(label: String, figure: Figure)] =
+        try entries.isEmpty
+        ? figures.map { ("`\($0.bench)`", $0) }
+        : entries.map { entry in
+          let parts = entry.split(separator: "=", maxSplits: 1)
+          let name = parts[0].trimmingCharacters(in: .whitespaces)
           guard let figure = figures.first(where: { $0.bench == name }) else {
             throw MarkdownError("\(file):\(index + 1): this run printed no figure '\(name)'")
           }
-          return figure
+          let label = parts.count > 1 ? parts[1].trimmingCharacters(in: .whitespaces) : "`\(name)`"
+          return (label, figure)
         }
       output.append(line)
       output.append(contentsOf: table(chosen, command: command))
@@ -68,10 +74,10 @@ enum FigureDocuments {
     return lines.joined(separator: "\n")
   }
 
-  static func table(_ figures: [Figure], command: String) -> [String] {
+  static func table(_ figures: [(label: String, figure: Figure)], command: String) -> [String] {
     ["", "| figure | ours | baseline | ratio |", "| --- | ---: | ---: | ---: |"]
-      + figures.map { figure in
-        "| `\(figure.bench)` | \(format(figure.ours, figure.unit)) | "
+      + figures.map { label, figure in
+        "| \(label) | \(format(figure.ours, figure.unit)) | "
           + "\(format(figure.baseline, figure.unit)) | \(String(format: "%.2f", figure.ratio)) |"
       } + ["", "Printed by `\(command)` on \(machine()), at \(commit()).", ""]
   }

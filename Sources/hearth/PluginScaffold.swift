@@ -1,7 +1,8 @@
 import Foundation
 
 /// `hearth new-plugin NAME`: writes a package that builds against Hearth by path and is a
-/// working plugin — one table, `add`, `list`, `watch` and `run` — for its author to grow.
+/// working plugin — one table keyed by UUIDs so that it syncs, `add`, `import` (one
+/// transaction, with progress), `list`, `watch` and `run` — for its author to grow.
 /// See docs/plugin-guide.md.
 struct PluginScaffold {
   /// Lower-case letters, digits and hyphens, starting with a letter: `notes`, `reading-list`.
@@ -72,9 +73,11 @@ struct PluginScaffold {
       import HearthData
       import HearthPlugin
 
+      /// An item. Keyed by a UUID, so that rows made on two devices never collide and the
+      /// table can sync (`syncEngine(for:)`).
       @Table(\(literal(table)))
       package struct Item: Codable, Hashable, Identifiable, Sendable {
-        package let id: Int
+        package let id: UUID
         package var text = ""
         package var createdAt: Date
       }
@@ -86,7 +89,7 @@ struct PluginScaffold {
           try #sql(
             \"\"\"
             CREATE TABLE "\(table)" (
-              "id" INTEGER PRIMARY KEY AUTOINCREMENT,
+              "id" TEXT PRIMARY KEY NOT NULL ON CONFLICT REPLACE DEFAULT (uuid()),
               "text" TEXT NOT NULL CHECK (length("text") BETWEEN 1 AND 10000),
               "createdAt" TEXT NOT NULL
             ) STRICT
@@ -103,6 +106,12 @@ struct PluginScaffold {
           name: \(literal(name)), version: "0.1", tables: [Item.self], migrator: migrator)
       }
 
+      /// The tables that sync to the user's other devices, when the hub syncs
+      /// (`hearth sync setup`); with no sync set up, it does nothing.
+      package func syncEngine(for database: any DatabaseWriter) throws -> SyncEngine {
+        try SyncEngine(for: database, tables: Item.self)
+      }
+
       """
     let actions = """
       // The plugin's data work: functions of a `Database`. The commands run them through the
@@ -111,13 +120,25 @@ struct PluginScaffold {
       import HearthData
 
       package enum ItemActions {
+        /// Adds an item and returns it, as stored (its id made by the database).
         package static func add(_ text: String, now: Date, _ db: Database) throws -> Item {
           try Item.insert { Item.Draft(text: text, createdAt: now) }.returning(\\.self).fetchOne(db)!
         }
 
+        /// Adds many items in the caller's transaction. Nothing here waits for a result, so
+        /// through the hub the inserts travel in batches, not one round trip each.
+        package static func importItems(
+          _ texts: [String], now: Date, _ db: Database, progress: (Int) -> Void = { _ in }
+        ) throws {
+          for (index, text) in texts.enumerated() {
+            try Item.insert { Item.Draft(text: text, createdAt: now) }.execute(db)
+            progress(index + 1)
+          }
+        }
+
         /// The items, newest first.
         package static func items(_ db: Database) throws -> [Item] {
-          try Item.order { $0.id.desc() }.fetchAll(db)
+          try Item.order { $0.createdAt.desc() }.fetchAll(db)
         }
       }
 
@@ -129,7 +150,7 @@ struct PluginScaffold {
       import HearthData
       import HearthPlugin
 
-      func line(_ item: Item) -> String { String(format: "%4d  ", item.id) + item.text }
+      func line(_ item: Item) -> String { ShortID.of(item.id) + "  " + item.text.shownOnOneLine }
 
       let add = Command("add", arguments: "TEXT…", summary: "adds an item") { input in
         @Dependency(\\.defaultDatabase) var database
@@ -137,6 +158,29 @@ struct PluginScaffold {
         let text = try input.text(from: 0, name: "TEXT")
         let item = try database.write { try ItemActions.add(text, now: now, $0) }
         return .values(item) { "Added:\\n" + line($0) }
+      }
+
+      let importItems = Command(
+        "import", arguments: "FILE",
+        summary: "adds an item per line of FILE (- for standard input), all in one transaction"
+      ) { input in
+        @Dependency(\\.defaultDatabase) var database
+        @Dependency(\\.date.now) var now
+        let path = try input.positional(0, name: "FILE")
+        let text =
+          path == "-"
+          ? try readStandardInput(limit: 1 << 30) : try String(contentsOfFile: path, encoding: .utf8)
+        let texts = text.split(separator: "\\n").map(String.init).filter { !$0.isEmpty }
+        // Progress on a terminal, a line redrawn every 1,000 rows.
+        let showsProgress = isatty(STDERR_FILENO) != 0
+        try database.write { db in
+          try ItemActions.importItems(texts, now: now, db) { done in
+            guard showsProgress, done % 1_000 == 0 || done == texts.count else { return }
+            FileHandle.standardError.write(Data("\\rimporting: \\(done) of \\(texts.count)".utf8))
+          }
+        }
+        if showsProgress { FileHandle.standardError.write(Data("\\n".utf8)) }
+        return .message("Imported \\(texts.count) item(s).", json: ["imported": texts.count])
       }
 
       let list = Command("list", summary: "the items, newest first") { _ in
@@ -166,7 +210,7 @@ struct PluginScaffold {
       package func tool() -> Tool {
         Tool.feature(
           name: \(literal(executable)), summary: "a Hearth plugin",
-          commands: [add, list, watchItems, run])
+          commands: [add, importItems, list, watchItems, run])
       }
 
       """
@@ -179,8 +223,13 @@ struct PluginScaffold {
       import \(library)
 
       let commandLine = tool()
+      // --help, --version and bad arguments are answered before the hub is reached.
+      commandLine.answerBeforePreparing()
       do {
-        try prepareDependencies { $0.defaultDatabase = try HubDatabase(registration()) }
+        try prepareDependencies {
+          $0.defaultDatabase = try HubDatabase(registration())
+          $0.defaultSyncEngine = try syncEngine(for: $0.defaultDatabase)
+        }
       } catch {
         exit(commandLine.report(error).rawValue)
       }
@@ -201,11 +250,23 @@ struct PluginScaffold {
           let now = Date(timeIntervalSince1970: 1_000_000)
           try database.write { db in
             _ = try ItemActions.add("first", now: now, db)
-            _ = try ItemActions.add("second", now: now, db)
+            _ = try ItemActions.add("second", now: now.addingTimeInterval(1), db)
           }
           let items = try database.read(ItemActions.items)
           #expect(items.map(\\.text) == ["second", "first"])
-          #expect(items.allSatisfy { $0.createdAt == now })
+          #expect(Set(items.map(\\.id)).count == 2)
+        }
+
+        @Test func anImportIsOneTransactionWithProgress() throws {
+          let database = try DatabaseQueue()
+          try migrator.migrate(database)
+          let seen = try database.write { db -> [Int] in
+            var seen: [Int] = []
+            try ItemActions.importItems(["a", "b", "c"], now: Date(), db) { seen.append($0) }
+            return seen
+          }
+          #expect(seen == [1, 2, 3])
+          #expect(try database.read { try Item.fetchCount($0) } == 3)
         }
       }
 
@@ -218,6 +279,7 @@ struct PluginScaffold {
       ```sh
       swift build
       .build/debug/\(executable) add "my first item"
+      seq 1 100000 | .build/debug/\(executable) import -
       .build/debug/\(executable) list --json
       .build/debug/\(executable) watch
       swift test

@@ -15,7 +15,8 @@ let log = Logger(label: "hearthd")
 
 let usage = """
   usage: hearthd [--database PATH] [--runtime-dir DIR] [--config FILE]
-                 [--KEY VALUE]… [--version] [--help]
+                 [--KEY VALUE]… [--version] [--help] [--man]
+                 [--completion bash]
 
   Runs the Hearth hub: the one writer of the database, the request socket
   (ipc://DIR/hub.sock) and the change bus (ipc://DIR/bus.sock).
@@ -39,6 +40,41 @@ let usage = """
   SIGTERM or SIGINT: finish what is in flight, checkpoint, exit 0.
   """
 
+/// hearthd's manual page: its usage, every setting, the files it keeps and its signals.
+func manPage() -> ManPage {
+  let description = usage.split(separator: "\n", omittingEmptySubsequences: false)
+    .drop { !$0.isEmpty }.dropFirst().joined(separator: "\n")
+  return ManPage(
+    name: "hearthd", summary: "the Hearth hub",
+    synopsis: [
+      "[--database PATH] [--runtime-dir DIR] [--config FILE|none] [--KEY VALUE]…",
+      "--version | --help | --man | --completion bash",
+    ],
+    sections: [
+      .verbatim("Description", description),
+      .items(
+        "Files",
+        [
+          .init(
+            "$XDG_CONFIG_HOME/hearth/hearthd.conf",
+            "The settings, one key = value a line; # starts a comment. Read when it exists."),
+          .init("DIR/hub.sock, DIR/hub.stream, DIR/bus.sock", "The sockets; removed on a clean stop."),
+          .init("DIR/hub.pub", "The hub's public key, which clients check the hub by."),
+          .init("keys/", "The keyring beside the database: the hub's key, each plugin's key."),
+        ]),
+      .items("Environment", Tool.environmentItems),
+      .items(
+        "Exit status",
+        [
+          .init("0", "Stopped cleanly (SIGTERM or SIGINT)."),
+          .init("1", "Could not start (another hub serves the database, a bad database) or failed."),
+          .init("2", "A bad option or setting, named with its file and line; nothing started."),
+        ]),
+      .paragraphs("See also", ["hearth(1); Protocols/ and docs/hub.md in Hearth's source."]),
+    ],
+    version: version)
+}
+
 /// The settings of the command line and the config file, as a configuration; exits 2 when
 /// they are wrong.
 func readConfiguration(from arguments: [String]) -> HubConfiguration {
@@ -48,6 +84,27 @@ func readConfiguration(from arguments: [String]) -> HubConfiguration {
   }
   if arguments.contains("--version") {
     print("hearthd \(version) (protocol \(WireProtocol.version))")
+    exit(0)
+  }
+  if arguments == ["--man"] {
+    print(manPage().roff, terminator: "")
+    exit(0)
+  }
+  if arguments == ["--completion", "bash"] {
+    let options = (HubConfiguration.settingKeys + ["config", "help", "version"]).map { "--\($0)" }
+    print(
+      """
+      # bash completion for hearthd, made by `hearthd --completion bash` from its settings.
+      _hearthd() {
+        local current=${COMP_WORDS[COMP_CWORD]}
+        if [[ $current == -* ]]; then
+          COMPREPLY=($(compgen -W "\(options.joined(separator: " "))" -- "$current"))
+        else
+          COMPREPLY=($(compgen -f -- "$current"))
+        fi
+      }
+      complete -F _hearthd hearthd
+      """)
     exit(0)
   }
   let environment = ProcessInfo.processInfo.environment

@@ -4,10 +4,21 @@ import HearthSQLite
 import HearthWire
 
 let statusCommand = Command(
-  "status", summary: "is the hub up? its sequence number, plugins, database size and WAL"
+  "status", arguments: "[--wait SECONDS]",
+  summary:
+    "is the hub up? its sequence number, plugins, database size and WAL; with --wait, waits "
+    + "up to SECONDS for a hub that is starting (exit 3 if none answers by then)",
+  valuedOptions: ["wait"]
 ) { input in
   let paths = hubPaths(input)
-  let welcome = hello(paths, locks: true)
+  let patience = try input.seconds("wait", default: 0, in: 0...3600)
+  let deadline = ContinuousClock.now + .milliseconds(Int(patience * 1000))
+  var answer = hello(paths, locks: true)
+  while answer == nil, ContinuousClock.now < deadline {
+    Thread.sleep(forTimeInterval: 0.05)
+    answer = hello(paths, locks: true)
+  }
+  let welcome = answer
   let size = sizeOfFile(paths.databasePath)
   let walSize = sizeOfFile(paths.databasePath + "-wal")
   let plugins =
