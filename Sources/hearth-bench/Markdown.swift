@@ -82,18 +82,22 @@ enum FigureDocuments {
       } + ["", "Printed by `\(command)` on \(machine()), at \(commit()).", ""]
   }
 
-  /// A value with its unit, to three significant digits and thousands separated.
+  /// A value with its unit: no decimals from 100 up (thousands separated), one from 10, two
+  /// below.
   static func format(_ value: Double, _ unit: String) -> String {
     let magnitude = abs(value)
     let digits = magnitude >= 100 ? 0 : magnitude >= 10 ? 1 : 2
-    let formatter = NumberFormatter()
-    formatter.numberStyle = .decimal
-    formatter.locale = Locale(identifier: "en_US_POSIX")
-    formatter.usesGroupingSeparator = true
-    formatter.groupingSeparator = ","
-    formatter.minimumFractionDigits = digits
-    formatter.maximumFractionDigits = digits
-    let number = formatter.string(from: NSNumber(value: value)) ?? "\(value)"
+    var number = String(format: "%.\(digits)f", value)
+    // Thousands separators in the whole part.
+    let whole = number.prefix { $0 != "." }
+    let sign = whole.hasPrefix("-") ? "-" : ""
+    let digitsOnly = Array(whole.drop { $0 == "-" })
+    var grouped = ""
+    for (index, digit) in digitsOnly.enumerated() {
+      if index > 0, (digitsOnly.count - index) % 3 == 0 { grouped += "," }
+      grouped.append(digit)
+    }
+    number = sign + grouped + number.dropFirst(whole.count)
     return "\(number) \(unit == "us" ? "µs" : unit)"
   }
 

@@ -69,8 +69,8 @@ import Testing
     run = try attachments("list", "reminders", m, "--json")
     let listed = try #require(try run.json() as? [[String: Any]])
     #expect(listed.map { $0["kind"] as? String } == ["note", "link", "image"])
-    #expect(
-      try attachments("list").output.contains("reminders/\(bread.prefix(8).lowercased())  image"))
+    // A row is shown by its title, not its key.
+    #expect(try attachments("list").output.contains("reminders \"Bread\"  image"))
     run = try attachments("show", String(note.prefix(4)))
     #expect(run.status == 0 && run.output.contains("semi-skimmed"))
     #expect(try attachments("verify", "--json").output.contains("\"verified\":1"))

@@ -2,44 +2,38 @@ import Foundation
 import HearthTestbed
 import Testing
 
-/// The plugin author's path: `hearth new-plugin`, a package outside this repository that
-/// depends on Hearth by path, built with `swift build`, run against a live hub.
+/// The plugin author's path, as docs/plugin-guide.md tells it: every command of its console
+/// blocks run as typed, in a new home directory — `hearth new-plugin`, a package outside this
+/// repository that depends on Hearth by path, built and tested with SwiftPM, run against a
+/// hub it starts, a bulk import — and what each printed compared with what the guide shows.
 @Suite struct PluginScaffoldTests {
-  @Test(.timeLimit(.minutes(20))) func aScaffoldedPluginBuildsOutsideTheRepositoryAndRuns()
-    throws
-  {
-    let live = try LiveHub()
-    defer { live.stop() }
-    let folder = try temporaryDirectory()
-    defer { try? FileManager.default.removeItem(at: folder) }
-    let hearth = try FeatureCLI("hearth", hub: live.process)
+  @Test(.timeLimit(.minutes(20))) func theGuidesCommandsPrintWhatTheGuideShows() throws {
+    let home = try temporaryDirectory()
+    defer { try? FileManager.default.removeItem(at: home) }
+    let guide = try String(
+      contentsOf: Executables.packageRoot.appendingPathComponent("docs/plugin-guide.md"),
+      encoding: .utf8)
+    let session = ConsoleSession(markdown: guide)
+    #expect(session.steps.count >= 10, "the guide's console blocks: \(session.steps.count)")
+    var environment = FrontDoorTests.newUser(home: home)
+    environment["XDG_RUNTIME_DIR"] = home.appendingPathComponent("run").path
+    try FileManager.default.createDirectory(
+      at: home.appendingPathComponent("run"), withIntermediateDirectories: true)
+    for outcome in try session.run(in: home, environment: environment) {
+      #expect(outcome.mismatch == nil, "$ \(outcome.command)\n\(outcome.mismatch ?? "")")
+    }
 
-    var run = try hearth(
-      "new-plugin", "reading-list", "--in", folder.path, "--hearth",
-      Executables.packageRoot.path, "--json")
-    #expect(run.status == 0, "\(run.errors)")
-    let root = try #require((try run.json() as? [String: String])?["path"])
-    #expect(try hearth("new-plugin", "reading-list", "--in", folder.path).status == 1)  // exists
-    #expect(try hearth("new-plugin", "Reading List", "--in", folder.path).status == 2)
-
-    // Built by SwiftPM as its author would: nothing of this repository's build is reused.
-    run = try hearth.run("/usr/bin/env", ["swift", "build", "--package-path", root])
-    #expect(
-      run.status == 0, "swift build failed:\n\(run.output.suffix(3000))\(run.errors.suffix(2000))")
-    guard run.status == 0 else { return }
-    // Its actions' tests pass on a local database, with no hub.
-    run = try hearth.run("/usr/bin/env", ["swift", "test", "--package-path", root])
-    #expect(
-      run.status == 0, "swift test failed:\n\(run.output.suffix(3000))\(run.errors.suffix(2000))")
-
-    let plugin = FeatureCLI(path: root + "/.build/debug/hearth-reading-list", hub: live.process)
-    run = try plugin("add", "Dune", "--json")
-    #expect(run.status == 0, "\(run.errors)")
-    #expect((try run.json() as? [String: Any])?["text"] as? String == "Dune")
-    run = try plugin("list", "--json")
-    #expect(((try run.json() as? [[String: Any]])?.map { $0["text"] as? String }) == ["Dune"])
-    #expect(try plugin("--help").output.contains("watch"))
-    // Registered with the hub, owning its table and nothing else.
-    #expect(try hearth("plugins").output.contains("readingListItems"))
+    // What the guide does not show: the refusals, and the JSON shape of a list.
+    let hearth = try Executables.path("hearth")
+    let folder = home.appendingPathComponent("src").path
+    var run = try runToEnd(
+      path: hearth, ["new-plugin", "reading-list", "--in", folder], environment: environment)
+    #expect(run.status == 1, "an existing package is not overwritten: \(run.output)")
+    run = try runToEnd(
+      path: hearth, ["new-plugin", "Reading List", "--in", folder], environment: environment)
+    #expect(run.status == 2, "\(run.output)")
+    let plugin = folder + "/hearth-reading-list/.build/debug/hearth-reading-list"
+    run = try runToEnd(path: plugin, ["import", "--bogus"], environment: environment)
+    #expect(run.status == 2, "\(run.output)")
   }
 }

@@ -54,6 +54,24 @@ package enum AttachmentActions {
     throw CommandError.notFound("\(table) has no row \(handle)")
   }
 
+  /// What people call the row an attachment is on: its `title`, `name` or `text` column,
+  /// whichever the table has first; nil when it has none or the row is gone.
+  package static func ownerTitle(_ table: String, _ id: String, _ db: Database) -> String? {
+    guard
+      let column = try? String.fetchOne(
+        db,
+        sql: """
+          SELECT name FROM pragma_table_info(?) WHERE name IN ('title', 'name', 'text')
+          ORDER BY CASE name WHEN 'title' THEN 0 WHEN 'name' THEN 1 ELSE 2 END LIMIT 1
+          """, arguments: [table]),
+      let key = try? ownerKey(table, db)
+    else { return nil }
+    return try? String.fetchOne(
+      db,
+      sql: "SELECT CAST(\(quoteIdentifier(column)) AS TEXT) FROM \(quoteIdentifier(table)) "
+        + "WHERE CAST(\(quoteIdentifier(key.name)) AS TEXT) = ?", arguments: [id])
+  }
+
   /// The attachment a typed handle (a prefix of its id, as `list` shows) names.
   package static func find(_ handle: String, _ db: Database) throws -> Attachment {
     let id = try ShortID.resolve(handle, what: "attachment", in: Attachment.tableName, db)

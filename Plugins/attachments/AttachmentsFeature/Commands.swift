@@ -20,13 +20,16 @@ struct AttachmentOutput: Codable {
   var value: String
   /// The file of an image.
   var path: String?
+  /// The owner row's title (or name, or text), when it has one.
+  var ownerTitle: String?
   /// An image whose file is not here yet (synced from another device, its file on its way).
   var pending: Bool?
 
-  init(_ attachment: Attachment, store: ImageStore) {
+  init(_ attachment: Attachment, store: ImageStore, _ db: Database) {
     id = attachment.id
     ownerTable = attachment.ownerTable
     ownerID = attachment.ownerID
+    ownerTitle = AttachmentActions.ownerTitle(attachment.ownerTable, attachment.ownerID, db)
     createdAt = attachment.createdAt
     switch attachment.kind {
     case .link(let url): (kind, value) = ("link", url.absoluteString)
@@ -39,9 +42,10 @@ struct AttachmentOutput: Codable {
 
   var line: String {
     let shown = kind == "note" && value.count > 60 ? String(value.prefix(59)) + "…" : value
-    let owner = UUID(uuidString: ownerID).map(ShortID.of) ?? ownerID
-    return ShortID.of(id) + "  \(ownerTable)/\(owner)  \(kind)  "
-      + shown.replacingOccurrences(of: "\n", with: " ")
+    let owner =
+      ownerTitle.map { "\"\($0.shownOnOneLine)\"" }
+      ?? UUID(uuidString: ownerID).map(ShortID.of) ?? ownerID
+    return ShortID.of(id) + "  \(ownerTable) \(owner)  \(kind)  " + shown.shownOnOneLine
       + (pending == true ? "  (file pending: not on this device yet)" : "")
   }
 }
@@ -108,7 +112,8 @@ let add = Command(
   let attachment = try database.write {
     try AttachmentActions.attach(kind, to: table, id, now: now, $0)
   }
-  return .values(AttachmentOutput(attachment, store: store)) { "Attached:\n" + $0.line }
+  let output = try database.read { AttachmentOutput(attachment, store: store, $0) }
+  return .values(output) { "Attached:\n" + $0.line }
 }
 
 let list = Command(
@@ -118,8 +123,10 @@ let list = Command(
   let store = imageStore()
   let table = input.positionals.first
   let handle = input.positionals.count > 1 ? input.positionals[1] : nil
-  let outputs = try database.read { try AttachmentActions.list(table: table, handle: handle, $0) }
-    .map { AttachmentOutput($0, store: store) }
+  let outputs = try database.read { db in
+    try AttachmentActions.list(table: table, handle: handle, db)
+      .map { AttachmentOutput($0, store: store, db) }
+  }
   return .values(outputs) { outputs in
     outputs.isEmpty ? "No attachments." : outputs.map(\.line).joined(separator: "\n")
   }
@@ -131,8 +138,10 @@ let show = Command(
   @Dependency(\.defaultDatabase) var database
   let store = imageStore()
   let handle = try input.positional(0, name: "ID")
-  let attachment = try database.read { try AttachmentActions.find(handle, $0) }
-  let output = AttachmentOutput(attachment, store: store)
+  let (attachment, output) = try database.read { db in
+    let attachment = try AttachmentActions.find(handle, db)
+    return (attachment, AttachmentOutput(attachment, store: store, db))
+  }
   // A file not here yet is pending (sync brings it); one here but wrong is damaged.
   if case .image(let digest) = attachment.kind, output.pending != true, try !store.verify(digest) {
     throw CommandError(
@@ -179,10 +188,10 @@ let watchAttachments = Command(
   let table = input.positionals.first
   _ = try database.read { try AttachmentActions.list(table: table, handle: nil, $0) }  // fails now
   watch(database, tables: [Attachment.tableName], title: "hearth-attachments") {
-    let lines = try database.read {
-      try AttachmentActions.list(table: table, handle: nil, $0)
+    let lines = try database.read { db in
+      try AttachmentActions.list(table: table, handle: nil, db)
+        .map { AttachmentOutput($0, store: store, db).line }
     }
-    .map { AttachmentOutput($0, store: store).line }
     return lines.isEmpty ? "No attachments." : lines.joined(separator: "\n")
   }
 }
