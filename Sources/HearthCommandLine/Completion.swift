@@ -7,7 +7,8 @@ extension Tool {
     let commandNames = commands.map(\.name).joined(separator: " ")
     let global = (globalOptions.sorted().map { "--\($0)" } + ["--json", "--help"])
     let cases = commands.map { command in
-      let options = command.valuedOptions.sorted().map { "--\($0)" }
+      let options =
+        command.valuedOptions.sorted().map { "--\($0)" }
         + command.flags.sorted().map { "--\($0)" } + global
       return "    \(command.name)) options=\"\(options.joined(separator: " "))\" ;;"
     }.joined(separator: "\n")

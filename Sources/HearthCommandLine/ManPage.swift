@@ -102,14 +102,20 @@ extension Tool {
   public var manPage: ManPage {
     let commandItems = commands.map { command in
       var text = command.summary.hasSuffix(".") ? command.summary : command.summary + "."
-      let options = command.valuedOptions.sorted().map { "--\($0) VALUE" }
+      let options =
+        command.valuedOptions.sorted().map { "--\($0) VALUE" }
         + command.flags.sorted().map { "--\($0)" }
       if !options.isEmpty { text += "\nOptions: " + options.joined(separator: ", ") + "." }
       return ManPage.Item(command.usageLine, text, verbatim: command.details)
     }
     var common = [
-      ManPage.Item("--json", "Prints JSON for scripts instead of text for people: one value, an array when there are several records."),
-      ManPage.Item("--help, -h", "Prints the tool's or a command's help; needs neither the hub nor the database."),
+      ManPage.Item(
+        "--json",
+        "Prints JSON for scripts instead of text for people: one value, an array when there are several records."
+      ),
+      ManPage.Item(
+        "--help, -h",
+        "Prints the tool's or a command's help; needs neither the hub nor the database."),
     ]
     if version != nil { common.append(ManPage.Item("--version", "Prints the version.")) }
     common += globalOptions.sorted().map {
@@ -143,16 +149,25 @@ extension Tool {
   }
 
   static let globalOptionHelp = [
-    "database": "The database file (default: $HEARTH_DATABASE, else $XDG_DATA_HOME/hearth/hearth.sqlite).",
-    "runtime-dir": "The hub's sockets' directory (default: $HEARTH_RUNTIME_DIR, else $XDG_RUNTIME_DIR/hearth).",
+    "database":
+      "The database file (default: $HEARTH_DATABASE, else $XDG_DATA_HOME/hearth/hearth.sqlite).",
+    "runtime-dir":
+      "The hub's sockets' directory (default: $HEARTH_RUNTIME_DIR, else $XDG_RUNTIME_DIR/hearth).",
     "keys-dir": "The hub's keyring (default: keys/ beside the database).",
   ]
 
   /// The variables every Hearth client reads.
   public static let environmentItems: [ManPage.Item] = [
-    .init("HEARTH_DATABASE", "The database file; default $XDG_DATA_HOME/hearth/hearth.sqlite, XDG_DATA_HOME defaulting to $HOME/.local/share."),
-    .init("HEARTH_RUNTIME_DIR", "The directory of the hub's sockets; default $XDG_RUNTIME_DIR/hearth, else /tmp/hearth-UID."),
+    .init(
+      "HEARTH_DATABASE",
+      "The database file; default $XDG_DATA_HOME/hearth/hearth.sqlite, XDG_DATA_HOME defaulting to $HOME/.local/share."
+    ),
+    .init(
+      "HEARTH_RUNTIME_DIR",
+      "The directory of the hub's sockets; default $XDG_RUNTIME_DIR/hearth, else /tmp/hearth-UID."),
     .init("HEARTH_KEYS_DIR", "The keyring; default keys/ beside the database."),
-    .init("COLUMNS", "The width help is wrapped to when standard output is not a terminal (default 80)."),
+    .init(
+      "COLUMNS", "The width help is wrapped to when standard output is not a terminal (default 80)."
+    ),
   ]
 }

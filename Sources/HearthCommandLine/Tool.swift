@@ -77,9 +77,9 @@ public struct Tool {
   }
 
   func help(for command: Command, width: Int = terminalWidth()) -> String {
-    var text =
-      "usage: \(name) \(command.usageLine) [--json]\n\n" + wrap(command.summary, width: width)
-    if !command.details.isEmpty { text += "\n\n" + command.details }
+    let usage = hanging("usage: \(name) \(command.usageLine) [--json]", width: width)
+    var text = usage + "\n\n" + wrap(command.summary, width: width)
+    if !command.details.isEmpty { text += "\n\n" + hanging(command.details, width: width) }
     return text
   }
 
@@ -195,6 +195,44 @@ public func terminalWidth() -> Int {
     return Int(size.ws_col)
   }
   return ProcessInfo.processInfo.environment["COLUMNS"].flatMap(Int.init) ?? 80
+}
+
+/// Text laid out in columns (`add NAME     issues …`, `usage: tool COMMAND …`) wrapped to
+/// `width`. Each entry — a line and the lines below it indented to where its text starts
+/// (after its first run of two spaces, or its second word for a usage line) — is reflowed
+/// as one paragraph under that column, so the columns stay whatever the width.
+public func hanging(_ text: String, width: Int) -> String {
+  func column(_ line: Substring) -> Int {
+    let leading = line.prefix { $0 == " " }.count
+    if let gap = line.dropFirst(leading).range(of: "  ") {
+      let start = line[gap.upperBound...].prefix { $0 == " " }.count
+      let column = line.distance(from: line.startIndex, to: gap.upperBound) + start
+      if column <= 30 { return column }
+    } else if line.hasPrefix("usage: ") {
+      let words = line.split(separator: " ", maxSplits: 2)
+      if words.count == 3 { return min(words[0].count + words[1].count + 2, 30) }
+    }
+    return leading
+  }
+  var entries: [(head: Substring, indent: Int, words: [Substring])] = []
+  for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+    let leading = line.prefix { $0 == " " }.count
+    if let last = entries.last, !last.words.isEmpty, leading == last.indent, !line.isEmpty,
+      column(line) == leading
+    {
+      entries[entries.count - 1].words += line.split(separator: " ")
+      continue
+    }
+    let indent = column(line)
+    entries.append((line.prefix(indent), indent, line.dropFirst(indent).split(separator: " ")))
+  }
+  return entries.map { entry in
+    let body = wrap(entry.words.joined(separator: " "), width: max(width - entry.indent, 20))
+    let pad = String(repeating: " ", count: entry.indent)
+    return body.split(separator: "\n", omittingEmptySubsequences: false).enumerated().map {
+      (index, part) in (index == 0 ? String(entry.head) : pad) + part
+    }.joined(separator: "\n")
+  }.joined(separator: "\n")
 }
 
 /// `text` wrapped at spaces to lines of at most `width` characters (a longer word keeps its

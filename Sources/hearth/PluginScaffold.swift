@@ -332,7 +332,11 @@ struct ScaffoldError: Error, CustomStringConvertible {
 /// The Hearth checkout this `hearth` was built from (`<root>/.build/<config>/hearth`), if
 /// it is one.
 func hearthCheckout() -> String? {
-  var url = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+  // The executable's own path (argv[0] is only a name when it was found through PATH).
+  let executable =
+    (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
+    ?? CommandLine.arguments[0]
+  var url = URL(fileURLWithPath: executable).resolvingSymlinksInPath()
   for _ in 0..<5 {
     url = url.deletingLastPathComponent()
     let manifest = url.appendingPathComponent("Package.swift").path

@@ -58,7 +58,8 @@ func manPage() -> ManPage {
           .init(
             "$XDG_CONFIG_HOME/hearth/hearthd.conf",
             "The settings, one key = value a line; # starts a comment. Read when it exists."),
-          .init("DIR/hub.sock, DIR/hub.stream, DIR/bus.sock", "The sockets; removed on a clean stop."),
+          .init(
+            "DIR/hub.sock, DIR/hub.stream, DIR/bus.sock", "The sockets; removed on a clean stop."),
           .init("DIR/hub.pub", "The hub's public key, which clients check the hub by."),
           .init("keys/", "The keyring beside the database: the hub's key, each plugin's key."),
         ]),
@@ -67,7 +68,8 @@ func manPage() -> ManPage {
         "Exit status",
         [
           .init("0", "Stopped cleanly (SIGTERM or SIGINT)."),
-          .init("1", "Could not start (another hub serves the database, a bad database) or failed."),
+          .init(
+            "1", "Could not start (another hub serves the database, a bad database) or failed."),
           .init("2", "A bad option or setting, named with its file and line; nothing started."),
         ]),
       .paragraphs("See also", ["hearth(1); Protocols/ and docs/hub.md in Hearth's source."]),

@@ -16,7 +16,9 @@ import Testing
     environment["HOME"] = home.path
     environment["TZ"] = "UTC"
     environment["COLUMNS"] = "80"
-    environment["PATH"] = (extra + [Executables.directory.path, "/usr/bin", "/bin"])
+    // The toolchain (swift) stays reachable, after this build's executables.
+    environment["PATH"] =
+      (extra + [Executables.directory.path, environment["PATH"] ?? "/usr/bin:/bin"])
       .joined(separator: ":")
     return environment
   }
@@ -27,7 +29,8 @@ import Testing
     let readme = try String(
       contentsOf: Executables.packageRoot.appendingPathComponent("README.md"), encoding: .utf8)
     let session = ConsoleSession(markdown: readme)
-    #expect(session.steps.count >= 8, "the README's console blocks: \(session.steps.count) commands")
+    #expect(
+      session.steps.count >= 8, "the README's console blocks: \(session.steps.count) commands")
     // The sockets in the home directory: XDG_RUNTIME_DIR as a login session would set it.
     var environment = Self.newUser(home: home)
     environment["XDG_RUNTIME_DIR"] = home.appendingPathComponent("run").path
@@ -71,7 +74,8 @@ import Testing
     #expect(completed.output == "share show\n--priority\nstatus\n", "\(completed.output)")
 
     // Uninstalled, the pages and completions go with the binaries.
-    let removed = try runToEnd(path: install, ["--uninstall", "reminders"], environment: environment)
+    let removed = try runToEnd(
+      path: install, ["--uninstall", "reminders"], environment: environment)
     #expect(removed.status == 0, "\(removed.output)")
     let share = home.appendingPathComponent(".local/share").path
     for path in [

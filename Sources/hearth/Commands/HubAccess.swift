@@ -49,7 +49,8 @@ func fileSize(_ bytes: Int) -> String {
   var value = Double(bytes) / 1_024
   for unit in ["KiB", "MiB", "GiB"] {
     if value < 1_024 || unit == "GiB" {
-      return value < 100 ? String(format: "%.1f %@", value, unit) : String(format: "%.0f %@", value, unit)
+      return value < 100
+        ? String(format: "%.1f %@", value, unit) : String(format: "%.0f %@", value, unit)
     }
     value /= 1_024
   }
