@@ -58,12 +58,8 @@ extension HubConfiguration {
     }
   }
 
-  /// The `key = value` lines of a config file; blank lines and `#` comments are skipped.
-  public static func parseSettings(_ text: String) throws -> [String: String] {
-    try parseLines(text, fileName: "config").mapValues(\.value)
-  }
-
-  /// Each key's value and line number. A comment runs from a `#` at the start of a line or
+  /// The `key = value` lines of a config file, each key's value and line number; blank lines
+  /// are skipped. A comment runs from a `#` at the start of a line or
   /// after a space to the end of the line (`wal-limit-mb = 64   # the default is 32`).
   static func parseLines(_ text: String, fileName: String) throws
     -> [String: (value: String, number: Int)]

@@ -53,6 +53,17 @@ public struct HubPaths: Hashable, Sendable {
     return CurveKeyPair.isKey(key) ? key : nil
   }
 
+  /// hearthd's config file when none is named: `$XDG_CONFIG_HOME/hearth/hearthd.conf`, else
+  /// `~/.config/hearth/hearthd.conf`. `hearth sync setup` writes to the same file.
+  public static func defaultConfigFile(
+    _ environment: [String: String] = ProcessInfo.processInfo.environment
+  ) -> String {
+    let configHome =
+      environment["XDG_CONFIG_HOME"].flatMap { $0.isEmpty ? nil : $0 }
+      ?? (homeDirectory(environment) + "/.config")
+    return configHome + "/hearth/hearthd.conf"
+  }
+
   /// The paths from the environment.
   public static func fromEnvironment(
     _ environment: [String: String] = ProcessInfo.processInfo.environment

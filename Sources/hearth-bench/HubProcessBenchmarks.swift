@@ -41,17 +41,17 @@ let memoryBenchmark = Benchmark(
   let directPeak = megabytes(direct.timings.map(\.peakKilobytes).max() ?? 0)
   return [
     Figure(
-      bench: "memory-hub-rest", ours: megabytes(hubAtRest), baseline: directAtRest, unit: "MB"),
+      bench: "memory-hub-rest", ours: megabytes(hubAtRest), baseline: directAtRest, unit: "MiB"),
     Figure(
-      bench: "memory-hub-load", ours: megabytes(hubUnderLoad), baseline: directPeak, unit: "MB"),
+      bench: "memory-hub-load", ours: megabytes(hubUnderLoad), baseline: directPeak, unit: "MiB"),
     Figure(
       bench: "memory-plugin-rest",
       ours: megabytes(throughHub.timings.map(\.restKilobytes).max() ?? 0), baseline: directAtRest,
-      unit: "MB"),
+      unit: "MiB"),
     Figure(
       bench: "memory-plugin-load",
       ours: megabytes(throughHub.timings.map(\.peakKilobytes).max() ?? 0), baseline: directPeak,
-      unit: "MB"),
+      unit: "MiB"),
   ]
 }
 

@@ -32,7 +32,7 @@ enum FigureDocuments {
   static func replacingBlocks(in text: String, file: String, _ figures: [Figure], command: String)
     throws -> String
   {
-    var lines = text.components(separatedBy: "\n")
+    let lines = text.components(separatedBy: "\n")
     var output: [String] = []
     var blocks = 0
     var index = 0
@@ -70,8 +70,7 @@ enum FigureDocuments {
       index = close + 1
     }
     guard blocks > 0 else { throw MarkdownError("\(file): no `\(begin) … -->` block") }
-    lines = output
-    return lines.joined(separator: "\n")
+    return output.joined(separator: "\n")
   }
 
   static func table(_ figures: [(label: String, figure: Figure)], command: String) -> [String] {

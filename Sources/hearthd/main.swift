@@ -93,20 +93,8 @@ func readConfiguration(from arguments: [String]) -> HubConfiguration {
     exit(0)
   }
   if arguments == ["--completion", "bash"] {
-    let options = (HubConfiguration.settingKeys + ["config", "help", "version"]).map { "--\($0)" }
-    print(
-      """
-      # bash completion for hearthd, made by `hearthd --completion bash` from its settings.
-      _hearthd() {
-        local current=${COMP_WORDS[COMP_CWORD]}
-        if [[ $current == -* ]]; then
-          COMPREPLY=($(compgen -W "\(options.joined(separator: " "))" -- "$current"))
-        else
-          COMPREPLY=($(compgen -f -- "$current"))
-        fi
-      }
-      complete -F _hearthd hearthd
-      """)
+    let options = HubConfiguration.settingKeys + ["config", "help", "version", "man"]
+    print(bashCompletion(name: "hearthd", options: options), terminator: "")
     exit(0)
   }
   let environment = ProcessInfo.processInfo.environment
@@ -117,13 +105,10 @@ func readConfiguration(from arguments: [String]) -> HubConfiguration {
     guard input.positionals.isEmpty else {
       throw CommandError.usage("unexpected argument \(input.positionals[0]); see --help")
     }
-    let configHome =
-      environment["XDG_CONFIG_HOME"].flatMap { $0.isEmpty ? nil : $0 }
-      ?? (homeDirectory(environment) + "/.config")
     // The default file is read when it exists; a file named with --config must exist, and
     // `--config none` reads none (defaults, the environment and flags only).
     let named = input.option("config")
-    let file = named ?? configHome + "/hearth/hearthd.conf"
+    let file = named ?? HubPaths.defaultConfigFile(environment)
     var text: String?
     if named != "none" {
       if FileManager.default.fileExists(atPath: file) {

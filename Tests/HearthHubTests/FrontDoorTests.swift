@@ -23,22 +23,31 @@ import Testing
     return environment
   }
 
-  @Test(.timeLimit(.minutes(5))) func everyCommandOfTheReadmesSessionPrintsWhatItShows() throws {
-    let home = try temporaryDirectory()
-    defer { try? FileManager.default.removeItem(at: home) }
-    let readme = try String(
-      contentsOf: Executables.packageRoot.appendingPathComponent("README.md"), encoding: .utf8)
-    let session = ConsoleSession(markdown: readme)
-    #expect(
-      session.steps.count >= 8, "the README's console blocks: \(session.steps.count) commands")
-    // The sockets in the home directory: XDG_RUNTIME_DIR as a login session would set it.
-    var environment = Self.newUser(home: home)
-    environment["XDG_RUNTIME_DIR"] = home.appendingPathComponent("run").path
-    try FileManager.default.createDirectory(
-      at: home.appendingPathComponent("run"), withIntermediateDirectories: true)
+  /// Runs the console blocks of `document` (a path in the repository) as a new user in
+  /// `home`, its sockets in `home/run` (XDG_RUNTIME_DIR, as a login session sets it), and
+  /// expects each command to print what the document shows; returns that user's environment.
+  @discardableResult
+  static func runConsoleBlocks(of document: String, in home: URL, atLeast steps: Int) throws
+    -> [String: String]
+  {
+    let text = try String(
+      contentsOf: Executables.packageRoot.appendingPathComponent(document), encoding: .utf8)
+    let session = ConsoleSession(markdown: text)
+    #expect(session.steps.count >= steps, "\(document)'s console blocks: \(session.steps.count)")
+    var environment = newUser(home: home)
+    let runtime = home.appendingPathComponent("run")
+    environment["XDG_RUNTIME_DIR"] = runtime.path
+    try FileManager.default.createDirectory(at: runtime, withIntermediateDirectories: true)
     for outcome in try session.run(in: home, environment: environment) {
       #expect(outcome.mismatch == nil, "$ \(outcome.command)\n\(outcome.mismatch ?? "")")
     }
+    return environment
+  }
+
+  @Test(.timeLimit(.minutes(5))) func everyCommandOfTheReadmesSessionPrintsWhatItShows() throws {
+    let home = try temporaryDirectory()
+    defer { try? FileManager.default.removeItem(at: home) }
+    try Self.runConsoleBlocks(of: "README.md", in: home, atLeast: 8)
   }
 
   @Test(.timeLimit(.minutes(5))) func afterTheDocumentedInstallManAndBashCompletionWork() throws {

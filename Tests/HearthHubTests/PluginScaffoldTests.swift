@@ -10,18 +10,8 @@ import Testing
   @Test(.timeLimit(.minutes(20))) func theGuidesCommandsPrintWhatTheGuideShows() throws {
     let home = try temporaryDirectory()
     defer { try? FileManager.default.removeItem(at: home) }
-    let guide = try String(
-      contentsOf: Executables.packageRoot.appendingPathComponent("docs/plugin-guide.md"),
-      encoding: .utf8)
-    let session = ConsoleSession(markdown: guide)
-    #expect(session.steps.count >= 10, "the guide's console blocks: \(session.steps.count)")
-    var environment = FrontDoorTests.newUser(home: home)
-    environment["XDG_RUNTIME_DIR"] = home.appendingPathComponent("run").path
-    try FileManager.default.createDirectory(
-      at: home.appendingPathComponent("run"), withIntermediateDirectories: true)
-    for outcome in try session.run(in: home, environment: environment) {
-      #expect(outcome.mismatch == nil, "$ \(outcome.command)\n\(outcome.mismatch ?? "")")
-    }
+    let environment = try FrontDoorTests.runConsoleBlocks(
+      of: "docs/plugin-guide.md", in: home, atLeast: 10)
 
     // What the guide does not show: the refusals, and the JSON shape of a list.
     let hearth = try Executables.path("hearth")

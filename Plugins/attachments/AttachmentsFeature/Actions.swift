@@ -54,22 +54,30 @@ package enum AttachmentActions {
     throw CommandError.notFound("\(table) has no row \(handle)")
   }
 
-  /// What people call the row an attachment is on: its `title`, `name` or `text` column,
-  /// whichever the table has first; nil when it has none or the row is gone.
-  package static func ownerTitle(_ table: String, _ id: String, _ db: Database) -> String? {
-    guard
-      let column = try? String.fetchOne(
-        db,
-        sql: """
-          SELECT name FROM pragma_table_info(?) WHERE name IN ('title', 'name', 'text')
-          ORDER BY CASE name WHEN 'title' THEN 0 WHEN 'name' THEN 1 ELSE 2 END LIMIT 1
-          """, arguments: [table]),
-      let key = try? ownerKey(table, db)
-    else { return nil }
-    return try? String.fetchOne(
-      db,
-      sql: "SELECT CAST(\(quoteIdentifier(column)) AS TEXT) FROM \(quoteIdentifier(table)) "
-        + "WHERE CAST(\(quoteIdentifier(key.name)) AS TEXT) = ?", arguments: [id])
+  /// What people call the rows `attachments` are on, by attachment: each owner's `title`,
+  /// `name` or `text` column, whichever its table has first. An attachment whose table has
+  /// none, or whose row is gone, has no entry. Each table's schema is read once.
+  package static func ownerTitles(_ attachments: [Attachment], _ db: Database) -> [UUID: String] {
+    var titles: [UUID: String] = [:]
+    for (table, owned) in Dictionary(grouping: attachments, by: \.ownerTable) {
+      guard
+        let column = try? String.fetchOne(
+          db,
+          sql: """
+            SELECT name FROM pragma_table_info(?) WHERE name IN ('title', 'name', 'text')
+            ORDER BY CASE name WHEN 'title' THEN 0 WHEN 'name' THEN 1 ELSE 2 END LIMIT 1
+            """, arguments: [table]),
+        let key = try? ownerKey(table, db)
+      else { continue }
+      let select =
+        "SELECT CAST(\(quoteIdentifier(column)) AS TEXT) FROM \(quoteIdentifier(table)) "
+        + "WHERE CAST(\(quoteIdentifier(key.name)) AS TEXT) = ?"
+      for attachment in owned {
+        titles[attachment.id] = try? String.fetchOne(
+          db, sql: select, arguments: [attachment.ownerID])
+      }
+    }
+    return titles
   }
 
   /// The attachment a typed handle (a prefix of its id, as `list` shows) names.

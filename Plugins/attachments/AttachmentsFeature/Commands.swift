@@ -25,11 +25,11 @@ struct AttachmentOutput: Codable {
   /// An image whose file is not here yet (synced from another device, its file on its way).
   var pending: Bool?
 
-  init(_ attachment: Attachment, store: ImageStore, _ db: Database) {
+  init(_ attachment: Attachment, ownerTitle: String?, store: ImageStore) {
     id = attachment.id
     ownerTable = attachment.ownerTable
     ownerID = attachment.ownerID
-    ownerTitle = AttachmentActions.ownerTitle(attachment.ownerTable, attachment.ownerID, db)
+    self.ownerTitle = ownerTitle
     createdAt = attachment.createdAt
     switch attachment.kind {
     case .link(let url): (kind, value) = ("link", url.absoluteString)
@@ -48,6 +48,12 @@ struct AttachmentOutput: Codable {
     return ShortID.of(id) + "  \(ownerTable) \(owner)  \(kind)  " + shown.shownOnOneLine
       + (pending == true ? "  (file pending: not on this device yet)" : "")
   }
+}
+
+/// What people and scripts see of `attachments`, their owners named by title.
+func outputs(_ attachments: [Attachment], store: ImageStore, _ db: Database) -> [AttachmentOutput] {
+  let titles = AttachmentActions.ownerTitles(attachments, db)
+  return attachments.map { AttachmentOutput($0, ownerTitle: titles[$0.id], store: store) }
 }
 
 /// The image files beside the hub's database.
@@ -112,7 +118,7 @@ let add = Command(
   let attachment = try database.write {
     try AttachmentActions.attach(kind, to: table, id, now: now, $0)
   }
-  let output = try database.read { AttachmentOutput(attachment, store: store, $0) }
+  let output = try database.read { outputs([attachment], store: store, $0)[0] }
   return .values(output) { "Attached:\n" + $0.line }
 }
 
@@ -123,11 +129,10 @@ let list = Command(
   let store = imageStore()
   let table = input.positionals.first
   let handle = input.positionals.count > 1 ? input.positionals[1] : nil
-  let outputs = try database.read { db in
-    try AttachmentActions.list(table: table, handle: handle, db)
-      .map { AttachmentOutput($0, store: store, db) }
+  let listed = try database.read { db in
+    outputs(try AttachmentActions.list(table: table, handle: handle, db), store: store, db)
   }
-  return .values(outputs) { outputs in
+  return .values(listed) { outputs in
     outputs.isEmpty ? "No attachments." : outputs.map(\.line).joined(separator: "\n")
   }
 }
@@ -140,7 +145,7 @@ let show = Command(
   let handle = try input.positional(0, name: "ID")
   let (attachment, output) = try database.read { db in
     let attachment = try AttachmentActions.find(handle, db)
-    return (attachment, AttachmentOutput(attachment, store: store, db))
+    return (attachment, outputs([attachment], store: store, db)[0])
   }
   // A file not here yet is pending (sync brings it); one here but wrong is damaged.
   if case .image(let digest) = attachment.kind, output.pending != true, try !store.verify(digest) {
@@ -189,8 +194,8 @@ let watchAttachments = Command(
   _ = try database.read { try AttachmentActions.list(table: table, handle: nil, $0) }  // fails now
   watch(database, tables: [Attachment.tableName], title: "hearth-attachments") {
     let lines = try database.read { db in
-      try AttachmentActions.list(table: table, handle: nil, db)
-        .map { AttachmentOutput($0, store: store, db).line }
+      outputs(try AttachmentActions.list(table: table, handle: nil, db), store: store, db)
+        .map(\.line)
     }
     return lines.isEmpty ? "No attachments." : lines.joined(separator: "\n")
   }

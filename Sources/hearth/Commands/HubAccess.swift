@@ -47,14 +47,12 @@ func hello(_ paths: HubPaths, locks: Bool = false) -> WelcomeReply? {
 func fileSize(_ bytes: Int) -> String {
   guard bytes >= 1_024 else { return bytes == 1 ? "1 byte" : "\(bytes) bytes" }
   var value = Double(bytes) / 1_024
-  for unit in ["KiB", "MiB", "GiB"] {
-    if value < 1_024 || unit == "GiB" {
-      return value < 100
-        ? String(format: "%.1f %@", value, unit) : String(format: "%.0f %@", value, unit)
-    }
+  var units = ["KiB", "MiB", "GiB"][...]
+  while value >= 1_024, units.count > 1 {
     value /= 1_024
+    units.removeFirst()
   }
-  return "\(bytes) bytes"
+  return String(format: value < 100 ? "%.1f " : "%.0f ", value) + units.first!
 }
 
 /// The size of the file at `path` (0 when there is none).

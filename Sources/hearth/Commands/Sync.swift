@@ -1,7 +1,6 @@
 import Foundation
 import HearthCommandLine
 import HearthPostgres
-import HearthSupport
 import HearthSync
 import HearthWire
 import HearthZMQ
@@ -98,11 +97,7 @@ private func setUpSync(_ input: CommandInput) throws -> CommandOutput {
   } catch {
     throw CommandError("cannot use the sync server: \(error)")
   }
-  let environment = ProcessInfo.processInfo.environment
-  let configHome =
-    environment["XDG_CONFIG_HOME"].flatMap { $0.isEmpty ? nil : $0 }
-    ?? (homeDirectory(environment) + "/.config")
-  let path = input.option("config") ?? configHome + "/hearth/hearthd.conf"
+  let path = input.option("config") ?? HubPaths.defaultConfigFile()
   let existing = (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
   var lines = existing.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
     .filter { line in
