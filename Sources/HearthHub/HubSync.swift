@@ -66,8 +66,8 @@ struct HubSync: Sendable {
   /// Declares `names` (tables of `plugin`) synced: checks the rules, records them, stamps
   /// their rows as changes to push, and puts the capture on them.
   func declare(
-    _ names: [String], files: [String] = [], of plugin: String, owned: Set<String>,
-    at now: Int64, _ db: Database
+    _ names: [String], files: [String] = [], references: [SyncReference] = [],
+    of plugin: String, owned: Set<String>, at now: Int64, _ db: Database
   )
     throws
   {
@@ -85,20 +85,24 @@ struct HubSync: Sendable {
       try SyncStore.stampExistingRows(of: table, db)
     }
     try SyncFiles.declare(files, plugin: plugin, tables: tables, db)
+    try SyncReferences.declare(
+      references, plugin: plugin, tables: tables,
+      synced: Set((try SyncStore.syncedTableNames(db)).map { $0.lowercased() }), db)
     try schemaChanged(db)
     if !files.isEmpty { try SyncFiles.queueAllMissing(databasePath: databasePath, db) }
   }
 
   /// Whether `names` are tables `plugin` owns that are synced already.
-  func isDeclared(_ names: [String], files: [String] = [], of plugin: String, _ db: Database)
-    throws -> Bool
-  {
+  func isDeclared(
+    _ names: [String], files: [String] = [], references: [SyncReference] = [],
+    of plugin: String, _ db: Database
+  ) throws -> Bool {
     let owned = try HubStore.ownedTables(of: plugin, db)
     let synced = Set(try SyncStore.syncedTableNames(db).map { $0.lowercased() })
     return try names.allSatisfy {
       owned.contains($0.lowercased()) && synced.contains($0.lowercased())
     }
-      && SyncFiles.areDeclared(files, db)
+      && SyncFiles.areDeclared(files, db) && SyncReferences.areDeclared(references, db)
   }
 
   /// The reply to `sync`.
@@ -165,13 +169,16 @@ extension HubSession {
       var declared = false
       if let plugin = request.plugin, !request.tables.isEmpty,
         try !hub.database.read({ db in
-          try sync.isDeclared(request.tables, files: request.files, of: plugin, db)
+          try sync.isDeclared(
+            request.tables, files: request.files, references: request.references, of: plugin,
+            db)
         })
       {
         try commitAsSync { db in
           let owned = try HubStore.ownedTables(of: plugin, db)
           try sync.declare(
-            request.tables, files: request.files, of: plugin, owned: owned, at: now, db)
+            request.tables, files: request.files, references: request.references, of: plugin,
+            owned: owned, at: now, db)
         }
         declared = true
       }

@@ -11,7 +11,8 @@ extension HubDatabase {
   /// request has pushed and pulled (`.syncFailed` when none could).
   @discardableResult
   public func sync(
-    tables: [String] = [], files: [String] = [], action: SyncRequest.Action = .status
+    tables: [String] = [], files: [String] = [], references: [SyncReference] = [],
+    action: SyncRequest.Action = .status
   ) throws
     -> SyncingReply
   {
@@ -20,7 +21,8 @@ extension HubDatabase {
     do {
       return try connection.request(
         SyncRequest(
-          id: id, plugin: registration.name, tables: tables, action: action, files: files),
+          id: id, plugin: registration.name, tables: tables, action: action, files: files,
+          references: references),
         id: id,
         as: SyncingReply.self, timeout: action == .now ? .seconds(35) : nil)
     } catch let error as ErrorReply {
@@ -33,25 +35,39 @@ extension HubDatabase: SyncingDatabase {
   /// Declares `tables` synced, unless the hub's file shows they are already (what a plugin
   /// does at each start, so a command that only reads works while the hub is down).
   public func declareSynced(_ tables: [String]) throws {
-    try declareSynced(tables, files: [])
+    try declareSynced(tables, files: [], references: [])
   }
 
-  public func declareSynced(_ tables: [String], files: [String]) throws {
-    let (synced, declaredFiles) = try read { db in
+  public func declareSynced(
+    _ tables: [String], files: [String], references: [SyncEngine.Reference]
+  ) throws {
+    let wire = references.map {
+      SyncReference(
+        table: $0.table, column: $0.column, parent: $0.parent, parentTableColumn: $0.tableColumn)
+    }
+    let (synced, declaredFiles, declaredReferences) = try read { db in
       func names(_ table: String, _ expression: String) throws -> Set<String> {
         try db.tableExists(table)
           ? Set(try String.fetchAll(db, sql: "SELECT lower(\(expression)) FROM \(table)")) : []
       }
       return (
         try names(HubTables.syncedTables, "name"),
-        try names("hearth_sync_files", "tbl || '.' || col")
+        try names("hearth_sync_files", "tbl || '.' || col"),
+        try names(
+          "hearth_sync_references",
+          "tbl || '.' || col || '>' || coalesce(parent, '') || '>' || coalesce(parentTableColumn, '')"
+        )
       )
+    }
+    let references = wire.map {
+      "\($0.table).\($0.column)>\($0.parent ?? "")>\($0.parentTableColumn ?? "")".lowercased()
     }
     guard
       !tables.allSatisfy({ synced.contains($0.lowercased()) })
         || !files.allSatisfy({ declaredFiles.contains($0.lowercased()) })
+        || !references.allSatisfy(declaredReferences.contains)
     else { return }
-    try sync(tables: tables, files: files)
+    try sync(tables: tables, files: files, references: wire)
   }
 
   public func sync(tables: [String], action: SyncEngine.Action) throws -> SyncEngine.State {

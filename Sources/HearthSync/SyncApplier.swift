@@ -110,7 +110,7 @@ public struct SyncApplier {
       return try hold(record, "table \(record.type) is not synced on this hub", nil, &report, db)
     }
     if let zone, let refusal = try refusal(of: record, table, in: zone, db) {
-      return try hold(record, refusal, nil, &report, db)
+      return try hold(record, refusal.reason, refusal.waitsFor, &report, db)
     }
     var row = try SyncRow.fetch(table.name, record.name, db)
     let merged = row.merge(record, columns: Set(table.columns))
@@ -212,7 +212,30 @@ extension SyncApplier {
   /// share changes nothing here (it is held, with the reason).
   func refusal(
     of record: SyncRecord, _ table: SyncedTable, in zone: String, _ db: Database
-  ) throws -> String? {
+  ) throws -> (reason: String, waitsFor: String?)? {
+    try refusalReason(of: record, table, in: zone, db).map { reason in
+      guard case .waiting(let parent) = reason else { return (reason.text, nil) }
+      return ("its parent \(parent) has not come yet", parent)
+    }
+  }
+
+  /// Why a share's record is not applied: a rule it breaks, or a parent (`table:key`, by a
+  /// declared reference: no foreign key fails to hold it) that has not come yet.
+  private enum Refusal: ExpressibleByStringInterpolation {
+    case rule(String)
+    case waiting(String)
+    init(stringLiteral text: String) { self = .rule(text) }
+    var text: String {
+      switch self {
+      case .rule(let text): text
+      case .waiting(let parent): parent
+      }
+    }
+  }
+
+  private func refusalReason(
+    of record: SyncRecord, _ table: SyncedTable, in zone: String, _ db: Database
+  ) throws -> Refusal? {
     guard let share = shares.first(where: { $0.zone == zone }) else {
       return "zone \(zone) is not a share this hub syncs"
     }
@@ -220,33 +243,40 @@ extension SyncApplier {
       db, sql: "SELECT zone, created FROM \(SyncStore.rows) WHERE tbl = ? AND pk = ?",
       arguments: [table.name, record.name])
     if let stored, try stored["created"] as String? != nil, try stored["zone"] as String? != zone {
-      return "the row is not one of the share's"
+      return .rule("the row is not one of the share's")
     }
-    if table.references.isEmpty {
-      return share.isRoot(table.name, record.name) ? nil : "a share has one root record"
-    }
-    guard let parent = table.parent, let column = table.parentColumn else {
+    guard let link = table.link else {
+      if table.references.isEmpty {
+        return share.isRoot(table.name, record.name) ? nil : "a share has one root record"
+      }
       return "a row of a table with more than one foreign key is not shared"
     }
-    let parentValue: DatabaseValue? =
-      if let field = record.fields[column] {
-        field.value
-      } else {
-        try DatabaseValue.fetchOne(
-          db,
-          sql: "SELECT \(quoteIdentifier(column)) FROM main.\(quoteIdentifier(table.name)) "
-            + "WHERE \(quoteIdentifier(table.primaryKey)) = ?", arguments: [record.name])
-      }
-    guard let parentValue, !parentValue.isNull else { return "the row has no parent in the share" }
+    func value(_ column: String) throws -> DatabaseValue? {
+      if let field = record.fields[column] { return field.value }
+      return try DatabaseValue.fetchOne(
+        db,
+        sql: "SELECT \(quoteIdentifier(column)) FROM main.\(quoteIdentifier(table.name)) "
+          + "WHERE \(quoteIdentifier(table.primaryKey)) = ?", arguments: [record.name])
+    }
+    let named: String? =
+      if let column = link.tableColumn, case .text(let name)? = try value(column)?.storage {
+        name
+      } else { nil }
+    guard let parentValue = try value(link.keyColumn), !parentValue.isNull,
+      let parent = link.parentTable(named: named)
+    else { return "the row has no parent in the share" }
     let parentKey = SyncCapture.keyText(parentValue)
     let parentName = tables[parent.lowercased()]?.name ?? parent
     if share.isRoot(parentName, parentKey) { return nil }
-    // A parent not here yet holds the record by its foreign key, and is checked when it comes.
     guard
       let parentRow = try Row.fetchOne(
-        db, sql: "SELECT zone FROM \(SyncStore.rows) WHERE tbl = ? AND pk = ?",
-        arguments: [parentName, parentKey])
-    else { return nil }
+        db, sql: "SELECT zone, created FROM \(SyncStore.rows) WHERE tbl = ? AND pk = ?",
+        arguments: [parentName, parentKey]), try parentRow["created"] as String? != nil
+    else {
+      // A parent by foreign key not here yet holds the record by that key, and is checked
+      // when it comes; a declared reference has no key to fail, so it waits here.
+      return !table.isLinkedByForeignKey ? .waiting("\(parentName.lowercased()):\(parentKey)") : nil
+    }
     return try parentRow["zone"] as String? == zone ? nil : "its parent is not in the share"
   }
 }

@@ -232,8 +232,8 @@ extension SyncCapture {
           AND json_extract(s.share, '$.permission') = 'read')
       """
     }
-    let underParent = table.parent.flatMap { parent in
-      table.parentColumn.map { readOnly(sqlLiteral(parent), "NEW.\(quoteIdentifier($0))") }
+    let underParent = table.link.map { link in
+      readOnly(link.tableExpression("NEW"), "NEW.\(quoteIdentifier(link.keyColumn))")
     }
     let refuse = "BEGIN SELECT RAISE(ABORT, \(sqlLiteral(writePermissionError))); END"
     var guards = [

@@ -115,6 +115,11 @@ extension SyncService {
     guard let root = tables.first(where: { $0.name.lowercased() == table.lowercased() }) else {
       throw ShareError("table \(table) is not synced: only a synced table's rows can be shared")
     }
+    if let link = root.link, root.references.isEmpty {
+      throw ShareError(
+        "only a root record can be shared; a row of \(root.name) goes with the row its "
+          + "\(link.keyColumn) names")
+    }
     guard root.references.isEmpty else {
       throw ShareError(
         "only a root record can be shared (a row of a table without foreign keys); "

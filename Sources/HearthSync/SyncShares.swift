@@ -12,7 +12,8 @@ import HearthWire
 ///
 /// A row belongs to the share of its root: the record its single foreign keys lead up to
 /// (the reference's rule: a table with more than one foreign key is not shared, and stays
-/// private). A deleted row, whose keys are gone, keeps the zone it had.
+/// private), or a reference its plugin declared (`SyncReferences`). A deleted row, whose
+/// keys are gone, keeps the zone it had.
 public enum SyncShares {
   public static let table = "hearth_sync_shares"
 
@@ -81,17 +82,21 @@ public enum SyncShares {
       if let share = shares.first(where: { $0.isRoot(current, currentKey) }) {
         return share.zone
       }
-      guard let synced = tables[current.lowercased()] else { return nil }
-      guard let parent = synced.parent, let column = synced.parentColumn else { return nil }
-      let value = try DatabaseValue.fetchOne(
+      guard let synced = tables[current.lowercased()], let link = synced.link else { return nil }
+      let named = link.tableColumn.map { "\(quoteIdentifier($0)) AS parentTable" } ?? "NULL"
+      let row = try Row.fetchOne(
         db,
-        sql: "SELECT \(quoteIdentifier(column)) FROM main.\(quoteIdentifier(synced.name)) "
+        sql: "SELECT \(quoteIdentifier(link.keyColumn)) AS parentKey, \(named) "
+          + "FROM main.\(quoteIdentifier(synced.name)) "
           + "WHERE \(quoteIdentifier(synced.primaryKey)) = ?", arguments: [currentKey])
-      guard let value else {
+      guard let row else {
         // Gone (deleted): the zone it had.
         return try storedZone(of: table, key, db)
       }
-      if value.isNull { return nil }
+      let value: DatabaseValue = try row["parentKey"]
+      guard !value.isNull, let parent = link.parentTable(named: try row[1] as String?) else {
+        return nil
+      }
       (current, currentKey) = (parent, SyncCapture.keyText(value))
     }
     return nil
@@ -103,21 +108,24 @@ public enum SyncShares {
       arguments: [table, key])
   }
 
-  /// Root record (`type`, `key`) and every row its single-parent foreign keys lead to it
-  /// from, as (table, key): what sharing it shares.
+  /// Root record (`type`, `key`) and every row its single-parent foreign keys (or declared
+  /// references) lead to it from, as (table, key): what sharing it shares.
   public static func tree(
     type: String, key: String, tables: [SyncedTable], _ db: Database
   ) throws -> [(type: String, name: String)] {
     var found: [(type: String, name: String)] = [(type, key)]
     var frontier: [(type: String, name: String)] = [(type, key)]
     while let (parentType, parentKey) = frontier.popLast() {
-      for child in tables where child.parent?.lowercased() == parentType.lowercased() {
-        guard let column = child.parentColumn else { continue }
+      for child in tables {
+        guard let link = child.link, link.mayPointTo(parentType) else { continue }
+        let ofTable = link.tableColumn.map { " AND \(quoteIdentifier($0)) = ?" } ?? ""
         let keys = try DatabaseValue.fetchAll(
           db,
           sql:
             "SELECT \(quoteIdentifier(child.primaryKey)) FROM main.\(quoteIdentifier(child.name)) "
-            + "WHERE \(quoteIdentifier(column)) = ?", arguments: [parentKey]
+            + "WHERE \(quoteIdentifier(link.keyColumn)) = ?\(ofTable)",
+          arguments: StatementArguments(
+            link.tableColumn == nil ? [parentKey] : [parentKey, parentType])
         ).map(SyncCapture.keyText)
         // A table whose foreign key points to itself is walked once per row.
         let rows = keys.map { (type: child.name, name: $0) }

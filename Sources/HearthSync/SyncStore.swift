@@ -71,6 +71,7 @@ public enum SyncStore {
     try db.execute(sql: schema)
     try SyncShares.prepare(db)
     try db.execute(sql: SyncFiles.schema)
+    try db.execute(sql: SyncReferences.schema)
     try db.execute(sql: "DROP VIEW IF EXISTS hearth_sync_metadata")
     try db.execute(sql: metadataView)
     if try value("hub", db) == nil {
@@ -100,7 +101,12 @@ public enum SyncStore {
   /// The synced tables as the schema has them now, parents before children (a table that
   /// was dropped is left out).
   public static func syncedTables(_ db: Database) throws -> [SyncedTable] {
-    let tables = try syncedTableNames(db).compactMap { try SyncedTable.read($0, db) }
+    let references = try SyncReferences.all(db)
+    let tables = try syncedTableNames(db).compactMap { name in
+      try SyncedTable.read(name, db).map { table in
+        references[table.name.lowercased()].map(table.linked) ?? table
+      }
+    }
     return SyncOrder.parentsFirst(tables)
   }
 

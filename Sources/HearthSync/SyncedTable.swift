@@ -1,4 +1,5 @@
 import HearthSQLite
+import HearthWire
 
 /// A table the hub syncs, as its schema says: its text primary key, its columns, and the
 /// one foreign key that makes a row another's child. Read from the database (`read`), and
@@ -15,6 +16,9 @@ public struct SyncedTable: Hashable, Sendable {
   public var parentColumn: String?
   /// Every table its foreign keys point to.
   public var references: Set<String>
+  /// The row's parent for zones: its single foreign key, or the reference the plugin
+  /// declared (`SyncReferences`), which wins.
+  public var link: SyncParentLink?
 
   /// The table `name` of `db`'s schema; nil when there is none.
   public static func read(_ name: String, _ db: Database) throws -> SyncedTable? {
@@ -39,7 +43,25 @@ public struct SyncedTable: Hashable, Sendable {
       },
       parent: foreignKeyIDs.count == 1 && links.count == 1 ? foreign.first : nil,
       parentColumn: foreignKeyIDs.count == 1 && links.count == 1 ? try links[0]["from"] : nil,
-      references: foreign)
+      references: foreign,
+      link: foreignKeyIDs.count == 1 && links.count == 1
+        ? SyncParentLink(keyColumn: try links[0]["from"], table: foreign.first) : nil)
+  }
+
+  /// Whether the rows' parent is the one their foreign key names (so a missing parent fails
+  /// the key), not a declared reference.
+  var isLinkedByForeignKey: Bool {
+    guard let link, link.tableColumn == nil, let parent, let parentColumn else { return false }
+    return link.keyColumn == parentColumn && link.table?.lowercased() == parent.lowercased()
+  }
+
+  /// This table with `reference` as its rows' parent.
+  func linked(by reference: SyncReference) -> SyncedTable {
+    var table = self
+    table.link = SyncParentLink(
+      keyColumn: reference.column, table: reference.parent,
+      tableColumn: reference.parentTableColumn)
+    return table
   }
 
   /// The rules a synced table keeps (the reference's, for the same reasons: rows made on

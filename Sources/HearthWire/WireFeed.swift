@@ -76,13 +76,18 @@ public struct SyncRequest: Codable, Hashable, Sendable {
   /// With `tables`: their file columns (`table.column`, see `SyncFiles`), whose files go
   /// with the rows.
   public var files: [String]
+  /// With `tables`: columns of theirs that name another synced row without a foreign key
+  /// (an attachment's owner): such a row goes to the zone of the row it names.
+  public var references: [SyncReference]
 
   public init(
     id: String, plugin: String? = nil, tables: [String] = [], action: Action = .status,
     table: String? = nil, key: String? = nil, permission: SharePermission? = nil,
-    title: String? = nil, invitation: String? = nil, role: String? = nil, files: [String] = []
+    title: String? = nil, invitation: String? = nil, role: String? = nil, files: [String] = [],
+    references: [SyncReference] = []
   ) {
     self.files = files
+    self.references = references
     self.id = id
     self.plugin = plugin
     self.tables = tables
@@ -97,7 +102,7 @@ public struct SyncRequest: Codable, Hashable, Sendable {
 
   private enum CodingKeys: String, CodingKey {
     case v, type, id, plugin, tables, action, table, key, permission, title, invitation, role
-    case files
+    case files, references
   }
 
   /// `tables` may be left out (none).
@@ -116,6 +121,27 @@ public struct SyncRequest: Codable, Hashable, Sendable {
     invitation = try container.decodeIfPresent(String.self, forKey: .invitation)
     role = try container.decodeIfPresent(String.self, forKey: .role)
     files = try container.decodeIfPresent([String].self, forKey: .files) ?? []
+    references = try container.decodeIfPresent([SyncReference].self, forKey: .references) ?? []
+  }
+}
+
+/// A column of a synced table that holds the primary key of another synced row without a
+/// foreign key to say so: of table `parent`, or of the table named by the same row's column
+/// `parentTableColumn` (an attachment's `ownerTable`). The row it names is its parent for
+/// sharing: the row goes to that row's zone, as a child by foreign key does.
+public struct SyncReference: Codable, Hashable, Sendable {
+  public var table: String
+  public var column: String
+  public var parent: String?
+  public var parentTableColumn: String?
+
+  public init(
+    table: String, column: String, parent: String? = nil, parentTableColumn: String? = nil
+  ) {
+    self.table = table
+    self.column = column
+    self.parent = parent
+    self.parentTableColumn = parentTableColumn
   }
 }
 

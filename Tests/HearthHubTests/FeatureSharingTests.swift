@@ -55,5 +55,72 @@ extension SyncSuites {
       }
       #expect(try remindersA("lists").output.contains("Groceries"))
     }
+
+    /// An attachment goes with the row it is attached to: sharing a list shares its
+    /// reminders' images (the file too, byte for byte) and its own notes, not those of a
+    /// list kept private; an image attached after sharing follows.
+    @Test func attachmentsOfASharedListReachThePersonItIsSharedWith() throws {
+      let server = try SyncSharingServerTests.people()
+      defer { server.stop() }
+      let alice = try SyncingHubProcess("alice", server: server, role: "alice")
+      let bob = try SyncingHubProcess("bob", server: server, role: "bob")
+      defer {
+        alice.stopAndRemove()
+        bob.stopAndRemove()
+      }
+      let remindersA = try FeatureCLI("hearth-reminders", hub: alice.process)
+      let (attachmentsA, attachmentsB) = (
+        try FeatureCLI("hearth-attachments", hub: alice.process),
+        try FeatureCLI("hearth-attachments", hub: bob.process)
+      )
+      let groceries = try remindersA.made("list-add", "Groceries")
+      try remindersA("list-add", "Diary")
+      let milk = try remindersA.made("add", "Milk", "--list", "Groceries", key: "reminder")
+      let secret = try remindersA.made("add", "Secret", "--list", "Diary", key: "reminder")
+      var generator = SystemRandomNumberGenerator()
+      func picture(_ name: String) throws -> (Data, String) {
+        let bytes =
+          Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A])
+          + Data((0..<(256 << 10)).map { _ in UInt8.random(in: 0...255, using: &generator) })
+        let path = alice.directory.appendingPathComponent(name)
+        try bytes.write(to: path)
+        return (bytes, path.path)
+      }
+      let (first, firstPath) = try picture("first.png")
+      let image = try attachmentsA.made(
+        "add", "reminders", String(milk.prefix(8)), "--image", firstPath)
+      let note = try attachmentsA.made(
+        "add", "remindersLists", String(groceries.prefix(8)), "--note", "the corner shop")
+      let hidden = try attachmentsA.made(
+        "add", "reminders", String(secret.prefix(8)), "--note", "not for bob")
+      try attachmentsB("list")
+      try FeatureCLI("hearth-reminders", hub: bob.process)("lists")
+
+      let run = try remindersA("share", "Groceries", "--json")
+      #expect(run.status == 0, "\(run.errors)")
+      let invitation = try #require((try run.json() as? [String: Any])?["invitation"] as? String)
+      let accepted = try FeatureCLI("hearth", hub: bob.process)("sync", "accept", invitation)
+      #expect(accepted.status == 0, "\(accepted.errors)")
+
+      func arrived(_ id: String, _ bytes: Data) throws -> Bool {
+        let shown = try attachmentsB("show", String(id.prefix(8)), "--json")
+        guard shown.status == 0, let fields = try shown.json() as? [String: Any],
+          fields["pending"] == nil, let path = fields["path"] as? String
+        else { return false }
+        return FileManager.default.contents(atPath: path) == bytes
+      }
+      try eventually(timeout: .seconds(30)) { try arrived(image, first) }
+      let listed = try attachmentsB("list").output
+      #expect(listed.contains("the corner shop"), "\(listed)")
+      #expect(!listed.contains("not for bob"), "\(listed)")
+      #expect(try attachmentsB("show", String(hidden.prefix(8))).status == 4)
+      #expect(try attachmentsB("show", String(note.prefix(8))).status == 0)
+
+      // Attached after sharing: it goes to the share too.
+      let (second, secondPath) = try picture("second.png")
+      let later = try attachmentsA.made(
+        "add", "reminders", String(milk.prefix(8)), "--image", secondPath)
+      try eventually(timeout: .seconds(30)) { try arrived(later, second) }
+    }
   }
 }

@@ -32,9 +32,13 @@ package struct Attachment: Codable, Hashable, Identifiable {
 }
 
 /// The engine that keeps the attachments' rows the same on every device of the account,
-/// and their image files with them (`image` names a file of the plugin's directory).
+/// and their image files with them (`image` names a file of the plugin's directory). An
+/// attachment names its owner row by table and key, without a foreign key: declared, it
+/// goes with its owner, into a share with it.
 package func attachmentsSyncEngine(for database: any DatabaseWriter) throws -> SyncEngine {
-  try SyncEngine(for: database, tables: Attachment.self, fileColumns: ["attachments.image"])
+  try SyncEngine(
+    for: database, tables: Attachment.self, fileColumns: ["attachments.image"],
+    references: [.column("attachments.ownerID", referencesTableNamedIn: "ownerTable")])
 }
 
 /// What the feature tells the hub: its table (named by its type) and migrations.

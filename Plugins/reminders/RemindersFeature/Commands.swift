@@ -34,7 +34,8 @@ let shareList = Command(
   details: """
     The other person accepts it on their hub: hearth sync accept INVITATION. They may only
     read it unless --read-write (sharing again sets the permission, and makes another
-    invitation). Tags are not shared (a reminder's tags have two parents).
+    invitation). The list's and its reminders' attachments go with them, images too;
+    tags are not shared (a reminder's tags have two parents).
     """,
   valuedOptions: ["title"], flags: ["read-write"]
 ) { input in

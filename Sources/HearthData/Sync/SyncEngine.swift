@@ -26,6 +26,8 @@ public final class SyncEngine: Sendable {
   public let tableNames: [String]
   /// Their file columns (`table.column`).
   public let fileColumns: [String]
+  /// Their columns that name another synced row without a foreign key.
+  public let references: [Reference]
   private let hub: (any SyncingDatabase)?
   private let flags = Locked((running: false, synchronizing: 0))
   /// Told when the hub's account changed since it last synced (see `SyncEngineDelegate`).
@@ -39,26 +41,32 @@ public final class SyncEngine: Sendable {
   /// (hex) of a file in the plugin's directory (`plugins/NAME/ab/abcdef…`): the file goes
   /// with its row to every device (stored once per content on the server), and until it
   /// comes the row names a file that is not there yet.
+  ///
+  /// `references` (Hearth's own) names columns that hold the key of another synced row
+  /// without a foreign key to say so — an attachment's owner: such a row goes with the row
+  /// it names, into a share with it (see `Reference`).
   public convenience init<each T: PrimaryKeyedTable>(
     for database: any DatabaseWriter, tables: repeat (each T).Type,
     startImmediately: Bool = true, delegate: (any SyncEngineDelegate)? = nil,
-    fileColumns: [String] = []
+    fileColumns: [String] = [], references: [Reference] = []
   ) throws {
     var names: [String] = []
     for table in repeat each tables { names.append(table.tableName) }
     try self.init(
       for: database, tableNames: names, startImmediately: startImmediately, delegate: delegate,
-      fileColumns: fileColumns)
+      fileColumns: fileColumns, references: references)
   }
 
   /// Syncs the tables named `tableNames` of `database`.
   public init(
     for database: any DatabaseWriter, tableNames: [String], startImmediately: Bool = true,
-    delegate: (any SyncEngineDelegate)? = nil, fileColumns: [String] = []
+    delegate: (any SyncEngineDelegate)? = nil, fileColumns: [String] = [],
+    references: [Reference] = []
   ) throws {
     self.database = database
     self.tableNames = tableNames
     self.fileColumns = fileColumns
+    self.references = references
     self.delegate = delegate
     hub = database as? any SyncingDatabase
     if startImmediately { try startNow() }
@@ -79,7 +87,7 @@ public final class SyncEngine: Sendable {
 
   private func startNow() throws {
     guard let hub else { return }
-    try hub.declareSynced(tableNames, files: fileColumns)
+    try hub.declareSynced(tableNames, files: fileColumns, references: references)
     flags.withLock { $0.running = true }
   }
 
@@ -151,6 +159,45 @@ public final class SyncEngine: Sendable {
       DispatchQueue.global().async {
         continuation.resume(with: Result { try hub.share(request) })
       }
+    }
+  }
+
+  /// A column of a synced table (`table.column`) that holds the primary key of another
+  /// synced row, with no foreign key to say so: of one table, or of the table the same row
+  /// names in another column. The row it names is the row's parent for sharing, as a
+  /// foreign key's is: an attachment of a shared reminder is shared with it, its file too.
+  ///
+  /// ```swift
+  /// SyncEngine(for: database, tables: Attachment.self, references: [
+  ///   .column("attachments.ownerID", referencesTableNamedIn: "ownerTable")
+  /// ])
+  /// ```
+  public struct Reference: Hashable, Sendable {
+    public var table: String
+    public var column: String
+    /// The table of the rows it names; nil when the row names it (`tableColumn`).
+    public var parent: String?
+    /// The row's column holding the name of the table of the row it names.
+    public var tableColumn: String?
+
+    /// `column` (`table.column`) holds a primary key of table `parent`.
+    public static func column(_ column: String, references parent: String) -> Reference {
+      let (table, name) = split(column)
+      return Reference(table: table, column: name, parent: parent)
+    }
+
+    /// `column` (`table.column`) holds a primary key of the table whose name the same
+    /// row's `tableColumn` holds.
+    public static func column(_ column: String, referencesTableNamedIn tableColumn: String)
+      -> Reference
+    {
+      let (table, name) = split(column)
+      return Reference(table: table, column: name, tableColumn: tableColumn)
+    }
+
+    private static func split(_ column: String) -> (String, String) {
+      guard let dot = column.firstIndex(of: ".") else { return ("", column) }
+      return (String(column[..<dot]), String(column[column.index(after: dot)...]))
     }
   }
 
@@ -241,8 +288,10 @@ public protocol SyncingDatabase: DatabaseWriter {
   func sync(tables: [String], action: SyncEngine.Action) throws -> SyncEngine.State
   /// Asks the hub to sync `tables`, unless it does already.
   func declareSynced(_ tables: [String]) throws
-  /// Asks the hub to sync `tables` and their file columns `files`, unless it does already.
-  func declareSynced(_ tables: [String], files: [String]) throws
+  /// Asks the hub to sync `tables`, their file columns `files` and their `references`,
+  /// unless it does already.
+  func declareSynced(
+    _ tables: [String], files: [String], references: [SyncEngine.Reference]) throws
   /// Asks the hub for a sharing action; waits for the server's answer.
   func share(_ request: SyncEngine.ShareRequest) throws -> SyncEngine.ShareReply
 }
@@ -252,7 +301,9 @@ extension SyncingDatabase {
     _ = try sync(tables: tables, action: .status)
   }
 
-  public func declareSynced(_ tables: [String], files: [String]) throws {
+  public func declareSynced(
+    _ tables: [String], files: [String], references: [SyncEngine.Reference]
+  ) throws {
     try declareSynced(tables)
   }
 }
