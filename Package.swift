@@ -75,7 +75,9 @@ let package = Package(
     // (date, UUID, clock, error reporting), which everything above may read.
     .target(name: "HearthSupport", swiftSettings: strict),
     // libpq: a connection to the sync server, knowing nothing of Hearth's tables.
-    .target(name: "HearthPostgres", dependencies: ["CPostgreSQL"], swiftSettings: strict),
+    .target(
+      name: "HearthPostgres", dependencies: ["CPostgreSQL", "HearthSupport"],
+      swiftSettings: strict),
     // Sync across hubs: capture, the hybrid logical clock, the merge, and the service on
     // PostgreSQL with sharing and files.
     .target(

@@ -61,8 +61,9 @@ public struct CommandOutput {
     CommandOutput(
       text: { text.joined(separator: "\n") },
       json: {
-        try JSONSerialization.data(
-          withJSONObject: objects, options: [.sortedKeys, .withoutEscapingSlashes])
+        lowercasedIDs(
+          try JSONSerialization.data(
+            withJSONObject: objects, options: [.sortedKeys, .withoutEscapingSlashes]))
       })
   }
 
@@ -71,8 +72,9 @@ public struct CommandOutput {
     CommandOutput(
       text: { text },
       json: {
-        try JSONSerialization.data(
-          withJSONObject: json, options: [.sortedKeys, .withoutEscapingSlashes])
+        lowercasedIDs(
+          try JSONSerialization.data(
+            withJSONObject: json, options: [.sortedKeys, .withoutEscapingSlashes]))
       })
   }
 
@@ -87,7 +89,29 @@ public struct CommandOutput {
         let encoder = JSONEncoder()
         encoder.dateEncodingStrategy = .iso8601
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return try encoder.encode(values)
+        return lowercasedIDs(try encoder.encode(values))
       })
   }
+}
+
+/// `json` with the UUIDs of its ids in lower case, as the database holds them (Foundation
+/// writes a `UUID` in upper case): the value of every key `id` or ending in `ID`/`Id` that
+/// is a UUID, so that an id a script reads is one it can use in SQL. Other strings, a
+/// title that happens to look like a UUID among them, are left as they are.
+func lowercasedIDs(_ json: Data) -> Data {
+  let text = String(decoding: json, as: UTF8.self)
+  let hex = "[0-9A-F]"
+  let uuid = "\(hex){8}-\(hex){4}-\(hex){4}-\(hex){4}-\(hex){12}"
+  guard
+    let pattern = try? NSRegularExpression(
+      pattern: #""(?:[A-Za-z_]*(?:id|ID|Id))":""# + "(\(uuid))\"")
+  else { return json }
+  let matches = pattern.matches(in: text, range: NSRange(text.startIndex..., in: text))
+  guard !matches.isEmpty else { return json }
+  var result = text
+  for match in matches.reversed() {
+    guard let range = Range(match.range(at: 1), in: result) else { continue }
+    result.replaceSubrange(range, with: result[range].lowercased())
+  }
+  return Data(result.utf8)
 }

@@ -23,6 +23,8 @@ public enum ExitCode: Int32, Sendable {
   case hubUnavailable = 3
   /// An id or name that names nothing.
   case notFound = 4
+  /// The person may not do it: a share they may only read, one that is someone else's.
+  case notPermitted = 5
 }
 
 /// An error a command reports to the person at the terminal: what went wrong and what to do.

@@ -44,7 +44,7 @@ public struct Tool {
       + wrap(
         "`\(name) COMMAND --help` tells more; `man \(name)` tells all. Output is for people; "
           + "--json prints JSON for scripts. Exit codes: 0 done, 1 failed, 2 bad input (nothing "
-          + "changed), 3 hub not running, 4 no such id. --version, --man (the manual page in "
+          + "changed), 3 hub not running, 4 no such id, 5 not permitted. --version, --man (the manual page in "
           + "roff) and --completion bash (a completion script) print what installers need.",
         width: width)
   }

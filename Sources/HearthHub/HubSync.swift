@@ -107,7 +107,7 @@ struct HubSync: Sendable {
 
   /// The reply to `sync`.
   func status(id: String, _ db: Database) throws -> SyncingReply {
-    SyncingReply(
+    var reply = SyncingReply(
       id: id, tables: try SyncStore.syncedTableNames(db),
       server: settings.map { SyncService.Settings.shown($0.server) },
       zone: settings?.zone ?? "default",
@@ -117,6 +117,11 @@ struct HubSync: Sendable {
       lastError: try SyncStore.value("lastError", db),
       accountChange: try SyncStore.value("accountChange", db),
       shares: try SyncShares.all(db))
+    reply.paused = try SyncStore.value(SyncStore.pausedKey, db) != nil ? true : nil
+    reply.clockSkew = try SyncStore.value(SyncStore.clockSkewKey, db).flatMap { Int64($0) }
+    let byTable = try SyncStore.pendingByTable(db)
+    reply.pendingByTable = byTable.isEmpty ? nil : byTable
+    return reply
   }
 }
 
@@ -185,7 +190,15 @@ extension HubSession {
       let account = sync.settings?.account
       switch request.action {
       case .status, .now: break
-      case .share, .acceptShare, .unshare, .revokeShare:
+      case .pause:
+        try commitAsSync { db in
+          if try SyncStore.value(SyncStore.pausedKey, db) == nil {
+            try SyncStore.setValue(String(now), for: SyncStore.pausedKey, db)
+          }
+        }
+      case .resume:
+        try commitAsSync { db in try SyncStore.setValue(nil, for: SyncStore.pausedKey, db) }
+      case .share, .acceptShare, .unshare, .revokeShare, .verify:
         guard let service = sync.service else {
           throw ErrorReply(
             id: request.id, code: .syncFailed,
@@ -226,6 +239,9 @@ extension HubSession {
           throw ErrorReply(
             id: request.id, code: .syncFailed,
             message: "no sync server is set up (hearth sync setup URL, then restart hearthd)")
+        }
+        if try hub.database.read({ db in try SyncStore.value(SyncStore.pausedKey, db) }) != nil {
+          throw ErrorReply(id: request.id, code: .syncFailed, message: SyncPaused().description)
         }
         syncWaiters.append(
           (
@@ -290,7 +306,7 @@ extension HubSession {
 extension HubSession {
   /// The sharing action a `sync` request asks for; an `ErrorReply` when a field it needs is
   /// missing.
-  static func shareAction(_ request: SyncRequest) throws -> ShareAction {
+  static func shareAction(_ request: SyncRequest) throws -> ServerAction {
     func field(_ value: String?, _ name: String) throws -> String {
       guard let value, !value.isEmpty else {
         throw ErrorReply(
@@ -305,6 +321,7 @@ extension HubSession {
         table: try field(request.table, "table"), key: try field(request.key, "key"),
         permission: request.permission ?? .read, title: request.title)
     case .acceptShare: return .accept(invitation: try field(request.invitation, "invitation"))
+    case .verify: return .verify
     case .unshare:
       return .unshare(table: try field(request.table, "table"), key: try field(request.key, "key"))
     default:
@@ -315,7 +332,7 @@ extension HubSession {
   }
 
   /// Answers a sharing action: the sync state with the share and invitation, or why not.
-  mutating func answer(_ waiter: SyncWaiter, with outcome: Result<ShareOutcome, any Error>) {
+  mutating func answer(_ waiter: SyncWaiter, with outcome: Result<ServerOutcome, any Error>) {
     let sync = hub.sync
     switch outcome {
     case .success(let outcome):
@@ -324,10 +341,14 @@ extension HubSession {
       case .success(var status):
         status.invitation = outcome.invitation
         status.share = outcome.share?.zone
+        status.verification = outcome.verification
         reply(waiter.client, status)
       case .failure(let error):
         reply(waiter.client, ErrorReply(id: waiter.id, code: .internal, message: "\(error)"))
       }
+    case .failure(let error as SyncPaused):
+      reply(
+        waiter.client, ErrorReply(id: waiter.id, code: .syncFailed, message: error.description))
     case .failure(let error as ShareError):
       reply(
         waiter.client, ErrorReply(id: waiter.id, code: .shareRefused, message: error.description))

@@ -65,9 +65,10 @@ struct Identities {
     case .transaction(let request): acting = (request.plugin, request.id)
     case .cursor(let request): acting = (request.plugin, request.id)
     case .sync(let request):
-      // Asking for the state, a round or a resync changes no data, nor does accepting an
-      // invitation (the person's word, as keeping an account is); declaring tables,
-      // deleting local data and sharing a table's rows (or stopping it) are its plugin's.
+      // Asking for the state, a round, a resync or a check changes no data, nor do pausing,
+      // resuming and accepting an invitation (the person's word, as keeping an account
+      // is); declaring tables, deleting local data and sharing a table's rows (or stopping
+      // it) are its plugin's.
       let isSharing = [.share, .unshare, .revokeShare].contains(request.action)
       if isSharing, request.plugin == nil {
         return ErrorReply(

@@ -1,5 +1,6 @@
 import CPostgreSQL
 import Foundation
+import HearthSupport
 
 /// One connection to a PostgreSQL server, through libpq.
 ///
@@ -31,6 +32,16 @@ public final class PostgresConnection {
       let message = Self.errorText(handle)
       throw PostgresError(sqlState: nil, message: "cannot connect (\(conninfo)): \(message)")
     }
+    // The server's notices and warnings go to the log with their priority, not to standard
+    // error (where the journal would take them as plain lines).
+    PQsetNoticeProcessor(
+      handle,
+      { _, message in
+        guard let message else { return }
+        let text = String(cString: message).trimmingCharacters(in: .whitespacesAndNewlines)
+        let logger = Logger(label: "postgresql")
+        if text.hasPrefix("WARNING") { logger.warning(text) } else { logger.info(text) }
+      }, nil)
   }
 
   deinit { PQfinish(handle) }

@@ -123,3 +123,20 @@ public final class SyncServer {
     return .woken
   }
 }
+
+extension SyncServer {
+  /// This hub's wall clock (`now`, ms) minus the server's, in ms: the server's time taken
+  /// halfway through the round trip.
+  public func clockSkew(now: () -> Int64) throws -> Int64 {
+    let before = now()
+    let text =
+      try connection.execute(
+        "SELECT (extract(epoch FROM clock_timestamp()) * 1000)::bigint"
+      ).rows.first?.first ?? nil
+    let after = now()
+    guard let text, let server = Int64(text) else {
+      throw PostgresError(sqlState: nil, message: "the server did not say its time")
+    }
+    return (before + after) / 2 - server
+  }
+}

@@ -3,8 +3,9 @@ import HearthPostgres
 import HearthSQLite
 import HearthWire
 
-/// A sharing action the service runs with the server, asked for by the hub's `sync` request.
-public enum ShareAction: Sendable, Hashable {
+/// An action the service runs with the server, asked for by the hub's `sync` request:
+/// sharing, and checking that this hub holds what the server does.
+public enum ServerAction: Sendable, Hashable {
   /// Shares root record `key` of `table` (again: sets its permission) and makes an invitation.
   case share(table: String, key: String, permission: SharePermission, title: String?)
   case accept(invitation: String)
@@ -12,22 +13,26 @@ public enum ShareAction: Sendable, Hashable {
   case unshare(table: String, key: String)
   /// Takes the share of root record `key` of `table` from member `role`.
   case revoke(table: String, key: String, role: String)
+  /// Pushes and pulls, then compares each zone's records here and on the server.
+  case verify
 }
 
-extension ShareAction {
+extension ServerAction {
   /// The table whose root record the action is about (none for `accept`).
   public var table: String? {
     switch self {
     case .share(let table, _, _, _), .unshare(let table, _), .revoke(let table, _, _): table
-    case .accept: nil
+    case .accept, .verify: nil
     }
   }
 }
 
-/// What a sharing action came to: the share as it is now, and `share`'s invitation.
-public struct ShareOutcome: Sendable, Hashable {
+/// What an action came to: the share as it is now, `share`'s invitation, `verify`'s
+/// comparison.
+public struct ServerOutcome: Sendable, Hashable {
   public var share: SyncShare?
   public var invitation: String?
+  public var verification: SyncVerification?
 }
 
 /// A sharing action refused by this hub (the server's refusals are `PostgresError`s of
@@ -39,7 +44,7 @@ public struct ShareError: Error, Hashable, Sendable, CustomStringConvertible {
 
 extension SyncService {
   /// Queues `action` for the service's next round; returns its ticket for `outcome(of:)`.
-  public func perform(_ action: ShareAction) -> Int {
+  public func perform(_ action: ServerAction) -> Int {
     let ticket = actions.withLock { actions in
       actions.next += 1
       actions.queued.append((actions.next, action))
@@ -51,12 +56,12 @@ extension SyncService {
 
   /// The outcome of ticket `ticket`, once its action ran and the round after it has pushed
   /// and pulled (so an accepted share's rows are here); taken once.
-  public func outcome(of ticket: Int) -> Result<ShareOutcome, any Error>? {
+  public func outcome(of ticket: Int) -> Result<ServerOutcome, any Error>? {
     actions.withLock { $0.done.removeValue(forKey: ticket) }
   }
 
   /// Runs the queued actions; their outcomes wait in `finished` for the round's end.
-  func runActions(_ server: SyncServer) -> [(Int, Result<ShareOutcome, any Error>)] {
+  func runActions(_ server: SyncServer) -> [(Int, Result<ServerOutcome, any Error>)] {
     let queued = actions.withLock { actions in
       defer { actions.queued.removeAll() }
       return actions.queued
@@ -66,15 +71,24 @@ extension SyncService {
     }
   }
 
+  /// Takes the queued actions, each failed with `error` (sync is paused).
+  func refuseActions(_ error: any Error) -> [(Int, Result<ServerOutcome, any Error>)] {
+    let queued = actions.withLock { actions in
+      defer { actions.queued.removeAll() }
+      return actions.queued
+    }
+    return queued.map { ticket, _ in (ticket, .failure(error)) }
+  }
+
   /// Publishes outcomes (after the round, or at once when the round failed).
-  func publish(_ outcomes: [(Int, Result<ShareOutcome, any Error>)]) {
+  func publish(_ outcomes: [(Int, Result<ServerOutcome, any Error>)]) {
     guard !outcomes.isEmpty else { return }
     actions.withLock { actions in
       for (ticket, outcome) in outcomes { actions.done[ticket] = outcome }
     }
   }
 
-  private func run(_ action: ShareAction, _ server: SyncServer) throws -> ShareOutcome {
+  private func run(_ action: ServerAction, _ server: SyncServer) throws -> ServerOutcome {
     switch action {
     case .share(let table, let key, let permission, let title):
       // What is owed goes first: the server shares the rows it has.
@@ -87,22 +101,27 @@ extension SyncService {
         title: title)
       try linkFiles(of: rows, to: zone, server)
       let shares = try refreshShares(server, assigning: (rows, zone))
-      return ShareOutcome(share: shares.first { $0.zone == zone }, invitation: invitation)
+      return ServerOutcome(share: shares.first { $0.zone == zone }, invitation: invitation)
     case .accept(let invitation):
       let share = try server.accept(invitation)
       try refreshShares(server)
-      return ShareOutcome(share: share)
+      return ServerOutcome(share: share)
     case .unshare(let table, let key):
       let share = try ownShare(table, key)
       try writer.makeDurable()
       try pushAll(server)
       try server.unshare(share.zone)
       try refreshShares(server)
-      return ShareOutcome()
+      return ServerOutcome()
     case .revoke(let table, let key, let role):
       let share = try ownShare(table, key)
       try server.revoke(share.zone, from: role)
-      return ShareOutcome(share: try refreshShares(server).first { $0.zone == share.zone })
+      return ServerOutcome(share: try refreshShares(server).first { $0.zone == share.zone })
+    case .verify:
+      try writer.makeDurable()
+      try pushAll(server)
+      try pullAll(server)
+      return ServerOutcome(verification: try verify(server))
     }
   }
 
@@ -171,5 +190,13 @@ extension SyncService {
       logger.notice("shares no longer synced here: \(gone.joined(separator: ", "))")
     }
     return shares
+  }
+}
+
+/// Sync is paused (`hearth sync pause`): nothing goes to or comes from the server.
+public struct SyncPaused: Error, Hashable, Sendable, CustomStringConvertible {
+  public init() {}
+  public var description: String {
+    "sync is paused: nothing is pushed or pulled until `hearth sync resume`"
   }
 }

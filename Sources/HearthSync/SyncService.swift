@@ -67,9 +67,11 @@ public final class SyncService: Sendable {
   /// commit, pull after the server's doorbell, both when asked (`requestRound`) and every
   /// `pollInterval` — so a hub busy with tables it does not sync asks nothing of the server.
   private let rounds = Locked((begun: 0, finished: 0, push: true, pull: true))
+  /// When the clock was last compared with the server's (nil: since connecting, never).
+  private let lastClockCheck = Locked<ContinuousClock.Instant?>(nil)
   /// Sharing actions asked for (`perform`), and their outcomes until taken.
   let actions = Locked<
-    (next: Int, queued: [(Int, ShareAction)], done: [Int: Result<ShareOutcome, any Error>])
+    (next: Int, queued: [(Int, ServerAction)], done: [Int: Result<ServerOutcome, any Error>])
   >((0, [], [:]))
 
   public init(
@@ -130,10 +132,20 @@ public final class SyncService: Sendable {
         return (push: rounds.push, pull: rounds.pull)
       }
       if due.push && due.pull { lastWholeRound = ContinuousClock.now }
-      var outcomes: [(Int, Result<ShareOutcome, any Error>)] = []
+      var outcomes: [(Int, Result<ServerOutcome, any Error>)] = []
       do {
+        // Paused by the person: no connection, nothing pushed or pulled; local writes go on.
+        if try reader.read({ db in try SyncStore.value(SyncStore.pausedKey, db) }) != nil {
+          server = nil
+          publish(refuseActions(SyncPaused()))
+          rounds.withLock { $0.finished = $0.begun }
+          wantWholeRound()
+          bell.wait(timeout: settings.pollInterval)
+          continue
+        }
         let connected = try server ?? connect()
         server = connected
+        if due.push && due.pull { try checkClock(connected) }
         if try isPaused(connected, checkingZone: due.push && due.pull) {
           wantWholeRound()
           bell.wait(timeout: settings.pollInterval)
@@ -193,7 +205,49 @@ public final class SyncService: Sendable {
     try server.listen()
     logger.notice("connected to the sync server (zone \(settings.zone))")
     _ = try writer.write { db in try SyncStore.setValue(nil, for: "lastError", db) }
+    lastClockCheck.withLock { $0 = nil }
     return server
+  }
+
+  /// How far this hub's wall clock is from the server's, measured when it connects and
+  /// once a minute: kept for `hearth sync` and `hearth status`, and logged when it passes
+  /// `clockSkewWarning`. Edits keep their order whatever it is (the clock moves past
+  /// every time it pulls); a clock far off only makes "later" mean less to people.
+  private func checkClock(_ server: SyncServer) throws {
+    let due = lastClockCheck.withLock { last in
+      guard last.map({ ContinuousClock.now - $0 >= .seconds(60) }) ?? true else { return false }
+      last = ContinuousClock.now
+      return true
+    }
+    guard due else { return }
+    let clock = capture.clock
+    let skew = try server.clockSkew { clock.now }
+    let stored = try reader.read { db in
+      try SyncStore.value(SyncStore.clockSkewKey, db).flatMap { Int64($0) }
+    }
+    if let stored, abs(stored - skew) < 1_000 { return }
+    let warning = Self.clockSkewWarning
+    if abs(skew) > warning, stored.map({ abs($0) <= warning }) ?? true {
+      logger.warning(
+        "this hub's clock is \(Self.shownSkew(skew)) the sync server's; edits keep their "
+          + "order, but set the clock right (timedatectl)")
+    }
+    try writer.write { db in try SyncStore.setValue(String(skew), for: SyncStore.clockSkewKey, db) }
+  }
+
+  /// Past this (ms), a clock's distance from the server's is worth saying.
+  public static let clockSkewWarning: Int64 = 5_000
+
+  /// `skew` (ms, this clock minus the server's) in words: "42 s behind", "1 h 3 min ahead of".
+  public static func shownSkew(_ skew: Int64) -> String {
+    let seconds = abs(skew) / 1000
+    let amount =
+      seconds >= 86_400
+      ? "\(seconds / 86_400) d \(seconds % 86_400 / 3600) h"
+      : seconds >= 3600
+        ? "\(seconds / 3600) h \(seconds % 3600 / 60) min"
+        : seconds >= 60 ? "\(seconds / 60) min \(seconds % 60) s" : "\(seconds) s"
+    return skew < 0 ? "\(amount) behind" : "\(amount) ahead of"
   }
 
   /// Pushes every pending change, a batch at a time, each row to its zone.

@@ -27,6 +27,10 @@ public enum SyncStore {
   public static let tables = HubTables.syncedTables
   public static let rows = "hearth_sync_rows"
   public static let held = "hearth_sync_held"
+  /// `hearth_sync_state`'s key set while the person has paused sync (its value: when, ms).
+  public static let pausedKey = "paused"
+  /// Its key for this hub's wall clock minus the server's, in ms, as last measured.
+  public static let clockSkewKey = "clockSkew"
 
   public static let schema = """
     CREATE TABLE IF NOT EXISTS hearth_sync_state (
@@ -113,6 +117,17 @@ public enum SyncStore {
   /// How many rows have changes the server has not taken yet.
   public static func pendingCount(_ db: Database) throws -> Int {
     try Int.fetchOne(db, sql: "SELECT count(*) FROM \(rows) WHERE pending != '{}'") ?? 0
+  }
+
+  /// `pendingCount` by table, for the tables that have any.
+  public static func pendingByTable(_ db: Database) throws -> [String: Int] {
+    var counts: [String: Int] = [:]
+    for row in try Row.fetchAll(
+      db, sql: "SELECT tbl, count(*) AS n FROM \(rows) WHERE pending != '{}' GROUP BY tbl")
+    {
+      counts[try row["tbl"]] = try row["n"]
+    }
+    return counts
   }
 
   /// How many pulled records wait to be applied.

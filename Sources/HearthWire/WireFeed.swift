@@ -50,11 +50,15 @@ public struct CursorRequest: Codable, Hashable, Sendable {
 /// `share` a root record (`table`, `key`) with `permission` and an optional `title`,
 /// answered with a new `invitation`; `acceptShare` an `invitation`; `unshare` a root
 /// record; `revokeShare` from member `role`. Those are answered, as `now` is, once the
-/// server has done it and a round begun after it has pushed and pulled.
+/// server has done it and a round begun after it has pushed and pulled. `verify` compares
+/// this hub's rows with the server's records, zone by zone, after a round
+/// (`SyncingReply.verification`); `pause` stops pushing and pulling (durably: across
+/// restarts) until `resume`, while local writes go on.
 public struct SyncRequest: Codable, Hashable, Sendable {
   public enum Action: String, Codable, Hashable, Sendable {
     case status, now, resync, deleteLocalData, acceptAccount
     case share, acceptShare, unshare, revokeShare
+    case verify, pause, resume
   }
 
   public var v = WireProtocol.version
@@ -176,6 +180,15 @@ public struct SyncingReply: Codable, Hashable, Sendable {
   public var invitation: String?
   /// The zone of the share a sharing action concerned (in `shares`, unless it ended).
   public var share: String?
+  /// Whether the person paused sync (`pause`; nothing is pushed or pulled until `resume`).
+  public var paused: Bool?
+  /// This hub's wall clock minus the sync server's, in ms, as last measured (at each
+  /// connection and once a minute); nil before the first.
+  public var clockSkew: Int64?
+  /// `pending` by table, for the tables that have any.
+  public var pendingByTable: [String: Int]?
+  /// `verify`'s comparison.
+  public var verification: SyncVerification?
 
   public init(
     id: String, tables: [String], server: String?, zone: String, hub: String, pending: Int,

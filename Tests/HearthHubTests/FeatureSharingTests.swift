@@ -38,14 +38,34 @@ extension SyncSuites {
       #expect(try remindersB("show").output.contains("Milk"))
       // Read-only: bob's reminder is refused, and says why.
       run = try remindersB("add", "Beer", "--list", "Groceries")
-      #expect(run.status != 0)
-      #expect(run.errors.contains("write-permission"), "\(run.errors)")
+      #expect(run.status == 5, "\(run.errors)")
+      #expect(
+        run.errors.contains("“Groceries”, shared with you by alice to read only"), "\(run.errors)")
+      #expect(run.errors.contains("nothing was changed"), "\(run.errors)")
       // Alice's list shows whom it is shared with.
       try eventually(timeout: .seconds(30)) {
         try remindersA("lists").output.contains("shared with bob (read-only)")
       }
       run = try FeatureCLI("hearth", hub: alice.process)("sync", "shares")
       #expect(run.output.contains("shared with bob (read)"), "\(run.output)")
+      run = try remindersA("members", "Groceries")
+      #expect(run.output.contains("bob  read-only"), "\(run.output)")
+      run = try remindersB("members", "Groceries")
+      #expect(run.output.contains("alice  owner") && run.output.contains("you  read-only"))
+      // Revoked: bob loses it; the list stays shared (with nobody now).
+      run = try remindersA("revoke", "Groceries", "carol")
+      #expect(run.status == 4 && run.errors.contains("its members: bob"), "\(run.errors)")
+      run = try remindersA("revoke", "Groceries", "bob")
+      #expect(run.status == 0, "\(run.errors)")
+      try eventually(timeout: .seconds(30)) {
+        try remindersB("lists").output.hasPrefix("No lists yet")
+      }
+      #expect(try remindersA("members", "Groceries").output.contains("nobody has accepted it yet"))
+      // Shared again and accepted again, by an invitation made for it.
+      run = try remindersA("share", "Groceries", "--json")
+      let again = try #require((try run.json() as? [String: Any])?["invitation"] as? String)
+      #expect(try hearth("sync", "accept", again).status == 0)
+      #expect(try remindersB("lists").output.contains("Groceries"))
       // Unshared: gone from bob's hub.
       run = try remindersA("unshare", "Groceries")
       #expect(run.status == 0, "\(run.errors)")
@@ -74,6 +94,8 @@ extension SyncSuites {
         try FeatureCLI("hearth-attachments", hub: bob.process)
       )
       let groceries = try remindersA.made("list-add", "Groceries")
+      // Ids in --json as the database holds them, in lower case.
+      #expect(groceries == groceries.lowercased())
       try remindersA("list-add", "Diary")
       let milk = try remindersA.made("add", "Milk", "--list", "Groceries", key: "reminder")
       let secret = try remindersA.made("add", "Secret", "--list", "Diary", key: "reminder")

@@ -63,5 +63,104 @@ extension SyncSuites {
       let refused = try hearth("sync", "setup", "host=/nonexistent port=1", "--config", config)
       #expect(refused.status == 1 && refused.errors.contains("cannot use the sync server"))
     }
+
+    /// `hearth sync pause` stops pushing and pulling, across a restart, while local writes
+    /// go on and `now` says why it cannot; `resume` sends what waited. `verify` finds the
+    /// hubs equal to the server, then names a row changed behind sync's back.
+    @Test func pauseHoldsSyncAcrossARestartAndVerifyNamesTheRowsThatDiffer() throws {
+      let server = try PostgresServer()
+      defer { server.stop() }
+      let a = try SyncingHubProcess("a", server: server)
+      let b = try SyncingHubProcess("b", server: server)
+      defer {
+        a.stopAndRemove()
+        b.stopAndRemove()
+      }
+      let (hearthA, hearthB) = (
+        try FeatureCLI("hearth", hub: a.process), try FeatureCLI("hearth", hub: b.process)
+      )
+      try a.todo.write { db in
+        try db.execute(sql: "INSERT INTO lists (id, title) VALUES ('l', 'Home')")
+        for item in 0..<20 {
+          try db.execute(
+            sql: "INSERT INTO items (id, listID, title) VALUES (?, 'l', ?)",
+            arguments: ["i\(item)", "item \(item)"])
+        }
+      }
+      try converge([a, b], server: server)
+
+      var run = try hearthA("sync", "pause")
+      #expect(run.status == 0, "\(run.errors)")
+      #expect(run.output.contains("paused    nothing is pushed or pulled"), "\(run.output)")
+      try a.restart()
+      try a.todo.write { db in
+        try db.execute(sql: "UPDATE items SET title = 'written while paused' WHERE id = 'i3'")
+      }
+      run = try hearthA("sync", "now")
+      #expect(run.status == 1 && run.errors.contains("sync is paused"), "\(run.errors)")
+      #expect(try hearthA("status").output.contains("paused (hearth sync resume)"))
+      #expect(try a.status()["paused"] as? Bool == true)
+      // Two seconds of rounds: nothing went to the server.
+      Thread.sleep(forTimeInterval: 2)
+      let title = try server.execute(
+        "SELECT fields -> 'title' ->> 'text' FROM hearth.records WHERE record_name = 'i3'")
+      #expect(title.rows.first?.first == "item 3")
+      #expect(try a.status()["pending"] as? Int == 1)
+
+      run = try hearthA("sync", "resume")
+      #expect(run.status == 0, "\(run.errors)")
+      #expect(try hearthA("sync", "now").status == 0)
+      #expect(try hearthB("sync", "now").status == 0)
+      try eventually {
+        try b.todo.read { db in
+          try String.fetchOne(db, sql: "SELECT title FROM items WHERE id = 'i3'")
+        } == "written while paused"
+      }
+
+      // Equal: one zone, 21 rows, the same digest on both sides.
+      run = try hearthB("sync", "verify")
+      #expect(run.status == 0, "\(run.output) \(run.errors)")
+      #expect(run.output.contains("hearth/default: equal, 21 rows"), "\(run.output)")
+      let json = try #require(try hearthA("sync", "verify", "--json").json() as? [String: Any])
+      let zone = try #require((json["zones"] as? [[String: Any]])?.first)
+      #expect(zone["digest"] as? String == zone["serverDigest"] as? String)
+
+      // A row changed on the server behind the hubs' back (no newer time: never pulled).
+      _ = try server.execute(
+        """
+        UPDATE hearth.records SET fields = jsonb_set(fields, '{title}', '{"text": "tampered"}')
+        WHERE record_name = 'i7'
+        """)
+      run = try hearthB("sync", "verify")
+      #expect(run.status == 1)
+      #expect(run.output.contains("1 rows differ"), "\(run.output)")
+      #expect(
+        run.output.contains(#"items i7: title: here "item 7", on the server "tampered""#),
+        "\(run.output)")
+    }
+
+    /// A hub whose clock is off from the server's by more than a few seconds says so in
+    /// `hearth sync`, `hearth status` and its log; one that is right says nothing of it.
+    @Test func aHubWhoseClockIsOffSaysSo() throws {
+      let server = try PostgresServer()
+      defer { server.stop() }
+      let slow = try SyncingHubProcess(
+        "slow", server: server, settings: "sync-clock-offset-ms = -125000\n")
+      let right = try SyncingHubProcess("right", server: server)
+      defer {
+        slow.stopAndRemove()
+        right.stopAndRemove()
+      }
+      let hearth = try FeatureCLI("hearth", hub: slow.process)
+      #expect(try hearth("sync", "now").status == 0)
+      let shown = try hearth("sync").output
+      #expect(shown.contains("clock     2 min 5 s behind the server's"), "\(shown)")
+      #expect(try hearth("status").output.contains("clock 2 min 5 s behind the server's"))
+      let skew = try #require(try slow.status()["clockSkew"] as? Int)
+      #expect(abs(skew + 125_000) < 2_000, "\(skew)")
+      try eventually { slow.logLines.contains { $0.contains("clock is 2 min 5 s behind") } }
+      #expect(try FeatureCLI("hearth", hub: right.process)("sync", "now").status == 0)
+      #expect(!(try FeatureCLI("hearth", hub: right.process)("status").output.contains("clock")))
+    }
   }
 }

@@ -75,6 +75,68 @@ let unshareList = Command(
     json: ["id": list.id.uuidString])
 }
 
+let listMembers = Command(
+  "members", arguments: "LIST",
+  summary: "who a shared list is shared with, and what each may do"
+) { input in
+  @Dependency(\.defaultDatabase) var database
+  let (list, share) = try database.read { db in
+    let list = try RemindersActions.findList(try input.positional(0, name: "LIST"), db)
+    return (list, try Queries.listLines(db).first { $0.list.id == list.id }?.share)
+  }
+  guard let share else {
+    return .message(
+      "List \(ShortID.of(list.id)) \"\(list.title)\" is not shared.",
+      json: ["id": list.id.uuidString.lowercased(), "shared": false])
+  }
+  let people =
+    share.isOwner
+    ? share.participants.map { "\($0.role)  \(memberPermission($0.permission))" }
+    : ["\(share.owner)  owner", "you  \(memberPermission(share.publicPermission))"]
+  return .message(
+    "List \(ShortID.of(list.id)) \"\(list.title)\" (\(sharing(share))):\n"
+      + (people.isEmpty ? "nobody has accepted it yet" : people.joined(separator: "\n")),
+    json: [
+      "id": list.id.uuidString.lowercased(), "shared": true, "owner": share.owner,
+      "isOwner": share.isOwner,
+      "members": share.participants.map {
+        ["role": $0.role, "permission": $0.permission.rawValue]
+      },
+    ])
+}
+
+let revokeMember = Command(
+  "revoke", arguments: "LIST PERSON",
+  summary: "takes a shared list from one person (their hubs drop it); the others keep it"
+) { input in
+  @Dependency(\.defaultDatabase) var database
+  @Dependency(\.defaultSyncEngine) var syncEngine
+  let person = try input.positional(1, name: "PERSON")
+  let (list, share) = try database.read { db in
+    let list = try RemindersActions.findList(try input.positional(0, name: "LIST"), db)
+    return (list, try Queries.listLines(db).first { $0.list.id == list.id }?.share)
+  }
+  guard let share, share.isOwner else {
+    throw CommandError.usage(
+      "list \(ShortID.of(list.id)) \"\(list.title)\" is not shared by you: nothing to revoke")
+  }
+  guard share.participants.contains(where: { $0.role == person }) else {
+    let members = share.participants.map(\.role).joined(separator: ", ")
+    throw CommandError.notFound(
+      "\(person) is not a member of list \"\(list.title)\""
+        + (members.isEmpty ? " (nobody is yet)" : " (its members: \(members))"))
+  }
+  let engine = syncEngine
+  try waitFor { try await engine.revoke(record: list, from: person) }
+  return .message(
+    "\(person) no longer has list \(ShortID.of(list.id)) \"\(list.title)\".",
+    json: ["id": list.id.uuidString.lowercased(), "revoked": person])
+}
+
+private func memberPermission(_ permission: Share.Permission) -> String {
+  permission == .readWrite ? "read-write" : "read-only"
+}
+
 let addList = Command(
   "list-add", arguments: "TITLE [--color COLOR]", summary: "creates a list",
   details: "COLOR: #rrggbb or red, orange, yellow, green, blue, purple, brown.",

@@ -54,7 +54,8 @@ package func remindersTool() -> Tool {
   Tool.feature(
     name: "hearth-reminders", summary: "reminders in lists, with tags, due dates, search and stats",
     commands: [
-      lists, addList, editList, deleteList, shareList, unshareList, add, show, info, edit, complete,
+      lists, addList, editList, deleteList, shareList, unshareList, listMembers, revokeMember,
+      add, show, info, edit, complete,
       reopen, delete, tag,
       untag, search, stats, move, watchReminders, run,
     ])

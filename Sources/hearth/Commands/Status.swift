@@ -24,6 +24,7 @@ let statusCommand = Command(
   let plugins =
     FileManager.default.fileExists(atPath: paths.databasePath)
     ? (try? openDatabase(paths).read(HubTables.registeredPlugins).count) ?? 0 : 0
+  let sync = welcome == nil ? nil : syncSummary(paths)
   let output = CommandOutput(
     text: {
       guard let welcome else {
@@ -41,6 +42,7 @@ let statusCommand = Command(
         lines.append(connectionsDescription(connections))
       }
       for lock in welcome.locks ?? [] { lines.append(lockDescription(lock)) }
+      if let sync = sync { lines.append(sync.text) }
       return lines.joined(separator: "\n")
     },
     json: {
@@ -61,6 +63,7 @@ let statusCommand = Command(
         object["locks"] = try JSONSerialization.jsonObject(
           with: WireCoding.encode(welcome.locks ?? []))
       }
+      if let sync { object["sync"] = sync.json }
       return try jsonData(object)
     })
   return output.exiting(with: welcome == nil ? .hubUnavailable : .success)

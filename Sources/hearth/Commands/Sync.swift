@@ -8,9 +8,12 @@ import HearthZMQ
 let syncCommand = Command(
   "sync",
   arguments:
-    "[status | now | resync | setup URL [--zone NAME] | share TABLE KEY [--permission P] "
-    + "[--title T] | accept INVITATION | unshare TABLE KEY | revoke TABLE KEY ROLE | shares]",
-  summary: "sync with a PostgreSQL server: its state, a round now, a resync, the server, sharing",
+    "[status | now | resync | verify | pause | resume | account keep | setup URL [--zone NAME] "
+    + "| share TABLE KEY [--permission P] [--title T] | accept INVITATION | unshare TABLE KEY "
+    + "| revoke SHARE ROLE | shares]",
+  summary:
+    "sync with a PostgreSQL server: its state, a round now, a check, a pause, the server, "
+    + "sharing",
   details: """
     status      (the default) the server, the synced tables, the rows with changes not
                 yet pushed, records held until they can be applied, the server's
@@ -18,6 +21,12 @@ let syncCommand = Command(
     now         a round of sync now: answers once a round begun after the request has
                 pushed and pulled (exit 1, with the last error, when none could in 30 s).
     resync      every row pushed again and everything pulled again; nothing is deleted.
+    verify      after a round, compares every zone's rows here with the server's records:
+                a digest of each side, and the rows that differ (exit 1 when any do).
+    pause       nothing is pushed or pulled (across restarts too) until resume; local
+                writes go on, and their changes wait. For a metered connection, or to
+                work offline.
+    resume      syncs again, from where it was.
     account keep
                 after the server or zone changed (sync waits, and says so): keeps this
                 hub's rows for the new account (pushed to it, its rows pulled here).
@@ -35,8 +44,9 @@ let syncCommand = Command(
                 on the other person's hub: the share's rows come here.
     unshare TABLE KEY
                 stops sharing it: every member's hubs drop it; the owner keeps it.
-    revoke TABLE KEY ROLE
-                takes the share from one member.
+    revoke SHARE ROLE
+                takes the share from one member. SHARE is the share's title, its zone
+                (alice/share-…) or its root record's key (or TABLE KEY).
     shares      the shares this hub syncs: who shared them, with whom.
     """,
   valuedOptions: ["zone", "config", "permission", "title"]
@@ -46,6 +56,9 @@ let syncCommand = Command(
   case "status": return try syncState(paths, action: .status)
   case "now": return try syncState(paths, action: .now)
   case "resync": return try syncState(paths, action: .resync)
+  case "pause": return try syncState(paths, action: .pause)
+  case "resume": return try syncState(paths, action: .resume)
+  case "verify": return try verifySync(paths)
   case "account":
     guard input.positionals.dropFirst().first == "keep" else {
       throw CommandError.usage("hearth sync account takes keep")
@@ -54,7 +67,9 @@ let syncCommand = Command(
   case "setup": return try setUpSync(input)
   case "share", "accept", "unshare", "revoke", "shares": return try syncSharing(input, paths)
   case let other:
-    throw CommandError.usage("hearth sync takes status, now, resync or setup URL, not \(other)")
+    throw CommandError.usage(
+      "hearth sync takes status, now, resync, verify, pause, resume, account keep, setup, "
+        + "share, accept, unshare, revoke or shares, not \(other)")
   }
 }
 
@@ -85,7 +100,48 @@ private func syncState(_ paths: HubPaths, action: SyncRequest.Action) throws -> 
       "error     \(state.lastError ?? "none")",
     ].joined(separator: "\n")
       + (state.accountChange.map { "\naccount   changed: \($0) (hearth sync account keep)" } ?? "")
+      + (state.paused == true
+        ? "\npaused    nothing is pushed or pulled until hearth sync resume" : "")
+      + (state.clockSkew.map { skew in
+        "\nclock     \(SyncService.shownSkew(skew)) the server's"
+          + (abs(skew) > SyncService.clockSkewWarning
+            ? ": edits keep their order, but set it right (timedatectl)" : "")
+      } ?? "")
   }
+}
+
+/// `hearth sync verify`: the hub compares each zone with the server; exit 1 when any differ.
+private func verifySync(_ paths: HubPaths) throws -> CommandOutput {
+  let reply = try askHub(paths, SyncRequest(id: UUID().uuidString, action: .verify))
+  guard let verification = reply.verification else {
+    throw CommandError("the hub did not say what it found")
+  }
+  let output = CommandOutput.values(verification) { verification in
+    verification.zones.map { zone in
+      let digests =
+        zone.digest == zone.serverDigest
+        ? "digest \(zone.digest.prefix(16))"
+        : "digest here \(zone.digest.prefix(16)), on the server \(zone.serverDigest.prefix(16))"
+      var lines = [
+        "\(zone.zone): "
+          + (zone.isEqual
+            ? "equal, \(zone.rows) rows (\(digests))"
+            : "\(zone.differing) rows differ; \(zone.rows) rows here, \(zone.serverRows) on the "
+              + "server (\(digests))")
+      ]
+      if zone.pending > 0 {
+        lines.append("  \(zone.pending) rows changed during the check, not compared")
+      }
+      for difference in zone.differences {
+        lines.append("  \(difference.table) \(difference.key): \(difference.what)")
+      }
+      if zone.differing > zone.differences.count {
+        lines.append("  … and \(zone.differing - zone.differences.count) more")
+      }
+      return lines.joined(separator: "\n")
+    }.joined(separator: "\n")
+  }
+  return output.exiting(with: verification.isEqual ? .success : .failure)
 }
 
 /// `hearth sync setup URL`: the server checked, then written to the config file.
@@ -118,4 +174,39 @@ private func setUpSync(_ input: CommandInput) throws -> CommandOutput {
     "the server answers; wrote sync-server and sync-zone to \(path)\n"
       + "restart hearthd to sync: systemctl --user restart hearthd",
     json: ["config": path, "zone": zone])
+}
+
+/// `hearth status`'s line on sync, from the hub's file: nil when this hub has never synced.
+/// `sync      3 rows to push; paused (hearth sync resume); clock 2 min 5 s behind the
+/// server's`.
+func syncSummary(_ paths: HubPaths) -> (text: String, json: [String: Any])? {
+  guard FileManager.default.fileExists(atPath: paths.databasePath),
+    let state = try? openDatabase(paths).read({ db -> (pending: Int, values: [String: String])? in
+      guard try db.tableExists(SyncStore.state),
+        try SyncStore.value("account", db) != nil || SyncStore.value("zone", db) != nil
+      else { return nil }
+      var values: [String: String] = [:]
+      for key in [SyncStore.pausedKey, SyncStore.clockSkewKey, "lastError"] {
+        values[key] = try SyncStore.value(key, db)
+      }
+      return (try SyncStore.pendingCount(db), values)
+    }) ?? nil
+  else { return nil }
+  var parts = ["\(state.pending) rows to push"]
+  var json: [String: Any] = ["pending": state.pending]
+  if state.values[SyncStore.pausedKey] != nil {
+    parts.append("paused (hearth sync resume)")
+    json["paused"] = true
+  }
+  if let skew = state.values[SyncStore.clockSkewKey].flatMap({ Int64($0) }) {
+    json["clockSkewMilliseconds"] = skew
+    if abs(skew) > SyncService.clockSkewWarning {
+      parts.append("clock \(SyncService.shownSkew(skew)) the server's (set it right: timedatectl)")
+    }
+  }
+  if let error = state.values["lastError"] {
+    parts.append("last error: \(error)")
+    json["lastError"] = error
+  }
+  return ("sync      " + parts.joined(separator: "; "), json)
 }

@@ -20,8 +20,14 @@ func syncSharing(_ input: CommandInput, _ paths: HubPaths) throws -> CommandOutp
     return .message(
       "accepted \(share.map(describe) ?? "the share")", json: ["zone": reply.share as Any])
   case "share", "unshare", "revoke":
-    let table = try input.positional(1, name: "TABLE")
-    let key = try input.positional(2, name: "KEY")
+    var (table, key) = ("", "")
+    if verb == "revoke" && input.positionals.count == 3 {
+      let share = try findShare(try input.positional(1, name: "SHARE"), paths)
+      (table, key) = (share.rootType, share.rootName)
+    } else {
+      table = try input.positional(1, name: "TABLE")
+      key = try input.positional(2, name: "KEY")
+    }
     let plugin = try owner(of: table, paths)
     var request = SyncRequest(id: UUID().uuidString, plugin: plugin, table: table, key: key)
     switch verb {
@@ -37,7 +43,7 @@ func syncSharing(_ input: CommandInput, _ paths: HubPaths) throws -> CommandOutp
     case "unshare": request.action = .unshare
     default:
       request.action = .revokeShare
-      request.role = try input.positional(3, name: "ROLE")
+      request.role = try input.positional(input.positionals.count == 3 ? 2 : 3, name: "ROLE")
     }
     let reply = try askHub(paths, request, as: plugin)
     guard let invitation = reply.invitation else {
@@ -49,6 +55,27 @@ func syncSharing(_ input: CommandInput, _ paths: HubPaths) throws -> CommandOutp
   default:
     throw CommandError.usage("hearth sync takes share, accept, unshare, revoke or shares")
   }
+}
+
+/// The share `name` names: its zone (whole, or its `share-…` part), its title (any case), or
+/// its root record's key (at least 6 characters of it); one of this person's own.
+private func findShare(_ name: String, _ paths: HubPaths) throws -> SyncShare {
+  let shares = (try askHub(paths, SyncRequest(id: UUID().uuidString)).shares ?? [])
+    .filter(\.isOwner)
+  let lowered = name.lowercased()
+  let found = shares.filter { share in
+    share.zone == name || share.zone.hasSuffix("/" + name)
+      || share.title?.lowercased() == lowered
+      || (lowered.count >= 6 && share.rootName.lowercased().hasPrefix(lowered))
+  }
+  guard found.count == 1, let share = found.first else {
+    let known = shares.map { $0.title ?? $0.zone }.joined(separator: ", ")
+    throw found.isEmpty
+      ? CommandError.notFound(
+        "no share of yours is \(name)" + (known.isEmpty ? "" : " (yours: \(known))"))
+      : CommandError.usage("\(name) names \(found.count) shares; use the zone")
+  }
+  return share
 }
 
 /// The plugin that owns `table`, from the hub's file.
@@ -65,7 +92,7 @@ private func owner(of table: String, _ paths: HubPaths) throws -> String {
 }
 
 /// Sends `request` (as `plugin`, with its key) and waits up to 35 s for the hub's answer.
-private func askHub(_ paths: HubPaths, _ request: SyncRequest, as plugin: String? = nil) throws
+func askHub(_ paths: HubPaths, _ request: SyncRequest, as plugin: String? = nil) throws
   -> SyncingReply
 {
   let keys = try plugin.map { plugin in
