@@ -72,7 +72,7 @@ extension HubDatabase: SyncingDatabase {
 
   public func sync(tables: [String], action: SyncEngine.Action) throws -> SyncEngine.State {
     let state = try sync(tables: tables, action: SyncRequest.Action(rawValue: action.rawValue)!)
-    return SyncEngine.State(
+    var engineState = SyncEngine.State(
       tables: state.tables, server: state.server, zone: state.zone, pending: state.pending,
       held: state.held, pulled: state.pulled, lastError: state.lastError,
       accountChange: state.accountChange.map { change in
@@ -80,6 +80,10 @@ extension HubDatabase: SyncingDatabase {
           ? .zoneDeleted(String(change.dropFirst(SyncingReply.zoneDeletedPrefix.count)))
           : .switchAccounts(change)
       })
+    engineState.pendingByTable = state.pendingByTable ?? [:]
+    engineState.isPaused = state.paused == true
+    engineState.clockSkew = state.clockSkew.map { .milliseconds($0) }
+    return engineState
   }
 }
 

@@ -51,6 +51,23 @@ extension SyncSuites {
       #expect(lists.map(\.title) == ["Errands"])
       #expect(try engineOnB.state()?.pending == 0)
 
+      // What a UI shows: paused, the changes waiting, by table; up to date once resumed.
+      try await engineOnA.pause()
+      try await a.write { db in
+        try SyncedItem.insert {
+          SyncedItem(id: "i", listID: "l", title: "Stamps", done: false, position: 0)
+        }.execute(db)
+      }
+      var state = try #require(try engineOnA.state())
+      #expect(state.isPaused && !state.isUpToDate)
+      #expect(state.pendingByTable == ["items": 1])
+      await #expect(throws: DatabaseError.self) { try await engineOnA.syncChanges() }
+      try await engineOnA.resume()
+      try await engineOnA.syncChanges()
+      state = try #require(try engineOnA.state())
+      #expect(state.isUpToDate && state.pendingByTable.isEmpty, "\(state)")
+      #expect(state.clockSkew.map { abs($0.components.seconds) < 5 } == true)
+
       // deleteLocalData drops B's copy, changes not pushed included, not the server's: the
       // next round brings the server's rows back.
       try cluster[1].goOffline()

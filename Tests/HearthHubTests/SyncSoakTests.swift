@@ -11,8 +11,8 @@ import Testing
 extension SyncSuites {
   /// Three hearthd processes and one server under seeded random work: lists and items made,
   /// edited and deleted on every hub while hubs drop off the server and come back. Bounded
-  /// (a fixed number of steps); at the end every hub has the same rows, and no hub logged an
-  /// error or a warning.
+  /// (a fixed number of steps); at the end every hub has the same rows, `hearth sync verify`
+  /// finds each equal to the server, and no hub logged an error or a warning.
   @Suite(.serialized) struct SyncSoakTests {
     @Test(arguments: [7 as UInt64, 2026])
     func randomWorkAndPartitionsEndWithEqualDumpsAndCleanLogs(seed: UInt64) throws {
@@ -67,6 +67,12 @@ extension SyncSuites {
       }
       for (index, hub) in hubs.enumerated() where !online[index] { try hub.restart(online: true) }
       try converge(hubs, server: server, timeout: .seconds(90))
+      // Each hub, checked against the server: equal, row for row.
+      for hub in hubs {
+        let verify = try FeatureCLI("hearth", hub: hub.process)("sync", "verify")
+        #expect(verify.status == 0, "\(hub.name): \(verify.output) \(verify.errors)")
+        #expect(verify.output.hasPrefix("hearth/default: equal, "), "\(verify.output)")
+      }
       for hub in hubs {
         let complaints = hub.logLines.filter {
           $0.contains(": error: ") || $0.contains(": warning: ")

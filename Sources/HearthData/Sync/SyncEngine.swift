@@ -122,6 +122,14 @@ public final class SyncEngine: Sendable {
   /// pushed to it, and its rows pulled here; nothing is deleted).
   public func acceptAccount() async throws { try await run(.acceptAccount) }
 
+  /// Stops pushing and pulling (for every plugin of the hub, across restarts) until
+  /// `resume()`: local writes go on, and their changes wait. For a metered connection, or
+  /// a person who wants to work offline.
+  public func pause() async throws { try await run(.pause) }
+
+  /// Syncs again after `pause()`.
+  public func resume() async throws { try await run(.resume) }
+
   /// When the hub waits on an account change: the delegate decides (it calls
   /// `deleteLocalData()` or `acceptAccount()`); without one, `SyncEngineError.accountChanged`
   /// — nothing of this device is deleted, or pushed to another account, without a word.
@@ -203,7 +211,7 @@ public final class SyncEngine: Sendable {
 
   /// What an engine asks its hub for.
   public enum Action: String, Hashable, Sendable {
-    case status, now, resync, deleteLocalData, acceptAccount
+    case status, now, resync, deleteLocalData, acceptAccount, pause, resume
   }
 
   /// How the account changed: another server or zone than the one this hub synced with
@@ -238,6 +246,15 @@ public final class SyncEngine: Sendable {
     public var lastError: String?
     /// `old → new` while the hub waits on an account change.
     public var accountChange: AccountChange?
+    /// `pending` by table (tables with none left out): what a UI shows as "3 reminders
+    /// not synced yet".
+    public var pendingByTable: [String: Int] = [:]
+    /// Whether the person paused sync (`pause()`): nothing is pushed or pulled.
+    public var isPaused = false
+    /// The hub's wall clock minus the server's, as last measured; nil before the first.
+    public var clockSkew: Duration?
+    /// Whether the hub has sent every change and applied every record it pulled.
+    public var isUpToDate: Bool { pending == 0 && held == 0 && lastError == nil && !isPaused }
 
     public init(
       tables: [String], server: String?, zone: String, pending: Int, held: Int, pulled: Int64,
