@@ -16,7 +16,7 @@ public final class SyncServer {
   /// record not shared with someone else.
   public let zone: String
   /// The server schema's version; a newer one on the server is refused.
-  public static let schemaVersion = 2
+  public static let schemaVersion = 3
 
   /// Connects as the person `conninfo` names; `zone` is the name of their private zone.
   public init(_ conninfo: String, zone: String = "default") throws {
@@ -59,7 +59,8 @@ public final class SyncServer {
         }
         version = number
       }
-      for (number, script) in [(1, serverSchemaV1), (2, serverSchemaV2)] where number > version {
+      for (number, script) in [(1, serverSchemaV1), (2, serverSchemaV2), (3, serverSchemaV3)]
+      where number > version {
         try connection.executeScript(script)
       }
     }
@@ -138,5 +139,31 @@ extension SyncServer {
       throw PostgresError(sqlState: nil, message: "the server did not say its time")
     }
     return (before + after) / 2 - server
+  }
+}
+
+extension SyncServer {
+  /// The SQLSTATE of a pull whose cursor is at or before tombstones the zone collected.
+  public static let collectedState = "HR001"
+
+  /// Collects `zone`'s tombstones every hub of it has pulled past (`hearth.collect`);
+  /// returns how many.
+  @discardableResult
+  public func collectTombstones(_ zone: String? = nil) throws -> Int {
+    Int(
+      try connection.execute("SELECT hearth.collect($1)", [zone ?? self.zone]).rows.first?
+        .first??.description ?? "0") ?? 0
+  }
+
+  /// Every record (type, name) of `zone`, live or deleted.
+  func recordNames(_ zone: String? = nil) throws -> Set<SyncCheck.Key> {
+    var names = Set<SyncCheck.Key>()
+    for row in try connection.execute(
+      "SELECT record_type, record_name FROM hearth.names($1)", [zone ?? self.zone]
+    ).rows {
+      guard let type = row[0] ?? nil, let name = row[1] ?? nil else { continue }
+      names.insert(SyncCheck.Key(table: type.lowercased(), name: name))
+    }
+    return names
   }
 }

@@ -30,6 +30,8 @@ public final class SyncService: Sendable {
     /// How long it waits for a doorbell before it looks anyway.
     public var pollInterval: Duration = .seconds(1)
     public var retryDelay: ClosedRange<Duration> = .milliseconds(100)...(.seconds(5))
+    /// How often deleted records every hub has pulled past are collected on the server.
+    public var collectInterval: Duration = .seconds(3600)
     /// The hub's database: its plugins' files (`SyncFiles`) are beside it.
     public var databasePath = ""
     /// The account as it is shown and remembered (`hearth_sync_state.account`): the server
@@ -67,6 +69,8 @@ public final class SyncService: Sendable {
   /// commit, pull after the server's doorbell, both when asked (`requestRound`) and every
   /// `pollInterval` — so a hub busy with tables it does not sync asks nothing of the server.
   private let rounds = Locked((begun: 0, finished: 0, push: true, pull: true))
+  /// When tombstones were last collected (nil: never since the service started).
+  private let lastCollection = Locked<ContinuousClock.Instant?>(nil)
   /// When the clock was last compared with the server's (nil: since connecting, never).
   private let lastClockCheck = Locked<ContinuousClock.Instant?>(nil)
   /// Sharing actions asked for (`perform`), and their outcomes until taken.
@@ -156,6 +160,7 @@ public final class SyncService: Sendable {
         if due.push && due.pull || !outcomes.isEmpty { try refreshShares(connected) }
         if due.push { try pushAll(connected) }
         if due.pull { try pullAll(connected) }
+        if due.push && due.pull { try collectIfDue(connected) }
         publish(outcomes)
         rounds.withLock { $0.finished = $0.begun }
         delay = settings.retryDelay.lowerBound
@@ -302,32 +307,42 @@ public final class SyncService: Sendable {
   }
 
   private func pull(_ zone: String?, shares: [SyncShare], _ server: SyncServer) throws {
+    // Durable: a hub stopped in the middle of pulling a zone again sweeps it once through.
+    let sweepKey = "sweep:\(zone ?? "")"
+    var sweeping = try reader.read { db in try SyncStore.value(sweepKey, db) } != nil
     while !isStopping {
       let cursor = try reader.read { db in
         try zone.map { try SyncShares.cursor(of: $0, db) } ?? SyncStore.cursor(db)
       }
-      let page = try server.pull(zone, after: cursor, limit: settings.pullPage, hub: hub)
-      guard let last = page.last else { return }
-      let (capture, databasePath) = (capture, settings.databasePath)
-      let report = try writer.write { db in
-        let applier = SyncApplier(
-          capture: capture, tables: try SyncStore.syncedTables(db), zone: zone, shares: shares)
-        let report = try capture.applying { try applier.apply(page, db) }
-        try SyncFiles.queueMissing(report.appliedRecords, databasePath: databasePath, db)
-        let next = SyncCursor(seq: last.seq ?? cursor.seq, type: last.type, name: last.name)
-        if let zone {
-          try SyncShares.setCursor(next, of: zone, db)
-        } else {
-          try SyncStore.setCursor(next, db)
-        }
-        try SyncStore.setValue(capture.clock.last.description, for: "clock", db)
-        return report
-      }
-      if report.held > 0 {
+      let page: [SyncRecord]
+      do {
+        page = try server.pull(zone, after: cursor, limit: settings.pullPage, hub: hub)
+      } catch let error as PostgresError where error.sqlState == SyncServer.collectedState {
+        // Away longer than the zone keeps deleted records: pulled again from the start, then
+        // the rows the server no longer has are dropped here.
         logger.notice(
-          "\(report.held) pulled records held until they can be applied: "
-            + report.reasons.joined(separator: "; "))
+          "this hub was away longer than the server keeps deleted records for: pulling zone "
+            + "\(zone ?? server.zone) again from the start")
+        try writer.write { db in
+          if let zone {
+            try SyncShares.setCursor(.start, of: zone, db)
+          } else {
+            try SyncStore.setCursor(.start, db)
+          }
+          try SyncStore.setValue("1", for: sweepKey, db)
+        }
+        sweeping = true
+        continue
       }
+      if sweeping, page.count < settings.pullPage {
+        defer { sweeping = false }
+        if let last = page.last { try apply(page, last: last, cursor: cursor, zone, shares) }
+        try sweep(zone, server, clearing: sweepKey)
+        return
+      }
+      guard let last = page.last else { return }
+      try apply(page, last: last, cursor: cursor, zone, shares)
+      let (capture, databasePath) = (capture, settings.databasePath)
       if page.count < settings.pullPage {
         // The round is over: what waits for no parent in particular is tried again.
         _ = try writer.write { db in
@@ -340,6 +355,99 @@ public final class SyncService: Sendable {
           return report
         }
         return
+      }
+    }
+  }
+}
+
+extension SyncService {
+  /// Applies a pulled page of `zone` and moves its cursor past `last`, in one commit.
+  private func apply(
+    _ page: [SyncRecord], last: SyncRecord, cursor: SyncCursor, _ zone: String?,
+    _ shares: [SyncShare]
+  ) throws {
+    let (capture, databasePath) = (capture, settings.databasePath)
+    let report = try writer.write { db in
+      let applier = SyncApplier(
+        capture: capture, tables: try SyncStore.syncedTables(db), zone: zone, shares: shares)
+      let report = try capture.applying { try applier.apply(page, db) }
+      try SyncFiles.queueMissing(report.appliedRecords, databasePath: databasePath, db)
+      let next = SyncCursor(seq: last.seq ?? cursor.seq, type: last.type, name: last.name)
+      if let zone {
+        try SyncShares.setCursor(next, of: zone, db)
+      } else {
+        try SyncStore.setCursor(next, db)
+      }
+      try SyncStore.setValue(capture.clock.last.description, for: "clock", db)
+      return report
+    }
+    if report.held > 0 {
+      logger.notice(
+        "\(report.held) pulled records held until they can be applied: "
+          + report.reasons.joined(separator: "; "))
+    }
+  }
+
+  /// After `zone` was pulled again from the start: this hub's rows of it that the server no
+  /// longer has (deleted elsewhere, and their records collected meanwhile) are deleted here,
+  /// without a word to the server. A row made here and not pushed yet stays, and goes.
+  private func sweep(_ zone: String?, _ server: SyncServer, clearing key: String) throws {
+    let names = try server.recordNames(zone)
+    let capture = capture
+    let dropped = try writer.write { db in
+      let tables = Dictionary(
+        try SyncStore.syncedTables(db).map { ($0.name.lowercased(), $0) }
+      ) { first, _ in first }
+      var dropped = 0
+      let rows = try Row.fetchAll(
+        db, sql: "SELECT tbl, pk, pending FROM \(SyncStore.rows) WHERE zone IS ?",
+        arguments: [zone])
+      try capture.applying {
+        try capture.mutingAll {
+          for row in rows {
+            let (type, key): (String, String) = (try row["tbl"], try row["pk"])
+            guard !names.contains(SyncCheck.Key(table: type.lowercased(), name: key)),
+              try JSONText.strings(try row["pending"])[SyncRow.createdKey] == nil
+            else { continue }
+            if let table = tables[type.lowercased()] {
+              try db.execute(
+                sql: "DELETE FROM main.\(quoteIdentifier(table.name)) "
+                  + "WHERE \(quoteIdentifier(table.primaryKey)) = ?", arguments: [key])
+              dropped += db.changesCount
+            }
+            // Its sync state too (a row deleted here already keeps only that).
+            try db.execute(
+              sql: "DELETE FROM \(SyncStore.rows) WHERE tbl = ? AND pk = ?",
+              arguments: [type, key])
+          }
+        }
+      }
+      try SyncStore.setValue(nil, for: key, db)
+      return dropped
+    }
+    if dropped > 0 {
+      logger.notice(
+        "dropped \(dropped) rows of zone \(zone ?? server.zone) that were deleted elsewhere "
+          + "while this hub was away")
+    }
+  }
+
+  /// Once an hour (and in the first whole round): collects the tombstones of the zones this
+  /// hub's person may write that every hub has pulled past (`hearth.collect`).
+  func collectIfDue(_ server: SyncServer) throws {
+    let due = lastCollection.withLock { last in
+      guard last.map({ ContinuousClock.now - $0 >= settings.collectInterval }) ?? true else {
+        return false
+      }
+      last = ContinuousClock.now
+      return true
+    }
+    guard due else { return }
+    let shares = try reader.read { db in try SyncShares.all(db) }
+    for zone in [nil] + shares.filter(\.isWritable).map(\.zone) {
+      let collected = try server.collectTombstones(zone)
+      if collected > 0 {
+        logger.info("collected \(collected) deleted records of zone \(zone ?? server.zone)")
       }
     }
   }

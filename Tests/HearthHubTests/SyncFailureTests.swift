@@ -191,5 +191,93 @@ extension SyncSuites {
         "SELECT count(DISTINCT (record_type, record_name)) FROM hearth.records")
       #expect(distinct.rows.first?.first == "5001")
     }
+
+    /// Deleted rows' records are collected once every hub has pulled past them; a hub away
+    /// longer than the server waits for one comes back, pulls its zone again from the start
+    /// and ends equal: what was deleted meanwhile is gone here too, and what it wrote while
+    /// away reaches the others.
+    @Test func tombstonesAreCollectedAndAHubAwayLongerResyncsEqual() throws {
+      let server = try PostgresServer()
+      defer { server.stop() }
+      let a = try SyncingHubProcess("a", server: server)
+      let b = try SyncingHubProcess("b", server: server)
+      let away = try SyncingHubProcess("away", server: server)
+      defer {
+        a.stopAndRemove()
+        b.stopAndRemove()
+        away.stopAndRemove()
+      }
+      try a.todo.write { db in
+        try db.execute(sql: "INSERT INTO lists (id, title) VALUES ('l', 'Home')")
+        for item in 0..<40 {
+          try db.execute(
+            sql: "INSERT INTO items (id, listID, title) VALUES (?, 'l', 'x')",
+            arguments: ["i\(item)"])
+        }
+      }
+      try converge([a, b, away], server: server)
+      func tombstones() throws -> Int {
+        Int(
+          try server.execute(
+            "SELECT count(*) FROM hearth.records WHERE deleted IS NOT NULL AND deleted >= created"
+          ).rows.first?.first??.description ?? "") ?? -1
+      }
+      // Ten deleted while every hub is here: once all have pulled past them, collected.
+      try a.todo.write { db in
+        try db.execute(
+          sql:
+            "DELETE FROM items WHERE id IN (\((0..<10).map { "'i\($0)'" }.joined(separator: ", ")))"
+        )
+      }
+      try converge([a, b, away], server: server)
+      #expect(try tombstones() == 10)
+      try a.restart()  // a service's first whole round collects
+      try eventually(timeout: .seconds(30)) { try tombstones() == 0 }
+
+      // One hub away; ten more deleted, and an edit, while it is.
+      _ = away.process.terminate()
+      try a.todo.write { db in
+        try db.execute(
+          sql:
+            "DELETE FROM items WHERE id IN (\((10..<20).map { "'i\($0)'" }.joined(separator: ", ")))"
+        )
+        try db.execute(sql: "UPDATE items SET title = 'edited' WHERE id = 'i30'")
+      }
+      try converge([a, b], server: server)
+      // Still held for the hub away, until it has been away longer than the server waits.
+      try a.restart()
+      try converge([a, b], server: server)
+      #expect(try tombstones() == 10)
+      _ = try server.execute(
+        "UPDATE hearth.cursors SET pulled_at = now() - interval '40 days', "
+          + "pushed_at = now() - interval '40 days' WHERE hub = $1", [try awayHub(away)])
+      try a.restart()
+      try eventually(timeout: .seconds(30)) { try tombstones() == 0 }
+
+      // Back, with a row of its own written while away: it pulls its zone again from the
+      // start, drops the ten deleted meanwhile, keeps its own and sends it.
+      try away.restart(online: false)
+      try away.todo.write { db in
+        try db.execute(sql: "INSERT INTO items (id, listID, title) VALUES ('mine', 'l', 'new')")
+      }
+      try away.restart()
+      let dump = try converge([a, b, away], server: server)
+      #expect(try away.count("items") == 21)
+      #expect(dump.contains("mine") && dump.contains("edited") && !dump.contains("i15"))
+      try eventually {
+        away.logLines.contains { $0.contains("again from the start") }
+          && away.logLines.contains { $0.contains("dropped 10 rows") }
+      }
+      let verify = try FeatureCLI("hearth", hub: away.process)("sync", "verify")
+      #expect(verify.status == 0, "\(verify.output)")
+    }
+
+    /// The id this hub stamps its times with (the server's cursors are by it).
+    private func awayHub(_ peer: SyncingHubProcess) throws -> String {
+      try #require(
+        try peer.todo.read { db in
+          try String.fetchOne(db, sql: "SELECT value FROM hearth_sync_state WHERE key = 'hub'")
+        })
+    }
   }
 }

@@ -171,7 +171,7 @@ extension SyncSuites {
       #expect(records.first?.fields["title"] == WireValue(DatabaseValue(storage: .text("Kept"))))
       #expect(
         try server.execute("SELECT value FROM hearth.meta WHERE key = 'schema'").rows.first?.first
-          == "2")
+          == String(SyncServer.schemaVersion))
       #expect(
         try server.execute("SELECT hub, zone FROM hearth.cursors WHERE hub = 'old-hub'").rows.first
           == ["old-hub", "hearth/default"])
