@@ -62,6 +62,50 @@ public final class PostgresConnection {
     return try checked(result, sql: sql, PostgresResult.init)
   }
 
+  /// Runs one statement whose parameters may be bytes, sent in PostgreSQL's binary format
+  /// (a `bytea` parameter goes as it is, not as hex text twice its size); returns the first
+  /// column of the first row in binary format — for a `bytea` result, its bytes — or nil
+  /// for NULL or no row.
+  @discardableResult
+  public func executeBinary(_ sql: String, _ parameters: [PostgresValue]) throws -> Data? {
+    var buffers: [UnsafeMutableRawPointer?] = []
+    defer { for buffer in buffers { free(buffer) } }
+    var values: [UnsafePointer<CChar>?] = []
+    var lengths: [Int32] = []
+    var formats: [Int32] = []
+    for parameter in parameters {
+      switch parameter {
+      case .null:
+        values.append(nil)
+        lengths.append(0)
+        formats.append(0)
+      case .text(let text):
+        let copy = strdup(text)
+        buffers.append(copy)
+        values.append(copy.map { UnsafePointer($0) })
+        lengths.append(0)
+        formats.append(0)
+      case .bytes(let data):
+        let buffer = malloc(max(data.count, 1))
+        data.withUnsafeBytes { bytes in
+          if let base = bytes.baseAddress { buffer?.copyMemory(from: base, byteCount: data.count) }
+        }
+        buffers.append(buffer)
+        values.append(buffer.map { UnsafePointer($0.assumingMemoryBound(to: CChar.self)) })
+        lengths.append(Int32(data.count))
+        formats.append(1)
+      }
+    }
+    let result = PQexecParams(
+      handle, sql, Int32(parameters.count), nil, values, lengths, formats, 1)
+    return try checked(result, sql: sql) { result -> Data? in
+      guard PQntuples(result) > 0, PQnfields(result) > 0, PQgetisnull(result, 0, 0) == 0,
+        let value = PQgetvalue(result, 0, 0)
+      else { return nil }
+      return Data(bytes: value, count: Int(PQgetlength(result, 0, 0)))
+    }
+  }
+
   /// Runs several statements separated by `;`, without parameters (a schema script).
   public func executeScript(_ sql: String) throws {
     try checked(PQexec(handle, sql), sql: sql) { _ in }
@@ -175,6 +219,13 @@ public struct PostgresResult: Sendable {
     }
     changedRows = Int(String(cString: PQcmdTuples(result))) ?? 0
   }
+}
+
+/// A parameter of `executeBinary`: text, bytes (binary format), or NULL.
+public enum PostgresValue: Sendable {
+  case text(String)
+  case bytes(Data)
+  case null
 }
 
 /// A `NOTIFY` received on a channel this connection listens to.

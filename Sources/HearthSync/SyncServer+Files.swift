@@ -11,22 +11,23 @@ extension SyncServer {
   }
 
   /// Stores `bytes`, the file named `digest` (the server checks it), for `zone`: kept once
-  /// on the server, however many records and zones name it.
+  /// on the server, however many records and zones name it. The bytes travel in binary.
   public func putFile(_ digest: String, bytes: Data, zone: String? = nil) throws {
-    try connection.execute(
-      "SELECT hearth.put_asset($1, $2, $3)", [zone ?? self.zone, digest, Hex.encode(bytes)])
+    try connection.executeBinary(
+      "SELECT hearth.put_asset($1, $2, $3::bytea)",
+      [.text(zone ?? self.zone), .text(digest), .bytes(bytes)])
   }
 
   /// File `digest`, checked against its name; nil when the server has none this person may
   /// read.
   public func file(_ digest: String) throws -> Data? {
     guard
-      let text = try connection.execute("SELECT hearth.get_asset($1)", [digest]).rows.first?
-        .first ?? nil
+      let bytes = try connection.executeBinary(
+        "SELECT hearth.get_asset($1)", [.text(digest)])
     else { return nil }
-    guard let bytes = Hex.decode(text), SHA256.hex(Data(bytes)) == digest else {
+    guard SHA256.hex(bytes) == digest else {
       throw PostgresError(sqlState: nil, message: "the server's file \(digest) is damaged")
     }
-    return Data(bytes)
+    return bytes
   }
 }

@@ -90,6 +90,27 @@ let serverSchemaV3 = """
     RETURN v_page;
   END $$;
 
+  -- Files as bytes, not hex text: stored as they come (images are compressed already).
+  ALTER TABLE hearth.assets ALTER COLUMN bytes SET STORAGE EXTERNAL;
+  DROP FUNCTION hearth.put_asset(text, text, text);
+  DROP FUNCTION hearth.get_asset(text);
+  -- Stores file h (its bytes, checked against h) for zone z: once, however often sent.
+  CREATE FUNCTION hearth.put_asset(z text, h text, p_bytes bytea) RETURNS void
+  LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog AS $$
+  BEGIN
+    PERFORM hearth.writable(z);
+    IF encode(sha256(p_bytes), 'hex') <> h THEN
+      PERFORM hearth.refuse(format('the bytes sent are not file %s', h));
+    END IF;
+    INSERT INTO hearth.assets (sha256, bytes, size) VALUES (h, p_bytes, length(p_bytes))
+    ON CONFLICT DO NOTHING;
+    INSERT INTO hearth.asset_zones VALUES (h, z) ON CONFLICT DO NOTHING;
+  END $$;
+  -- File h's bytes, for a person who may read it; NULL otherwise (none, or not theirs).
+  CREATE FUNCTION hearth.get_asset(h text) RETURNS bytea LANGUAGE sql STABLE
+  SECURITY DEFINER SET search_path = pg_catalog AS $$
+    SELECT bytes FROM hearth.assets WHERE sha256 = h AND hearth.can_read_asset(h) $$;
+
   -- Every record name of zone p_zone, live or not (for a hub pulling it again from the start).
   CREATE FUNCTION hearth.names(p_zone text) RETURNS TABLE (record_type text, record_name text)
   LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog AS $$
