@@ -82,9 +82,12 @@ struct PluginPolicy {
           || (action.kind == .update && isSchemaTable)
           ? nil : "plugin \(plugin) may not write \(table)"
       }
-      // The sync service's capture: the temporary triggers the hub puts on synced tables
-      // (a plugin can make no temporary trigger, nor any trigger of that name).
-      if table == SyncStore.rows, action.source?.hasPrefix(SyncCapture.triggerPrefix) == true {
+      // The sync service's capture: the temporary triggers the hub puts on synced tables,
+      // and the hub's triggers that count the rows with pending changes (a plugin can make
+      // no temporary trigger, nor any trigger of that name).
+      if table == SyncStore.rows || table == SyncStore.pendingCountsTable,
+        action.source?.hasPrefix(SyncCapture.triggerPrefix) == true
+      {
         return nil
       }
       return owns(table) ? nil : "plugin \(plugin) does not own table \(table)"

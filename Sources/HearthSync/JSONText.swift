@@ -1,4 +1,5 @@
 import Foundation
+import HearthSQLite
 
 /// The small JSON objects of `hearth_sync_rows` (column → time), read and written without
 /// the generic coders: they are read and written once per synced row applied or pushed.
@@ -33,6 +34,44 @@ enum JSONText {
       text += quoteIdentifier(key) + ":" + quoteIdentifier(strings[key]!)
     }
     return text + "}"
+  }
+
+  /// Records as the JSON array `hearth.push` takes (the form `SyncRecord`'s `Codable` writes),
+  /// written directly: a batch of thousands of records is written per push.
+  static func records(_ records: [SyncRecord]) throws -> String {
+    var text = "["
+    text.reserveCapacity(records.count * 256)
+    for (index, record) in records.enumerated() {
+      if index > 0 { text += "," }
+      text +=
+        "{\"type\":" + quoteIdentifier(record.type) + ",\"name\":"
+        + quoteIdentifier(record.name) + ",\"fields\":{"
+      for (position, (column, value)) in record.fields.enumerated() {
+        if position > 0 { text += "," }
+        text += quoteIdentifier(column) + ":" + (try self.value(value.value))
+      }
+      text += "},\"times\":" + object(record.times)
+      if let created = record.created { text += ",\"created\":" + quoteIdentifier(created) }
+      if let deleted = record.deleted { text += ",\"deleted\":" + quoteIdentifier(deleted) }
+      text += "}"
+    }
+    return text + "]"
+  }
+
+  /// A value as `WireValue` writes it.
+  static func value(_ value: DatabaseValue) throws -> String {
+    switch value.storage {
+    case .null: return "null"
+    case .integer(let integer): return "{\"int\":\"\(integer)\"}"
+    case .double(let double):
+      if double.isNaN { throw JSONTextError(text: "NaN has no SQLite form") }
+      if double.isInfinite {
+        return double > 0 ? "{\"real\":\"Infinity\"}" : "{\"real\":\"-Infinity\"}"
+      }
+      return "{\"real\":\(double)}"
+    case .text(let text): return "{\"text\":" + quoteIdentifier(text) + "}"
+    case .blob(let data): return "{\"blob\":\"" + data.base64EncodedString() + "\"}"
+    }
   }
 
   static func quoteIdentifier(_ string: String) -> String {

@@ -86,9 +86,11 @@ struct SyncRow {
       ? nil : try JSONText.encode(Extra(fields: extraFields, times: extraTimes))
     try db.execute(
       sql: """
-        INSERT OR REPLACE INTO \(SyncStore.rows)
-          (tbl, pk, times, pending, created, deleted, extra, zone)
+        INSERT INTO \(SyncStore.rows) (tbl, pk, times, pending, created, deleted, extra, zone)
         VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+        ON CONFLICT (tbl, pk) DO UPDATE SET times = excluded.times, pending = excluded.pending,
+          created = excluded.created, deleted = excluded.deleted, extra = excluded.extra,
+          zone = excluded.zone
         """,
       arguments: [
         table, key, JSONText.object(times), JSONText.object(pending), created, deleted, extra,

@@ -69,7 +69,7 @@ public final class SyncServer {
   /// Pushes `records` (at most one per row) into `zone` (the private one unless said) as one
   /// batch: all of them merged, or none. Returns the batch's sequence number.
   public func push(_ records: [SyncRecord], zone: String? = nil, hub: String) throws -> Int64 {
-    let batch = String(decoding: try JSONEncoder().encode(records), as: UTF8.self)
+    let batch = try JSONText.records(records)
     let result = try connection.execute(
       "SELECT hearth.push($1, $2, $3::jsonb)", [zone ?? self.zone, hub, batch])
     guard let text = result.rows.first?.first ?? nil, let seq = Int64(text) else {

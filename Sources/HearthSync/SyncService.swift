@@ -25,7 +25,7 @@ public final class SyncService: Sendable {
     /// The server: a libpq connection string or `postgresql://` URL.
     public var server: String
     public var zone = "default"
-    public var pushBatch = 500
+    public var pushBatch = 5_000
     public var pullPage = 1_000
     /// How long it waits for a doorbell before it looks anyway.
     public var pollInterval: Duration = .seconds(1)

@@ -27,6 +27,7 @@ public enum SyncStore {
   public static let tables = HubTables.syncedTables
   public static let rows = "hearth_sync_rows"
   public static let held = "hearth_sync_held"
+  public static let pendingCountsTable = "hearth_sync_pending"
   /// `hearth_sync_state`'s key set while the person has paused sync (its value: when, ms).
   public static let pausedKey = "paused"
   /// Its key for this hub's wall clock minus the server's, in ms, as last measured.
@@ -49,6 +50,33 @@ public enum SyncStore {
       tbl TEXT NOT NULL, pk TEXT NOT NULL, record TEXT NOT NULL, reason TEXT NOT NULL,
       waitsFor TEXT, PRIMARY KEY (tbl, pk)) WITHOUT ROWID;
     CREATE INDEX IF NOT EXISTS hearth_sync_held_waiting ON hearth_sync_held (waitsFor);
+    """
+
+  /// How many rows of each table have pending changes, kept by triggers as
+  /// `hearth_sync_rows.pending` changes (rebuilt at each start), so that the sync state —
+  /// which any client may ask for as often as it likes — never counts 100,000 rows.
+  static let pendingCounts = """
+    CREATE TABLE IF NOT EXISTS hearth_sync_pending (
+      tbl TEXT PRIMARY KEY NOT NULL, n INTEGER NOT NULL) WITHOUT ROWID;
+    CREATE TRIGGER IF NOT EXISTS hearth_sync_pending_insert AFTER INSERT ON hearth_sync_rows
+    WHEN NEW.pending != '{}' BEGIN
+      INSERT INTO hearth_sync_pending (tbl, n) VALUES (NEW.tbl, 1)
+        ON CONFLICT (tbl) DO UPDATE SET n = n + 1;
+    END;
+    CREATE TRIGGER IF NOT EXISTS hearth_sync_pending_delete AFTER DELETE ON hearth_sync_rows
+    WHEN OLD.pending != '{}' BEGIN
+      UPDATE hearth_sync_pending SET n = n - 1 WHERE tbl = OLD.tbl;
+    END;
+    CREATE TRIGGER IF NOT EXISTS hearth_sync_pending_update
+    AFTER UPDATE OF tbl, pending ON hearth_sync_rows
+    WHEN OLD.tbl IS NOT NEW.tbl OR (OLD.pending != '{}') != (NEW.pending != '{}') BEGIN
+      UPDATE hearth_sync_pending SET n = n - 1 WHERE tbl = OLD.tbl AND OLD.pending != '{}';
+      INSERT INTO hearth_sync_pending (tbl, n) SELECT NEW.tbl, 1 WHERE NEW.pending != '{}'
+        ON CONFLICT (tbl) DO UPDATE SET n = n + 1;
+    END;
+    DELETE FROM hearth_sync_pending;
+    INSERT INTO hearth_sync_pending (tbl, n)
+      SELECT tbl, count(*) FROM hearth_sync_rows WHERE pending != '{}' GROUP BY tbl;
     """
 
   /// The view of the metadata, made again at each start (so that it follows this code).
@@ -74,6 +102,7 @@ public enum SyncStore {
   public static func prepare(_ db: Database) throws {
     try db.execute(sql: schema)
     try SyncShares.prepare(db)
+    try db.execute(sql: pendingCounts)
     try db.execute(sql: SyncFiles.schema)
     try db.execute(sql: SyncReferences.schema)
     try db.execute(sql: "DROP VIEW IF EXISTS hearth_sync_metadata")
@@ -116,14 +145,14 @@ public enum SyncStore {
 
   /// How many rows have changes the server has not taken yet.
   public static func pendingCount(_ db: Database) throws -> Int {
-    try Int.fetchOne(db, sql: "SELECT count(*) FROM \(rows) WHERE pending != '{}'") ?? 0
+    try Int.fetchOne(db, sql: "SELECT coalesce(sum(n), 0) FROM hearth_sync_pending") ?? 0
   }
 
   /// `pendingCount` by table, for the tables that have any.
   public static func pendingByTable(_ db: Database) throws -> [String: Int] {
     var counts: [String: Int] = [:]
     for row in try Row.fetchAll(
-      db, sql: "SELECT tbl, count(*) AS n FROM \(rows) WHERE pending != '{}' GROUP BY tbl")
+      db, sql: "SELECT tbl, n FROM hearth_sync_pending WHERE n > 0")
     {
       counts[try row["tbl"]] = try row["n"]
     }

@@ -23,7 +23,12 @@ public final class PostgresServer: @unchecked Sendable {
     "host=\(directory.path) port=\(port) user=\(user) dbname=\(database)"
   }
 
-  public init() throws {
+  /// Whether the server syncs its writes to disk (`fsync`): off for tests, whose data need
+  /// not survive a power cut; on for figures that must hold for a real server.
+  public let fsync: Bool
+
+  public init(fsync: Bool = false) throws {
+    self.fsync = fsync
     binaries = try Self.binaryDirectory()
     directory = FileManager.default.temporaryDirectory
       .appendingPathComponent("hearth-pg-\(UUID().uuidString.prefix(8))")
@@ -50,10 +55,9 @@ public final class PostgresServer: @unchecked Sendable {
 
   deinit { stop() }
 
-  /// The server's options: its socket in the directory, on `port`, no tcp, no fsync (a
-  /// test's data need not survive a power cut).
+  /// The server's options: its socket in the directory, on `port`, no tcp, fsync as said.
   private var serverOptions: String {
-    "-k \(directory.path) -p \(port) -c listen_addresses='' -c fsync=off"
+    "-k \(directory.path) -p \(port) -c listen_addresses='' -c fsync=\(fsync ? "on" : "off")"
   }
 
   /// Stops the server now (fast shutdown: open connections are cut) and removes its files.

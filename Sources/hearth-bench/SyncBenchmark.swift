@@ -59,16 +59,26 @@ let syncBenchmark = Benchmark(
   name: "sync",
   summary:
     "commit on A → @FetchAll on B vs on A; first sync and push of 10k/100k rows; share accept; "
-    + "a 20 MB file pushed and pulled"
+    + "a 20 MB file pushed and pulled; with the server's fsync on, then off (-fsync-off)"
 ) { options in
-  let postgres = try PostgresServer()
-  defer { postgres.stop() }
-  var figures = try await syncLatencyFigures(
-    postgres, rounds: options.value(options.writes, quick: 50, full: 500))
-  for rows in options.quick ? [1_000] : [10_000, 100_000] {
-    figures += try initialSyncFigures(postgres, rows: rows)
+  var figures: [Figure] = []
+  // A real server syncs its commits to disk: the figures without a suffix are those. The
+  // same again with fsync off show what the disk costs.
+  for fsync in [true, false] {
+    let postgres = try PostgresServer(fsync: fsync)
+    defer { postgres.stop() }
+    var run = try await syncLatencyFigures(
+      postgres, rounds: options.value(options.writes, quick: 50, full: 500))
+    for rows in options.quick ? [1_000] : [10_000, 100_000] {
+      run += try initialSyncFigures(postgres, rows: rows)
+    }
+    run += try await sharingFigures(postgres, rows: options.quick ? 100 : 1_000)
+    figures += run.map { figure in
+      var figure = figure
+      if !fsync { figure.bench += "-fsync-off" }
+      return figure
+    }
   }
-  figures += try await sharingFigures(postgres, rows: options.quick ? 100 : 1_000)
   return figures
 }
 
