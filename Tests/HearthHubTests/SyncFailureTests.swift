@@ -4,6 +4,7 @@ import HearthHub
 import HearthPlugin
 import HearthPostgres
 import HearthSQLite
+import HearthSync
 import HearthTestbed
 import HearthWire
 import Testing
@@ -156,7 +157,7 @@ extension SyncSuites {
       #expect(try b.count("items") == 3_000)
     }
 
-    /// The server restarts while a hub pushes 5,000 changes 500 at a time: each batch lands
+    /// The server restarts while a hub pushes 20,000 changes 5,000 at a time: each batch lands
     /// whole, once; the hub says what failed and goes on.
     @Test func aServerRestartedDuringAPushLeavesEveryBatchWholeAndOnce() throws {
       let server = try PostgresServer()
@@ -165,7 +166,7 @@ extension SyncSuites {
       defer { a.stopAndRemove() }
       try a.todo.write { db in
         try db.execute(sql: "INSERT INTO lists (id) VALUES ('l')")
-        for item in 0..<5_000 {
+        for item in 0..<20_000 {
           try db.execute(
             sql: "INSERT INTO items (id, listID, title) VALUES (?, 'l', 'x')",
             arguments: ["i\(item)"])
@@ -184,12 +185,14 @@ extension SyncSuites {
       let batches = try server.execute(
         "SELECT seq, count(*) FROM hearth.records GROUP BY seq ORDER BY seq")
       let sizes = batches.rows.compactMap { $0[1].flatMap { Int($0) } }
-      #expect(sizes.reduce(0, +) == 5_001)
-      // Every batch but the last has 500 records: none was cut by the restart.
-      #expect(sizes.dropLast().allSatisfy { $0 == 500 }, "\(sizes)")
+      #expect(sizes.reduce(0, +) == 20_001)
+      // Every batch but the last has 5,000 records: none was cut by the restart.
+      #expect(
+        sizes.dropLast().allSatisfy { $0 == SyncService.Settings(server: "").pushBatch }, "\(sizes)"
+      )
       let distinct = try server.execute(
         "SELECT count(DISTINCT (record_type, record_name)) FROM hearth.records")
-      #expect(distinct.rows.first?.first == "5001")
+      #expect(distinct.rows.first?.first == "20001")
     }
 
     /// Deleted rows' records are collected once every hub has pulled past them; a hub away
