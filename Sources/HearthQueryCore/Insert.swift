@@ -141,6 +141,43 @@ extension Table {
     Insert(conflictResolution: conflictResolution, source: .defaultValues, decode: { _ in })
   }
 
+  /// Inserts whole rows, naming every column: `insert { $0 } values: { Item(…) }`.
+  public static func insert(
+    or conflictResolution: ConflictResolution? = nil,
+    _ columns: (TableColumns) -> TableColumns,
+    @InsertValuesBuilder<Self> values: () -> [Self]
+  ) -> Insert<Self, Void> {
+    _ = columns(Self.columns)
+    return insertRows(of: Self.self, values(), or: conflictResolution)
+  }
+
+  /// Inserts the columns of one group (`@Selection` stored in the table) and lets the others
+  /// take their defaults: `insert { $0.timestamps } values: { Timestamps(…) }`.
+  public static func insert<Group: _ColumnGroup>(
+    or conflictResolution: ConflictResolution? = nil,
+    _ columns: (TableColumns) -> ColumnGroup<Self, Group>,
+    @InsertValuesBuilder<Group> values: () -> [Group]
+  ) -> Insert<Self, Void> {
+    _ = columns(Self.columns)
+    let rows = values().map { Group._bindings($0).map { QueryFragment(binding: $0) } }
+    return Insert(
+      conflictResolution: conflictResolution,
+      source: .values(columns: Group._columnNames, rows: rows), decode: { _ in })
+  }
+
+  /// `INSERT INTO … SELECT …` of whole rows: `insert { $0 } select: { Other.select { … } }`.
+  public static func insert(
+    or conflictResolution: ConflictResolution? = nil,
+    _ columns: (TableColumns) -> TableColumns,
+    select: () -> some Statement
+  ) -> Insert<Self, Void> {
+    _ = columns(Self.columns)
+    return Insert(
+      conflictResolution: conflictResolution,
+      source: .select(columns: TableColumns.allColumns.map(\.name), query: select().query),
+      decode: { _ in })
+  }
+
   /// Inserts values for chosen columns only; the others take their defaults.
   ///
   /// ```swift
@@ -156,7 +193,7 @@ extension Table {
       repeat (each V).QueryOutput
     )]
   ) -> Insert<Self, Void> {
-    let names = columnNames(repeat each columns(Self.columns))
+    let names = nonEmptyColumnNames(repeat each columns(Self.columns))
     let rows = values().map { row in
       var fragments: [QueryFragment] = []
       for (type, value) in repeat ((each V).self, each row) {
@@ -182,7 +219,7 @@ extension Table {
     _ columns: (TableColumns) -> (repeat TableColumn<Self, each V>),
     values: () -> (repeat each E)
   ) -> Insert<Self, Void> where repeat (each E).QueryValue == each V {
-    let names = columnNames(repeat each columns(Self.columns))
+    let names = nonEmptyColumnNames(repeat each columns(Self.columns))
     return Insert(
       conflictResolution: conflictResolution,
       source: .values(columns: names, rows: [queryFragments(repeat each values())]),
@@ -195,7 +232,7 @@ extension Table {
     _ columns: (TableColumns) -> (repeat TableColumn<Self, each V>),
     select: () -> some Statement
   ) -> Insert<Self, Void> {
-    let names = columnNames(repeat each columns(Self.columns))
+    let names = nonEmptyColumnNames(repeat each columns(Self.columns))
     return Insert(
       conflictResolution: conflictResolution,
       source: .select(columns: names, query: select().query), decode: { _ in })
@@ -265,6 +302,20 @@ extension PrimaryKeyedTable {
     }
   }
 
+}
+
+/// The names of an insert's chosen columns, which must be some: a columns closure that
+/// names none is one whose value Swift dropped (a single-expression closure may return
+/// `()`), and its insert would write a row of defaults — or nothing — in place of the
+/// values given. That stops the program, naming what to write, rather than write wrongly.
+func nonEmptyColumnNames<T: Table, each V>(_ columns: repeat TableColumn<T, each V>) -> [String] {
+  let names = columnNames(repeat each columns)
+  precondition(
+    !names.isEmpty,
+    "insert into \(T.tableName) names no column: write the columns as a tuple "
+      + "(insert { ($0.a, $0.b) } values: { … }), the whole row (insert { $0 } values: { … }), "
+      + "or insert() for a row of defaults")
+  return names
 }
 
 func insertRows<T: Table>(of type: T.Type, _ rows: [T], or conflictResolution: ConflictResolution?)

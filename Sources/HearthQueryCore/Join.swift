@@ -233,21 +233,21 @@ extension Table {
     _ other: Select<F, F, ()>,
     on constraint: (TableColumns, F.TableColumns) -> some QueryExpression<Bool>
   ) -> Select<(Self, F), Self, F> {
-    all.all.join(other, on: constraint)
+    Where<Self>().all.join(other, on: constraint)
   }
 
   /// `SELECT … FROM self JOIN other ON constraint`.
   public static func join<F: Table>(
     _ other: Where<F>, on constraint: (TableColumns, F.TableColumns) -> some QueryExpression<Bool>
   ) -> Select<(Self, F), Self, F> {
-    all.join(other, on: constraint)
+    Where<Self>().join(other, on: constraint)
   }
 
   /// `SELECT … FROM self LEFT JOIN other ON constraint`.
   public static func leftJoin<F: Table>(
     _ other: Where<F>, on constraint: (TableColumns, F?.TableColumns) -> some QueryExpression<Bool>
   ) -> Select<(Self, F?), Self, F?> {
-    all.leftJoin(other, on: constraint)
+    Where<Self>().leftJoin(other, on: constraint)
   }
 
   /// `SELECT … FROM self RIGHT JOIN other ON constraint`.
@@ -255,7 +255,7 @@ extension Table {
     _ other: Where<F>,
     on constraint: (Self?.TableColumns, F.TableColumns) -> some QueryExpression<Bool>
   ) -> Select<(Self?, F), Self?, F> {
-    all.rightJoin(other, on: constraint)
+    Where<Self>().rightJoin(other, on: constraint)
   }
 
   /// `SELECT … FROM self FULL JOIN other ON constraint`.
@@ -263,7 +263,7 @@ extension Table {
     _ other: Where<F>,
     on constraint: (Self?.TableColumns, F?.TableColumns) -> some QueryExpression<Bool>
   ) -> Select<(Self?, F?), Self?, F?> {
-    all.fullJoin(other, on: constraint)
+    Where<Self>().fullJoin(other, on: constraint)
   }
 }
 

@@ -124,7 +124,7 @@ extension ClosedRange where Bound: QueryBindable {
 
 extension Table {
   /// `EXISTS (SELECT … FROM table)`: whether the table (in its default scope) has a row.
-  public static func exists() -> SQLQueryExpression<Bool> { all.exists() }
+  public static func exists() -> SQLQueryExpression<Bool> { Where<Self>().exists() }
 }
 
 // MARK: - JSON of rows

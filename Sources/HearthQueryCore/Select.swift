@@ -203,6 +203,7 @@ struct SelectClauses: Sendable {
   @usableFromInline init() {}
 
   @usableFromInline mutating func setWheres(_ predicates: [QueryFragment]) { wheres = predicates }
+  @usableFromInline mutating func setOrders(_ orders: [QueryFragment]) { self.orders = orders }
 }
 
 extension [QueryFragment] {

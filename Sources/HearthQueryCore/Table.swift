@@ -24,10 +24,15 @@ public protocol Table: QueryRepresentable where QueryOutput == Self {
   /// The table's name in the database.
   static var tableName: String { get }
 
+  /// The type of `all`: `Where<Self>`, or the `Select` a default scope with an order is
+  /// (`static let all = unscoped.where { … }.order { … }`).
+  associatedtype DefaultScope: _DefaultScope<Self> = Where<Self>
+
   /// Every row, or the table's default scope: a table that declares `static let all =
-  /// Self.where { !$0.isDeleted }` has its conditions applied to every query of it that does
-  /// not start from `unscoped`.
-  static var all: Where<Self> { get }
+  /// Self.where { !$0.isDeleted }` (or `unscoped.where { … }.order { … }`) has its conditions
+  /// applied to every query of it that does not start from `unscoped`, and its order to
+  /// every select of it that orders by nothing else first.
+  static var all: DefaultScope { get }
 
   /// The name the table goes by in its queries, when it is a `TableAlias`; nil for a table.
   static var tableAlias: String? { get }

@@ -33,15 +33,16 @@ public struct Where<From: Table>: Statement, Sendable {
   /// once).
   @usableFromInline var scopedPredicates: [QueryFragment] {
     if isUnscoped { return predicates }
-    let scope = From.all.predicates.filter { !predicates.contains($0) }
+    let scope = From.all._scopePredicates.filter { !predicates.contains($0) }
     return scope + predicates
   }
 
-  /// The rows this matches, as a `Select` of whole rows.
+  /// The rows this matches, as a `Select` of whole rows (in the default scope's order).
   @inlinable
   public var all: Select<From, From, ()> {
     var clauses = SelectClauses()
     clauses.setWheres(scopedPredicates)
+    if !isUnscoped { clauses.setOrders(From.all._scopeOrders) }
     return Select(clauses: clauses) { try From(decoder: &$0) }
   }
 
@@ -174,8 +175,30 @@ private func combined(_ lhs: [QueryFragment], _ rhs: [QueryFragment], _ op: Stri
   return "(" + left + ") " + QueryFragment(raw: op) + " (" + right + ")"
 }
 
+/// What a table's `all` can be: a `Where` (conditions) or a `Select` of whole rows
+/// (conditions and an order), whose conditions and order become the table's default scope.
+public protocol _DefaultScope<_ScopedTable>: Sendable {
+  associatedtype _ScopedTable: Table
+  /// The conditions every query of the table gets (unless it starts from `unscoped`).
+  var _scopePredicates: [QueryFragment] { get }
+  /// The order every select of the table starts with.
+  var _scopeOrders: [QueryFragment] { get }
+}
+
+extension Where: _DefaultScope {
+  public typealias _ScopedTable = From
+  public var _scopePredicates: [QueryFragment] { predicates }
+  public var _scopeOrders: [QueryFragment] { [] }
+}
+
+extension Select: _DefaultScope where Columns == From, Joins == () {
+  public typealias _ScopedTable = From
+  public var _scopePredicates: [QueryFragment] { clauses.wheres }
+  public var _scopeOrders: [QueryFragment] { clauses.orders }
+}
+
 // swift-format-ignore: AmbiguousTrailingClosureOverload
-extension Table {
+extension Table where DefaultScope == Where<Self> {
   /// Every row: `SELECT … FROM "table"`, a `Where` without conditions (so that a join takes
   /// `Team.all` and `Team.where { … }` as the same type). A table that declares its own
   /// `static let all = Self.where { … }` gives itself a default scope: its conditions apply
@@ -183,6 +206,10 @@ extension Table {
   /// not start from `unscoped`.
   @inlinable
   public static var all: Where<Self> { Where(predicates: [], isUnscoped: true) }
+}
+
+// swift-format-ignore: AmbiguousTrailingClosureOverload
+extension Table {
 
   /// Every row, without the table's default scope.
   ///
@@ -213,7 +240,9 @@ extension Table {
   }
 
   /// `LIMIT -1 OFFSET n`: every row after the first `n`.
-  public static func offset(_ offset: Int) -> Select<Self, Self, ()> { all.offset(offset) }
+  public static func offset(_ offset: Int) -> Select<Self, Self, ()> {
+    Where<Self>().offset(offset)
+  }
 
   /// Rows matching a condition.
   public static func `where`(_ predicate: (TableColumns) -> some QueryExpression<Bool>)
@@ -250,7 +279,7 @@ extension Table {
     _ selection: (TableColumns) -> (repeat each C)
   ) -> Select<(repeat (each C).QueryValue.QueryOutput), Self, ()>
   where repeat (each C).QueryValue: QueryRepresentable {
-    all.select(selection)
+    Where<Self>().select(selection)
   }
 
   /// Selects one expression from every row. (The tuple form covers this too, but a single
@@ -258,7 +287,7 @@ extension Table {
   public static func select<C: QueryExpression>(_ selection: (TableColumns) -> C)
     -> Select<C.QueryValue.QueryOutput, Self, ()>
   where C.QueryValue: QueryRepresentable {
-    all.select(selection)
+    Where<Self>().select(selection)
   }
 
   public static func order<each C: QueryExpression>(
@@ -266,21 +295,21 @@ extension Table {
   )
     -> Select<Self, Self, ()>
   {
-    all.order(by: repeat each keyPaths)
+    Where<Self>().order(by: repeat each keyPaths)
   }
 
   public static func order(@OrderingBuilder _ ordering: (TableColumns) -> [QueryFragment])
     -> Select<Self, Self, ()>
   {
-    all.order(ordering)
+    Where<Self>().order(ordering)
   }
 
   public static func limit(_ count: Int, offset: Int? = nil) -> Select<Self, Self, ()> {
-    all.limit(count, offset: offset)
+    Where<Self>().limit(count, offset: offset)
   }
 
   public static func distinct(_ isDistinct: Bool = true) -> Select<Self, Self, ()> {
-    all.distinct(isDistinct)
+    Where<Self>().distinct(isDistinct)
   }
 
   public static func group<each C: QueryExpression>(
@@ -288,14 +317,14 @@ extension Table {
   )
     -> Select<Self, Self, ()>
   {
-    all.group(by: repeat each keyPaths)
+    Where<Self>().group(by: repeat each keyPaths)
   }
 
   /// `GROUP BY` an expression built in a closure: `Reminder.group { $0.dueDate.year }`.
   public static func group<C: QueryExpression>(by grouping: (TableColumns) -> C)
     -> Select<Self, Self, ()>
   {
-    all.all.group(by: grouping)
+    Where<Self>().all.group(by: grouping)
   }
 
   /// `GROUP BY` expressions built in a closure.
@@ -303,20 +332,20 @@ extension Table {
   public static func group<each C: QueryExpression>(by grouping: (TableColumns) -> (repeat each C))
     -> Select<Self, Self, ()>
   {
-    all.all.group(by: grouping)
+    Where<Self>().all.group(by: grouping)
   }
 
   /// `SELECT count(*) FROM "table"`.
-  public static func count() -> Select<Int, Self, ()> { all.count() }
+  public static func count() -> Select<Int, Self, ()> { Where<Self>().count() }
 
   /// Every row, decoded.
-  public static func fetchAll(_ db: Database) throws -> [Self] { try all.fetchAll(db) }
+  public static func fetchAll(_ db: Database) throws -> [Self] { try Where<Self>().fetchAll(db) }
 
   /// The first row, or nil.
-  public static func fetchOne(_ db: Database) throws -> Self? { try all.fetchOne(db) }
+  public static func fetchOne(_ db: Database) throws -> Self? { try Where<Self>().fetchOne(db) }
 
   /// The number of rows.
-  public static func fetchCount(_ db: Database) throws -> Int { try all.fetchCount(db) }
+  public static func fetchCount(_ db: Database) throws -> Int { try Where<Self>().fetchCount(db) }
 
   /// Deletes every row.
   public static func delete() -> Delete<Self, Void> { Delete(wheres: []) }

@@ -35,7 +35,8 @@ public struct FetchAll<Element: Sendable>: Sendable {
     wrappedValue: [Element] = [], database: (any DatabaseReader)? = nil,
     scheduler: FetchScheduler = .main
   ) where Element: Table {
-    self.init(wrappedValue: wrappedValue, Element.all, database: database, scheduler: scheduler)
+    self.init(
+      wrappedValue: wrappedValue, Where<Element>().all, database: database, scheduler: scheduler)
   }
 
   /// Replaces the query. Returns once the new rows are in place; throws the fetch's error.

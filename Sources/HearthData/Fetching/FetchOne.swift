@@ -42,7 +42,8 @@ public struct FetchOne<Value: Sendable>: Sendable {
     wrappedValue: Value = nil, database: (any DatabaseReader)? = nil,
     scheduler: FetchScheduler = .main
   ) where Value == Row? {
-    self.init(wrappedValue: wrappedValue, Row.all, database: database, scheduler: scheduler)
+    self.init(
+      wrappedValue: wrappedValue, Where<Row>().all, database: database, scheduler: scheduler)
   }
 
   /// Replaces the query; a query with no row gives `defaultValue`.

@@ -1,0 +1,112 @@
+import Foundation
+import HearthDataTestSupport
+import HearthQuery
+import Testing
+
+// Forms the reference's users write that its articles do not show: a whole row or a column
+// group named as the insert's columns, and a default scope that is a select with an order.
+// Each must write what it says (never a row of defaults in place of the values given) and
+// read the rows the scope says.
+
+@Selection
+struct ArticleStamps: Equatable {
+  var createdAt = 0
+  var updatedAt = 0
+}
+
+@Table
+struct Article: Equatable, Identifiable {
+  let id: Int
+  var title = ""
+  var stamps = ArticleStamps()
+}
+
+/// A default scope with an order: hidden rows left out, the newest first.
+@Table
+struct JournalEntry: Equatable, Identifiable {
+  static let all = unscoped.where { !$0.isHidden }.order { $0.id.desc() }
+  let id: Int
+  var text = ""
+  var isHidden = false
+}
+
+private func formsDatabase() throws -> DatabaseQueue {
+  let database = try DatabaseQueue()
+  try database.write { db in
+    try db.execute(
+      sql: """
+        CREATE TABLE "articles" (
+          "id" INTEGER PRIMARY KEY, "title" TEXT NOT NULL DEFAULT 'untitled',
+          "createdAt" INTEGER NOT NULL DEFAULT 0, "updatedAt" INTEGER NOT NULL DEFAULT 0);
+        CREATE TABLE "journalEntries" (
+          "id" INTEGER PRIMARY KEY, "text" TEXT NOT NULL DEFAULT '',
+          "isHidden" INTEGER NOT NULL DEFAULT 0);
+        INSERT INTO "journalEntries" VALUES (1, 'first', 0), (2, 'hidden', 1), (3, 'third', 0);
+        """)
+  }
+  return database
+}
+
+@Suite struct InsertAndScopeFormsTests {
+  @Test func aWholeRowNamedAsTheColumnsInsertsItsValues() throws {
+    try formsDatabase().write { db in
+      try assertQuery(
+        Article.insert {
+          $0
+        } values: {
+          Article(id: 7, title: "Whole", stamps: ArticleStamps(createdAt: 1, updatedAt: 2))
+          Article(id: 8, title: "Second", stamps: ArticleStamps(createdAt: 3, updatedAt: 4))
+        },
+        in: db,
+        sql:
+          #"INSERT INTO "articles" ("id", "title", "createdAt", "updatedAt") VALUES (?, ?, ?, ?), (?, ?, ?, ?)"#,
+        rows: "")
+      #expect(
+        try Article.order(by: \.id).fetchAll(db) == [
+          Article(id: 7, title: "Whole", stamps: ArticleStamps(createdAt: 1, updatedAt: 2)),
+          Article(id: 8, title: "Second", stamps: ArticleStamps(createdAt: 3, updatedAt: 4)),
+        ])
+      // INSERT … SELECT of whole rows.
+      try Article.insert {
+        $0
+      } select: {
+        Article.where { $0.id.eq(7) }.select {
+          ($0.id + 10, $0.title, $0.stamps.createdAt, $0.stamps.updatedAt)
+        }
+      }
+      .execute(db)
+      #expect(try Article.find(17).fetchOne(db)?.title == "Whole")
+    }
+  }
+
+  @Test func aColumnGroupNamedAsTheColumnsInsertsItsColumnsOnly() throws {
+    try formsDatabase().write { db in
+      try assertQuery(
+        Article.insert {
+          $0.stamps
+        } values: {
+          ArticleStamps(createdAt: 5, updatedAt: 6)
+        },
+        in: db, sql: #"INSERT INTO "articles" ("createdAt", "updatedAt") VALUES (?, ?)"#, rows: "")
+      let post = try #require(try Article.fetchOne(db))
+      #expect(post.title == "untitled" && post.stamps == ArticleStamps(createdAt: 5, updatedAt: 6))
+    }
+  }
+
+  @Test func aDefaultScopeWithAnOrderAppliesToEveryQueryOfTheTable() throws {
+    try formsDatabase().write { db in
+      #expect(try JournalEntry.all.fetchAll(db).map(\.id) == [3, 1])
+      #expect(try JournalEntry.fetchAll(db).map(\.id) == [3, 1])
+      #expect(try JournalEntry.where { $0.id.lt(10) }.fetchAll(db).map(\.id) == [3, 1])
+      #expect(try JournalEntry.select(\.text).fetchAll(db) == ["third", "first"])
+      #expect(try JournalEntry.fetchCount(db) == 2)
+      #expect(try JournalEntry.find(2).fetchOne(db) == nil)
+      #expect(try JournalEntry.unscoped.order(by: \.id).fetchAll(db).map(\.id) == [1, 2, 3])
+      // Writes through the scope leave hidden rows alone.
+      try JournalEntry.update { $0.text = "seen" }.execute(db)
+      try JournalEntry.where { $0.id.eq(1) }.delete().execute(db)
+      let rows = try JournalEntry.unscoped.order(by: \.id).fetchAll(db)
+      #expect(rows.map(\.text) == ["hidden", "seen"] && rows.map(\.id) == [2, 3])
+    }
+  }
+}
