@@ -3,19 +3,33 @@ import HearthDataTestSupport
 import HearthTestbed
 import Testing
 
+/// A server with two people, alice and bob, each with a hearthd process syncing as them.
+private struct TwoPeople {
+  let server: PostgresServer
+  let alice: SyncingHubProcess
+  let bob: SyncingHubProcess
+
+  init() throws {
+    server = try SyncSuites.SyncSharingServerTests.people()
+    alice = try SyncingHubProcess("alice", server: server, role: "alice")
+    bob = try SyncingHubProcess("bob", server: server, role: "bob")
+  }
+
+  func stop() {
+    alice.stopAndRemove()
+    bob.stopAndRemove()
+    server.stop()
+  }
+}
+
 extension SyncSuites {
   /// Sharing a reminders list from the command lines, as two people would: alice's
   /// `hearth-reminders share`, bob's `hearth sync accept`, on two hearthd processes.
   @Suite(.serialized) struct FeatureSharingTests {
     @Test func aListSharedFromTheCommandLineShowsWhoHasIt() throws {
-      let server = try SyncSharingServerTests.people()
-      defer { server.stop() }
-      let alice = try SyncingHubProcess("alice", server: server, role: "alice")
-      let bob = try SyncingHubProcess("bob", server: server, role: "bob")
-      defer {
-        alice.stopAndRemove()
-        bob.stopAndRemove()
-      }
+      let people = try TwoPeople()
+      defer { people.stop() }
+      let (alice, bob) = (people.alice, people.bob)
       let (remindersA, remindersB) = (
         try FeatureCLI("hearth-reminders", hub: alice.process),
         try FeatureCLI("hearth-reminders", hub: bob.process)
@@ -80,14 +94,9 @@ extension SyncSuites {
     /// reminders' images (the file too, byte for byte) and its own notes, not those of a
     /// list kept private; an image attached after sharing follows.
     @Test func attachmentsOfASharedListReachThePersonItIsSharedWith() throws {
-      let server = try SyncSharingServerTests.people()
-      defer { server.stop() }
-      let alice = try SyncingHubProcess("alice", server: server, role: "alice")
-      let bob = try SyncingHubProcess("bob", server: server, role: "bob")
-      defer {
-        alice.stopAndRemove()
-        bob.stopAndRemove()
-      }
+      let people = try TwoPeople()
+      defer { people.stop() }
+      let (alice, bob) = (people.alice, people.bob)
       let remindersA = try FeatureCLI("hearth-reminders", hub: alice.process)
       let (attachmentsA, attachmentsB) = (
         try FeatureCLI("hearth-attachments", hub: alice.process),
