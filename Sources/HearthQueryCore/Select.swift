@@ -89,9 +89,11 @@ public struct Select<Columns, From: Table, Joins>: Statement, Sendable {
     with { $0.wheres += other.predicates }
   }
 
-  /// `OFFSET n`: skips the first `n` rows (with no limit, `LIMIT -1 OFFSET n`).
-  public func offset(_ offset: Int) -> Self {
-    with {
+  /// `OFFSET n`: skips the first `n` rows (with no limit, `LIMIT -1 OFFSET n`); nil skips
+  /// none (the offset left out).
+  public func offset(_ offset: Int?) -> Self {
+    guard let offset else { return with { $0.offset = nil } }
+    return with {
       $0.limit = $0.limit ?? QueryFragment(binding: (-1).queryBinding)
       $0.offset = QueryFragment(binding: offset.queryBinding)
     }
@@ -112,10 +114,12 @@ public struct Select<Columns, From: Table, Joins>: Statement, Sendable {
     with { $0.orders += ordering(From.columns, repeat (each J).columns) }
   }
 
-  /// `LIMIT n [OFFSET m]`.
-  public func limit(_ count: Int, offset: Int? = nil) -> Self {
+  /// `LIMIT n [OFFSET m]`; a nil count is no limit (`LIMIT -1` when there is an offset).
+  public func limit(_ count: Int?, offset: Int? = nil) -> Self {
     with {
-      $0.limit = QueryFragment(binding: count.queryBinding)
+      $0.limit =
+        count.map { QueryFragment(binding: $0.queryBinding) }
+        ?? offset.map { _ in QueryFragment(binding: (-1).queryBinding) }
       $0.offset = offset.map { QueryFragment(binding: $0.queryBinding) }
     }
   }

@@ -84,6 +84,27 @@ public struct Where<From: Table>: Statement, Sendable {
     adding([From.columns[keyPath: keyPath].queryFragment])
   }
 
+  /// `.where { … }` where a `Where` of the table is expected: `.and(.where(\.isFlagged))`.
+  public static func `where`(_ predicate: (From.TableColumns) -> some QueryExpression<Bool>)
+    -> Self
+  {
+    Where().where(predicate)
+  }
+
+  /// `.where(\.isFlagged)` where a `Where` of the table is expected.
+  public static func `where`(_ keyPath: KeyPath<From.TableColumns, some QueryExpression<Bool>>)
+    -> Self
+  {
+    Where().where(keyPath)
+  }
+
+  /// `a && b`: as `a.and(b)`.
+  public static func && (lhs: Self, rhs: Self) -> Self { lhs.and(rhs) }
+  /// `a || b`: as `a.or(b)`.
+  public static func || (lhs: Self, rhs: Self) -> Self { lhs.or(rhs) }
+  /// `!a`: as `a.not()`.
+  public static prefix func ! (operand: Self) -> Self { operand.not() }
+
   /// Both clauses' conditions: `(a) AND (b)`.
   public func and(_ other: Self) -> Self {
     Where(predicates: [combined(predicates, other.predicates, "AND")], isUnscoped: isUnscoped)
@@ -101,7 +122,7 @@ public struct Where<From: Table>: Statement, Sendable {
   }
 
   /// `LIMIT … OFFSET n` with no limit.
-  public func offset(_ offset: Int) -> Select<From, From, ()> { all.offset(offset) }
+  public func offset(_ offset: Int?) -> Select<From, From, ()> { all.offset(offset) }
 
   /// Selects expressions from the matching rows.
   @_disfavoredOverload
@@ -131,7 +152,7 @@ public struct Where<From: Table>: Statement, Sendable {
     all.order(ordering)
   }
 
-  public func limit(_ count: Int, offset: Int? = nil) -> Select<From, From, ()> {
+  public func limit(_ count: Int?, offset: Int? = nil) -> Select<From, From, ()> {
     all.limit(count, offset: offset)
   }
 
@@ -240,7 +261,7 @@ extension Table {
   }
 
   /// `LIMIT -1 OFFSET n`: every row after the first `n`.
-  public static func offset(_ offset: Int) -> Select<Self, Self, ()> {
+  public static func offset(_ offset: Int?) -> Select<Self, Self, ()> {
     Where<Self>().offset(offset)
   }
 
@@ -304,7 +325,7 @@ extension Table {
     Where<Self>().order(ordering)
   }
 
-  public static func limit(_ count: Int, offset: Int? = nil) -> Select<Self, Self, ()> {
+  public static func limit(_ count: Int?, offset: Int? = nil) -> Select<Self, Self, ()> {
     Where<Self>().limit(count, offset: offset)
   }
 

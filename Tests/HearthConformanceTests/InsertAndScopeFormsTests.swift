@@ -110,3 +110,43 @@ private func formsDatabase() throws -> DatabaseQueue {
     }
   }
 }
+
+/// Combining conditions as values, and limits that may be none, as the reference's users
+/// write them.
+@Suite struct WhereAndLimitFormsTests {
+  @Test func whereValuesCombineWithAndOrAndNot() throws {
+    let flagged = Reminder.where(\.isFlagged)
+    let highPriority = Reminder.where { $0.priority.eq(3) }
+    try assertConformance(
+      Reminder.incomplete.and(.where(\.isFlagged)).select(\.title),
+      sql:
+        #"SELECT "reminders"."title" FROM "reminders" WHERE (NOT ("reminders"."isCompleted")) AND ("reminders"."isFlagged")"#,
+      rows: "Haircut")
+    try assertConformance(
+      (flagged || highPriority).order(by: \.id).select(\.title),
+      sql:
+        #"SELECT "reminders"."title" FROM "reminders" WHERE ("reminders"."isFlagged") OR (("reminders"."priority" = ?)) ORDER BY "reminders"."id""#,
+      rows: "Haircut\nDoctor appointment")
+    try assertConformance(
+      (!flagged && .where { $0.remindersListID.eq(2) }).select(\.title),
+      sql:
+        #"SELECT "reminders"."title" FROM "reminders" WHERE (NOT ("reminders"."isFlagged")) AND (("reminders"."remindersListID" = ?))"#,
+      rows: "Send report\nCall accountant")
+  }
+
+  @Test func aNilLimitOrOffsetIsNone() throws {
+    let limit: Int? = nil
+    try assertConformance(
+      Reminder.order(by: \.id).limit(limit).select(\.id),
+      sql: #"SELECT "reminders"."id" FROM "reminders" ORDER BY "reminders"."id""#,
+      rows: "1\n2\n3\n4\n5\n6")
+    try assertConformance(
+      Reminder.order(by: \.id).limit(nil, offset: 4).select(\.id),
+      sql: #"SELECT "reminders"."id" FROM "reminders" ORDER BY "reminders"."id" LIMIT ? OFFSET ?"#,
+      rows: "5\n6")
+    try assertConformance(
+      Reminder.order(by: \.id).limit(2).offset(nil).select(\.id),
+      sql: #"SELECT "reminders"."id" FROM "reminders" ORDER BY "reminders"."id" LIMIT ?"#,
+      rows: "1\n2")
+  }
+}
