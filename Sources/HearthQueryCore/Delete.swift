@@ -14,7 +14,7 @@ public struct Delete<From: Table, Returning>: Statement, Sendable {
   public func _decodeRow(_ decoder: inout QueryDecoder) throws -> Returning { try decode(&decoder) }
 
   public var query: QueryFragment {
-    var sql: QueryFragment = "DELETE FROM " + From.quotedTableName
+    var sql: QueryFragment = "DELETE FROM " + From.tableReference
     if !wheres.isEmpty { sql += " WHERE " + wheres.joinedWithAnd() }
     if !returningColumns.isEmpty { sql += " RETURNING " + returningColumns.joined() }
     return sql

@@ -30,7 +30,7 @@ public struct Insert<Into: Table, Returning>: Statement, Sendable {
   public var query: QueryFragment {
     var sql: QueryFragment = "INSERT"
     if let conflictResolution { sql.append(raw: " OR " + conflictResolution.rawValue) }
-    sql += " INTO " + Into.quotedTableName
+    sql += " INTO " + Into.tableReference
     switch source {
     case .defaultValues:
       sql += " DEFAULT VALUES"

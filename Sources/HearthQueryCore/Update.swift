@@ -21,7 +21,7 @@ public struct Update<From: Table, Returning>: Statement, Sendable {
   public var query: QueryFragment {
     var sql: QueryFragment = "UPDATE"
     if let conflictResolution { sql.append(raw: " OR " + conflictResolution.rawValue) }
-    sql += " " + From.quotedTableName + " SET "
+    sql += " " + From.tableReference + " SET "
     sql += renderedAssignments(assignments)
     if !wheres.isEmpty { sql += " WHERE " + wheres.joinedWithAnd() }
     if !returningColumns.isEmpty { sql += " RETURNING " + returningColumns.joined() }

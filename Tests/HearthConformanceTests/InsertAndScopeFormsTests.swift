@@ -150,3 +150,22 @@ private func formsDatabase() throws -> DatabaseQueue {
       rows: "1\n2")
   }
 }
+
+/// Writes through a table alias keep it: the alias's qualified columns name the table.
+@Suite struct AliasedWriteFormsTests {
+  @Test func updateAndDeleteThroughAnAliasKeepIt() throws {
+    let database = try conformanceDatabase()
+    try database.write { db in
+      try assertQuery(
+        User.as(Referrer.self).where { $0.id.eq(3) }.update { $0.name += "!" }, in: db,
+        sql:
+          #"UPDATE "users" AS "referrers" SET "name" = ("referrers"."name" || ?) WHERE ("referrers"."id" = ?)"#,
+        rows: "")
+      #expect(try User.find(3).fetchOne(db)?.name == "Blob Sr!")
+      try assertQuery(
+        User.as(Referrer.self).where { $0.name.eq("Blob Sr!") }.delete(), in: db,
+        sql: #"DELETE FROM "users" AS "referrers" WHERE ("referrers"."name" = ?)"#, rows: "")
+      #expect(try User.find(3).fetchOne(db) == nil)
+    }
+  }
+}
