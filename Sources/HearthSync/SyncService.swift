@@ -69,10 +69,10 @@ public final class SyncService: Sendable {
   /// commit, pull after the server's doorbell, both when asked (`requestRound`) and every
   /// `pollInterval` — so a hub busy with tables it does not sync asks nothing of the server.
   private let rounds = Locked((begun: 0, finished: 0, push: true, pull: true))
-  /// When tombstones were last collected (nil: never since the service started).
-  private let lastCollection = Locked<ContinuousClock.Instant?>(nil)
-  /// When the clock was last compared with the server's (nil: since connecting, never).
-  private let lastClockCheck = Locked<ContinuousClock.Instant?>(nil)
+  /// Tombstones are collected once per `collectInterval`, the clock compared with the
+  /// server's once a minute (and at each connection).
+  private let collection: Cadence
+  private let clockCheck = Cadence(every: .seconds(60))
   /// Sharing actions asked for (`perform`), and their outcomes until taken.
   let actions = Locked<
     (next: Int, queued: [(Int, ServerAction)], done: [Int: Result<ServerOutcome, any Error>])
@@ -86,6 +86,7 @@ public final class SyncService: Sendable {
     self.writer = writer
     self.reader = reader
     self.capture = capture
+    collection = Cadence(every: settings.collectInterval)
     bell = try Doorbell()
   }
 
@@ -210,7 +211,7 @@ public final class SyncService: Sendable {
     try server.listen()
     logger.notice("connected to the sync server (zone \(settings.zone))")
     _ = try writer.write { db in try SyncStore.setValue(nil, for: "lastError", db) }
-    lastClockCheck.withLock { $0 = nil }
+    clockCheck.restart()
     return server
   }
 
@@ -219,12 +220,7 @@ public final class SyncService: Sendable {
   /// `clockSkewWarning`. Edits keep their order whatever it is (the clock moves past
   /// every time it pulls); a clock far off only makes "later" mean less to people.
   private func checkClock(_ server: SyncServer) throws {
-    let due = lastClockCheck.withLock { last in
-      guard last.map({ ContinuousClock.now - $0 >= .seconds(60) }) ?? true else { return false }
-      last = ContinuousClock.now
-      return true
-    }
-    guard due else { return }
+    guard clockCheck.isDue() else { return }
     let clock = capture.clock
     let skew = try server.clockSkew { clock.now }
     let stored = try reader.read { db in
@@ -435,14 +431,7 @@ extension SyncService {
   /// Once an hour (and in the first whole round): collects the tombstones of the zones this
   /// hub's person may write that every hub has pulled past (`hearth.collect`).
   func collectIfDue(_ server: SyncServer) throws {
-    let due = lastCollection.withLock { last in
-      guard last.map({ ContinuousClock.now - $0 >= settings.collectInterval }) ?? true else {
-        return false
-      }
-      last = ContinuousClock.now
-      return true
-    }
-    guard due else { return }
+    guard collection.isDue() else { return }
     let shares = try reader.read { db in try SyncShares.all(db) }
     for zone in [nil] + shares.filter(\.isWritable).map(\.zone) {
       let collected = try server.collectTombstones(zone)
@@ -471,4 +460,26 @@ extension Duration {
   var milliseconds: Int64 {
     components.seconds * 1000 + components.attoseconds / 1_000_000_000_000_000
   }
+}
+
+/// Something done at most once per `interval`: the first time it is asked, then once the
+/// interval has passed since it was last done.
+final class Cadence: Sendable {
+  let interval: Duration
+  private let last = Locked<ContinuousClock.Instant?>(nil)
+
+  init(every interval: Duration) { self.interval = interval }
+
+  /// Whether it is time; if it is, it counts as done now.
+  func isDue() -> Bool {
+    last.withLock { last in
+      let now = ContinuousClock.now
+      guard last.map({ now - $0 >= interval }) ?? true else { return false }
+      last = now
+      return true
+    }
+  }
+
+  /// The next `isDue()` is true.
+  func restart() { last.withLock { $0 = nil } }
 }
