@@ -63,6 +63,7 @@ let package = Package(
     .executable(name: "hearth-bench", targets: ["hearth-bench"]),
     .executable(name: "hearth-faults", targets: ["hearth-faults"]),
     .executable(name: "hearth-demo", targets: ["hearth-demo"]),
+    .executable(name: "hearth-web", targets: ["hearth-web"]),
   ],
   targets: [
     .systemLibrary(
@@ -71,6 +72,8 @@ let package = Package(
     .systemLibrary(name: "CZMQ", providers: [.apt(["libzmq3-dev"])]),
     .systemLibrary(name: "CSodium", pkgConfig: "libsodium", providers: [.apt(["libsodium-dev"])]),
     .systemLibrary(name: "CPostgreSQL", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
+    // No pkgConfig: libmicrohttpd.pc adds p11-kit's include directory, which it does not need.
+    .systemLibrary(name: "CMicroHTTPD", providers: [.apt(["libmicrohttpd-dev"])]),
     // The bottom: a lock ThreadSanitizer understands and the logger; then dependencies
     // (date, UUID, clock, error reporting), which everything above may read.
     .target(name: "HearthSupport", swiftSettings: strict),
@@ -123,7 +126,7 @@ let package = Package(
       name: "HearthHub",
       dependencies: [
         "HearthWire", "HearthZMQ", "HearthSQLite", "HearthDependencies", "HearthService",
-        "HearthSupport", "HearthSync", "HearthPostgres",
+        "HearthSupport", "HearthSync", "HearthPostgres", "HearthCommandLine",
       ],
       swiftSettings: strict),
     .target(
@@ -169,6 +172,23 @@ let package = Package(
       ],
       swiftSettings: strict),
     .executableTarget(name: "hearth-demo", dependencies: ["HearthData"], swiftSettings: strict),
+    // What an HTTP request says (its Host, Origin, cookies, form, route), pure and fuzzed.
+    .target(name: "HearthHTTP", swiftSettings: strict),
+    // The browser view: the HTTP server over libmicrohttpd, the pages, the live streams.
+    .target(
+      name: "HearthWeb",
+      dependencies: [
+        "CMicroHTTPD", "CSodium", "HearthHTTP", "HearthPlugin", "HearthSQLite", "HearthSync",
+        "HearthWire", "HearthZMQ", "HearthSupport",
+      ],
+      swiftSettings: strict),
+    .executableTarget(
+      name: "hearth-web",
+      dependencies: [
+        "HearthWeb", "HearthHTTP", "HearthPlugin", "HearthCommandLine", "HearthService",
+        "HearthSupport", "HearthWire",
+      ],
+      swiftSettings: strict),
     // The features: each written only against HearthPlugin and HearthData (and, for the
     // attachments' SHA-256, Debian's libsodium), as a plugin author's would be.
     .target(

@@ -1,4 +1,5 @@
 import Foundation
+import HearthCommandLine
 import HearthWire
 
 /// A setting hearthd cannot use: its key, what is wrong with its value, and where it was set
@@ -58,41 +59,17 @@ extension HubConfiguration {
     }
   }
 
-  /// The `key = value` lines of a config file, each key's value and line number; blank lines
-  /// are skipped. A comment runs from a `#` at the start of a line or
-  /// after a space to the end of the line (`wal-limit-mb = 64   # the default is 32`).
+  /// The `key = value` lines of a config file (`SettingsFile`), each key's value and line
+  /// number; a line that is not one throws `InvalidSetting` naming it.
   static func parseLines(_ text: String, fileName: String) throws
     -> [String: (value: String, number: Int)]
   {
-    var settings: [String: (value: String, number: Int)] = [:]
-    for (index, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated()
-    {
-      var content = Substring(line)
-      if content.hasPrefix("#") {
-        content = ""
-      } else if let comment = content.range(of: " #") ?? content.range(of: "\t#") {
-        content = content[..<comment.lowerBound]
-      }
-      let trimmed = content.trimmingCharacters(in: .whitespaces)
-      guard !trimmed.isEmpty else { continue }
-      guard let equals = trimmed.firstIndex(of: "="),
-        !trimmed[..<equals].trimmingCharacters(in: .whitespaces).isEmpty
-      else {
-        throw InvalidSetting(
-          key: "line \(index + 1)", problem: "not `key = value`: \(trimmed)",
-          location: "\(fileName):\(index + 1)")
-      }
-      let key = trimmed[..<equals].trimmingCharacters(in: .whitespaces)
-      if let earlier = settings[key] {
-        throw InvalidSetting(
-          key: key, problem: "set twice (first on line \(earlier.number))",
-          location: "\(fileName):\(index + 1)")
-      }
-      settings[key] = (
-        trimmed[trimmed.index(after: equals)...].trimmingCharacters(in: .whitespaces), index + 1
-      )
+    do {
+      return try SettingsFile.lines(text)
+    } catch {
+      throw InvalidSetting(
+        key: error.key, problem: error.problem, location: "\(fileName):\(error.line)")
     }
-    return settings
   }
 
   private mutating func apply(_ settings: [String: String]) throws {
