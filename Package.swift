@@ -263,6 +263,10 @@ let package = Package(
       ],
       swiftSettings: strict),
     .testTarget(
+      name: "HearthWebTests",
+      dependencies: ["HearthWeb", "HearthHTTP", "HearthSQLite", "HearthDataTestSupport"],
+      swiftSettings: strict),
+    .testTarget(
       name: "HearthDataTests", dependencies: ["HearthData", "HearthDataTestSupport"],
       swiftSettings: strict),
     .testTarget(

@@ -27,7 +27,8 @@ public enum SettingsFile {
       guard !trimmed.isEmpty else { continue }
       guard let equals = trimmed.firstIndex(of: "="), !trimmed[..<equals].trimmingSpaces.isEmpty
       else {
-        throw Problem(key: "line \(index + 1)", problem: "not `key = value`: \(trimmed)", line: index + 1)
+        throw Problem(
+          key: "line \(index + 1)", problem: "not `key = value`: \(trimmed)", line: index + 1)
       }
       let key = String(trimmed[..<equals].trimmingSpaces)
       if let earlier = settings[key] {

@@ -79,7 +79,8 @@ public struct HTTPRequest: Sendable {
       switch byte {
       case UInt8(ascii: "+"): bytes.append(UInt8(ascii: " "))
       case UInt8(ascii: "%"):
-        guard let high = iterator.next().flatMap(hexValue), let low = iterator.next().flatMap(hexValue)
+        guard let high = iterator.next().flatMap(hexValue),
+          let low = iterator.next().flatMap(hexValue)
         else { return nil }
         bytes.append(high << 4 | low)
       default: bytes.append(byte)

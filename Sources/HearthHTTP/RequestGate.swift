@@ -51,7 +51,9 @@ public struct RequestGate: Sendable {
   /// ASCII.
   public static func printable(_ text: String) -> String {
     String(
-      text.unicodeScalars.prefix(80).map { $0.isASCII && $0.value >= 0x20 && $0.value < 0x7f ? Character($0) : "?" })
+      text.unicodeScalars.prefix(80).map {
+        $0.isASCII && $0.value >= 0x20 && $0.value < 0x7f ? Character($0) : "?"
+      })
   }
 
   /// `Last-Event-ID` (or `since`) as a feed sequence number: digits only, at most 18.

@@ -38,6 +38,7 @@ public enum Route: Equatable, Sendable {
       case "tables": self = .tables(json: false)
       case "tables.json": self = .tables(json: true)
       case "events": self = .events
+      case "favicon.ico": self = .asset("favicon.ico")
       case "login": self = .login
       case "logout":
         guard method == "POST" else { return nil }

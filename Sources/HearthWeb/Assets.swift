@@ -7,6 +7,7 @@ enum Assets {
     switch name {
     case "app.css": .text(200, css, type: "text/css; charset=utf-8")
     case "app.js": .text(200, script, type: "text/javascript; charset=utf-8")
+    case "favicon.ico": .body(status: 204, headers: [], body: Data())
     default: .text(404, "no such file\n")
     }
   }

@@ -97,9 +97,10 @@ final class EventStream: StreamProducer, @unchecked Sendable {
         guard event.seq > position else { continue }
         position = event.seq
         if let table {
-          guard let changes = event.tables.first(where: {
-            $0.key.caseInsensitiveCompare(table.name) == .orderedSame
-          })?.value
+          guard
+            let changes = event.tables.first(where: {
+              $0.key.caseInsensitiveCompare(table.name) == .orderedSame
+            })?.value
           else { continue }
           write(id: event.seq, event: "commit", data: try tableEvent(event, changes, table))
         } else {

@@ -52,7 +52,9 @@ enum Pages {
   static func hub(_ hub: HubSnapshot) -> HTML {
     var status: [HTML] = []
     func item(_ name: String, _ value: HTML, id: String? = nil) {
-      status.append("<tr><th>\(name)</th><td\(html: HTML(raw: id.map { " id=\"\($0)\"" } ?? ""))>\(html: value)</td></tr>")
+      status.append(
+        "<tr><th>\(name)</th><td\(html: HTML(raw: id.map { " id=\"\($0)\"" } ?? ""))>\(html: value)</td></tr>"
+      )
     }
     if let welcome = hub.welcome {
       item("hub", "<span class=\"up\">up</span> (instance \(String(welcome.hub.prefix(8))))")
@@ -61,7 +63,8 @@ enum Pages {
     }
     item("sequence", "\(hub.lastSequence)", id: "seq")
     item(
-      "commits", "\(rate(hub.commitsLast10s, 10)) a second (last 10 s), \(rate(hub.commitsLastMinute, 60)) (last minute)",
+      "commits",
+      "\(rate(hub.commitsLast10s, 10)) a second (last 10 s), \(rate(hub.commitsLastMinute, 60)) (last minute)",
       id: "rate")
     item("database", "\(hub.databasePath) (\(size(hub.databaseBytes + hub.walFileBytes)))")
     if let wal = hub.welcome?.wal {
@@ -74,18 +77,21 @@ enum Pages {
       if let checkpoint = wal.checkpoint {
         item(
           "checkpoint",
-          "\(checkpoint.mode), \(checkpoint.complete ? "complete" : "held off by a reader"), \(checkpoint.checkpointedFrames) of \(checkpoint.walFrames) frames, \(String(format: "%.1f", checkpoint.milliseconds)) ms")
+          "\(checkpoint.mode), \(checkpoint.complete ? "complete" : "held off by a reader"), \(checkpoint.checkpointedFrames) of \(checkpoint.walFrames) frames, \(String(format: "%.1f", checkpoint.milliseconds)) ms"
+        )
       }
     }
     if let connections = hub.welcome?.connections {
       item(
         "connections",
-        "\(connections.streamConnections) of \(connections.maxStreamConnections) on the request stream, \(connections.waitingRequests) requests waiting, \(connections.openFiles) files open")
+        "\(connections.streamConnections) of \(connections.maxStreamConnections) on the request stream, \(connections.waitingRequests) requests waiting, \(connections.openFiles) files open"
+      )
     }
     for lock in hub.welcome?.locks ?? [] {
       item(
         "LOCKED",
-        "<span class=\"down\">\(lock.pid.map { "pid \($0)" } ?? "a process") (\(lock.command ?? "?")) holds a \(lock.mode) lock on SQLite's \(lock.lock) lock</span>")
+        "<span class=\"down\">\(lock.pid.map { "pid \($0)" } ?? "a process") (\(lock.command ?? "?")) holds a \(lock.mode) lock on SQLite's \(lock.lock) lock</span>"
+      )
     }
     let plugins = hub.plugins.map { plugin -> HTML in
       let tables = plugin.tables.map { name -> HTML in
@@ -101,13 +107,15 @@ enum Pages {
       var notes: [String] = []
       if state.paused { notes.append("paused (hearth sync resume)") }
       if let skew = state.clockSkew, abs(skew) > 5_000 {
-        notes.append("this clock is \(abs(skew) / 1000) s \(skew < 0 ? "behind" : "ahead of") the server's")
+        notes.append(
+          "this clock is \(abs(skew) / 1000) s \(skew < 0 ? "behind" : "ahead of") the server's")
       }
       if let error = state.lastError { notes.append("last error: \(error)") }
       let now = Int64(Date().timeIntervalSince1970 * 1000)
       let zones = state.zones.map { zone -> HTML in
         let lag = zone.oldestPending.map { "\(max(0, now - $0) / 1000) s" } ?? "–"
-        return "<tr><td>\(zone.zone)</td><td>\(zone.title ?? "")</td><td>\(zone.role ?? (zone.zone == (state.zone ?? "default") ? "own" : ""))</td><td>\(zone.pending)</td><td>\(lag)</td></tr>"
+        return
+          "<tr><td>\(zone.zone)</td><td>\(zone.title ?? "")</td><td>\(zone.role ?? (zone.zone == (state.zone ?? "default") ? "own" : ""))</td><td>\(zone.pending)</td><td>\(lag)</td></tr>"
       }
       sync = """
         <p>Account \(state.account ?? "–"), zone \(state.zone ?? "default")\(notes.isEmpty ? "" : "; " + notes.joined(separator: "; ")).</p>
@@ -156,7 +164,8 @@ enum Pages {
         return count > 0 ? "\(count) \(kind)" : nil
       }.joined(separator: ", ")
       let columns = (entry["columns"] as? [String]).map { " (\($0.joined(separator: ", ")))" } ?? ""
-      return "<li><a href=\"/tables/\(HTML.urlComponent(name))\">\(name)</a> \(counts)\(columns)</li>"
+      return
+        "<li><a href=\"/tables/\(HTML.urlComponent(name))\">\(name)</a> \(counts)\(columns)</li>"
     }
     return """
       <li data-seq="\(seq)" data-at="\(at)"><span class="seq">#\(seq)</span> <time data-ms="\(at)">\(time(at))</time> <span class="plugin">\(commit["plugin"] as? String ?? "")</span><ul>\(html: tables)</ul></li>
@@ -213,12 +222,13 @@ enum Pages {
     let search: HTML =
       table.searchable
       ? """
-        <form method="get" action="\(base)" class="search"><input type="search" name="q" value="\(search ?? "")" placeholder="full-text search"> <button>Search</button></form>
-        """
+      <form method="get" action="\(base)" class="search"><input type="search" name="q" value="\(search ?? "")" placeholder="full-text search"> <button>Search</button></form>
+      """
       : ""
     let next: HTML =
       page.next.map {
-        HTML("<p><a class=\"next\" href=\"\(link(["after": KeyValue.token($0)]))\">Next page</a></p>")
+        HTML(
+          "<p><a class=\"next\" href=\"\(link(["after": KeyValue.token($0)]))\">Next page</a></p>")
       } ?? ""
     return layout(
       title: table.name, page: "table", data: [("table", table.name), ("seq", "\(seq)")],
@@ -235,7 +245,8 @@ enum Pages {
 
   static func row(base: String, key: RowKey, values: [DatabaseValue]) -> HTML {
     let cells = values.map { "<td>\(html: cell($0))</td>" as HTML }
-    return "<tr data-key=\"\(key.pathComponent)\"><td><a href=\"\(base)/\(key.pathComponent)\">\(label(key))</a></td>\(html: cells)</tr>"
+    return
+      "<tr data-key=\"\(key.pathComponent)\"><td><a href=\"\(base)/\(key.pathComponent)\">\(label(key))</a></td>\(html: cells)</tr>"
   }
 
   static func rowPage(

@@ -89,9 +89,15 @@ public enum TableBrowser {
         if position > 0 { key.append((position, columnName)) }
       }
       let foreignKeys = try Row.fetchAll(
-        db, sql: "SELECT \"from\", \"table\", \"to\" FROM pragma_foreign_key_list(?) ORDER BY id, seq",
+        db,
+        sql: "SELECT \"from\", \"table\", \"to\" FROM pragma_foreign_key_list(?) ORDER BY id, seq",
         arguments: [name]
-      ).map { (from: try $0["from"] as String, table: try $0["table"] as String, to: try $0["to"] as String?) }
+      ).map {
+        (
+          from: try $0["from"] as String, table: try $0["table"] as String,
+          to: try $0["to"] as String?
+        )
+      }
       tables.append(
         BrowsedTable(
           name: name, columns: columns, primaryKey: key.sorted { $0.0 < $1.0 }.map(\.1),
@@ -107,7 +113,9 @@ public enum TableBrowser {
     guard let range = sql.range(of: name + "=") ?? sql.range(of: name + " =") else { return nil }
     let rest = sql[range.upperBound...].drop { $0 == " " }
     let quote = rest.first.flatMap { "'\"".contains($0) ? $0 : nil }
-    let body = quote.map { q in rest.dropFirst().prefix { $0 != q } } ?? rest.prefix { $0 != "," && $0 != ")" && $0 != " " }
+    let body =
+      quote.map { q in rest.dropFirst().prefix { $0 != q } }
+      ?? rest.prefix { $0 != "," && $0 != ")" && $0 != " " }
     return body.isEmpty ? nil : String(body)
   }
 
@@ -144,7 +152,8 @@ public enum TableBrowser {
       if table.isFullText {
         conditions.append("\(quoted(table.name)) MATCH ?")
       } else if let index = table.fullTextIndex {
-        conditions.append("rowid IN (SELECT rowid FROM \(quoted(index)) WHERE \(quoted(index)) MATCH ?)")
+        conditions.append(
+          "rowid IN (SELECT rowid FROM \(quoted(index)) WHERE \(quoted(index)) MATCH ?)")
       }
       arguments.append(DatabaseValue(storage: .text(match)))
     }
@@ -170,7 +179,8 @@ public enum TableBrowser {
           arguments += keyValues
         case (false, false):
           conditions.append(
-            "(\(column) IS NOT NULL AND (\(column) < ? OR (\(column) = ? AND \(keyList) < \(keyHoles))))")
+            "(\(column) IS NOT NULL AND (\(column) < ? OR (\(column) = ? AND \(keyList) < \(keyHoles))))"
+          )
           arguments += [value, value] + keyValues
         case (true, false):
           conditions.append("(\(column) IS NOT NULL OR \(keyList) < \(keyHoles))")
@@ -211,7 +221,8 @@ public enum TableBrowser {
     }
     if rows.count > limit { rows.removeLast() }
     let total: Int? =
-      (search?.isEmpty ?? true) ? try Int.fetchOne(db, sql: "SELECT count(*) FROM \(quoted(table.name))") : nil
+      (search?.isEmpty ?? true)
+      ? try Int.fetchOne(db, sql: "SELECT count(*) FROM \(quoted(table.name))") : nil
     return Page(rows: rows, next: next, total: total)
   }
 
@@ -237,7 +248,8 @@ public enum TableBrowser {
     let selected = (["rowid"] + table.columns.map(quoted)).joined(separator: ", ")
     return try Row.fetchAll(
       db,
-      sql: "SELECT \(selected) FROM \(quoted(table.name)) WHERE rowid IN (\(list)) ORDER BY rowid DESC"
+      sql:
+        "SELECT \(selected) FROM \(quoted(table.name)) WHERE rowid IN (\(list)) ORDER BY rowid DESC"
     ).map { row in
       let values = row.databaseValues
       return (key: key(of: table, values), values: Array(values.dropFirst()))
@@ -281,7 +293,9 @@ public enum TableBrowser {
       where foreignKey.table.caseInsensitiveCompare(table.name) == .orderedSame {
         guard let target = value(ofColumn: foreignKey.to), !target.isNull else { continue }
         let rows = try fetch(other, where: "\(quoted(foreignKey.from)) = ?", [target])
-        if !rows.isEmpty { found.append(Referrers(table: other, column: foreignKey.from, rows: rows)) }
+        if !rows.isEmpty {
+          found.append(Referrers(table: other, column: foreignKey.from, rows: rows))
+        }
       }
     }
     if try db.tableExists("hearth_sync_references"), let target = value(ofColumn: nil) {
@@ -290,7 +304,8 @@ public enum TableBrowser {
       {
         let name: String = try reference["tbl"]
         let column: String = try reference["col"]
-        guard let other = tables.first(where: { $0.name.caseInsensitiveCompare(name) == .orderedSame })
+        guard
+          let other = tables.first(where: { $0.name.caseInsensitiveCompare(name) == .orderedSame })
         else { continue }
         let rows: [(key: RowKey, values: [DatabaseValue])]
         if let parent: String = try reference["parent"] {
@@ -314,7 +329,8 @@ public enum TableBrowser {
   public static func key(
     ofRowWhere column: String?, is value: DatabaseValue, in table: BrowsedTable, _ db: Database
   ) throws -> RowKey? {
-    guard !value.isNull, let column = column ?? (table.primaryKey.count == 1 ? table.primaryKey[0] : nil)
+    guard !value.isNull,
+      let column = column ?? (table.primaryKey.count == 1 ? table.primaryKey[0] : nil)
     else { return nil }
     let selected = ((table.hasRowid ? ["rowid"] : []) + table.columns.map(quoted))
       .joined(separator: ", ")
@@ -332,7 +348,9 @@ public enum TableBrowser {
       guard table.hasRowid else { throw BrowseError.badKey }
       return ("rowid = ?", [DatabaseValue(storage: .integer(rowid))])
     case .key(let values):
-      guard !table.hasRowid, values.count == table.primaryKey.count else { throw BrowseError.badKey }
+      guard !table.hasRowid, values.count == table.primaryKey.count else {
+        throw BrowseError.badKey
+      }
       return (
         table.primaryKey.map { "\(quoted($0)) = ?" }.joined(separator: " AND "),
         values.map(databaseValue)

@@ -18,7 +18,9 @@ enum WebHeaders {
     ),
     ("X-Content-Type-Options", "nosniff"),
     ("X-Frame-Options", "DENY"),
-    ("Referrer-Policy", "no-referrer"),
+    // Not no-referrer: under it a browser sends `Origin: null` with a form's POST, and the
+    // login's Origin check could not tell this server's own form from a foreign one.
+    ("Referrer-Policy", "same-origin"),
     ("Cache-Control", "no-store"),
   ]
 }
@@ -89,7 +91,8 @@ public final class WebApp: @unchecked Sendable {
       case .login, .logout, .asset: return .text(404, "no such page\n")
       }
     } catch let error as BrowseError {
-      let status = if case .noSuchTable = error { 404 } else if case .noSuchRow = error { 404 } else { 400 }
+      let status =
+        if case .noSuchTable = error { 404 } else if case .noSuchRow = error { 404 } else { 400 }
       return .text(status, "\(error)\n")
     } catch let error as DatabaseError where error.resultCode == ResultCode.SQLITE_INTERRUPT {
       return .text(503, "the query took longer than its limit\n")
@@ -189,7 +192,10 @@ public final class WebApp: @unchecked Sendable {
   private func tablesPage(json: Bool) throws -> HTTPResponse {
     let listed = try pool.read { db in
       try tables(db).map { table in
-        (table, try Int.fetchOne(db, sql: "SELECT count(*) FROM \(TableBrowser.quoted(table.name))") ?? 0)
+        (
+          table,
+          try Int.fetchOne(db, sql: "SELECT count(*) FROM \(TableBrowser.quoted(table.name))") ?? 0
+        )
       }
     }
     if json {
@@ -318,7 +324,8 @@ public final class WebApp: @unchecked Sendable {
   static func queryString(_ query: [(String, String)]) -> String {
     query.isEmpty
       ? ""
-      : "?" + query.map { "\(HTML.urlComponent($0.0))=\(HTML.urlComponent($0.1))" }
+      : "?"
+        + query.map { "\(HTML.urlComponent($0.0))=\(HTML.urlComponent($0.1))" }
         .joined(separator: "&")
   }
 }

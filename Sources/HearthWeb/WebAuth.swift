@@ -29,9 +29,10 @@ public struct WebAuth: Sendable {
     randombytes_buf(&bytes, bytes.count)
     let token = bytes.map { String(format: "%02x", $0) }.joined()
     let temporary = path + ".new"
-    guard FileManager.default.createFile(
-      atPath: temporary, contents: Data((token + "\n").utf8),
-      attributes: [.posixPermissions: 0o600])
+    guard
+      FileManager.default.createFile(
+        atPath: temporary, contents: Data((token + "\n").utf8),
+        attributes: [.posixPermissions: 0o600])
     else { throw WebAuthError("cannot write \(temporary)") }
     guard rename(temporary, path) == 0 else {
       throw WebAuthError("cannot write \(path): \(String(cString: strerror(errno)))")

@@ -101,7 +101,9 @@ public struct HubSnapshot {
     var object: [String: Any] = [
       "up": welcome != nil, "database": databasePath, "databaseBytes": databaseBytes,
       "walFileBytes": walFileBytes, "seq": lastSequence,
-      "commitsPerSecond": ["last10s": Double(commitsLast10s) / 10, "lastMinute": Double(commitsLastMinute) / 60],
+      "commitsPerSecond": [
+        "last10s": Double(commitsLast10s) / 10, "lastMinute": Double(commitsLastMinute) / 60,
+      ],
       "plugins": plugins.map { plugin -> [String: Any] in
         [
           "name": plugin.name, "version": plugin.version ?? NSNull(), "tables": plugin.tables,
@@ -124,9 +126,10 @@ public struct HubSnapshot {
     }
     if let sync {
       object["sync"] = [
-        "account": sync.account ?? NSNull(), "zone": sync.zone ?? NSNull(), "paused": sync.paused,
+        "account": sync.account.map { $0 as Any } ?? NSNull(),
+        "zone": sync.zone.map { $0 as Any } ?? NSNull(), "paused": sync.paused,
         "clockSkewMilliseconds": sync.clockSkew.map { $0 as Any } ?? NSNull(),
-        "lastError": sync.lastError ?? NSNull(),
+        "lastError": sync.lastError.map { $0 as Any } ?? NSNull(),
         "zones": sync.zones.map { zone -> [String: Any] in
           [
             "zone": zone.zone, "title": zone.title ?? NSNull(), "role": zone.role ?? NSNull(),
@@ -257,7 +260,9 @@ final class HubGreeter: @unchecked Sendable {
             guard let frame = try line!.receive(timeout: deadline - ContinuousClock.now) else {
               break
             }
-            if let welcome = try? WireCoding.decode(WelcomeReply.self, from: frame), welcome.id == id {
+            if let welcome = try? WireCoding.decode(WelcomeReply.self, from: frame),
+              welcome.id == id
+            {
               return welcome
             }
           }

@@ -59,7 +59,9 @@ func readSettings(_ arguments: [String]) -> WebSettings {
     print(
       ManPage(
         name: "hearth-web", summary: "the Hearth hub and its data in a browser",
-        synopsis: ["[--port PORT] [--config FILE|none] [--KEY VALUE]…", "--url | --version | --help"],
+        synopsis: [
+          "[--port PORT] [--config FILE|none] [--KEY VALUE]…", "--url | --version | --help",
+        ],
         sections: [
           .verbatim("Description", description),
           .items("Environment", Tool.environmentItems),
@@ -94,7 +96,8 @@ func readSettings(_ arguments: [String]) -> WebSettings {
       do {
         for (key, line) in try SettingsFile.lines(text) {
           guard settingKeys.contains(key) else {
-            throw CommandError.usage("\(file):\(line.number): \(key) is not a setting of hearth-web")
+            throw CommandError.usage(
+              "\(file):\(line.number): \(key) is not a setting of hearth-web")
           }
           values[key] = line.value
         }
@@ -102,7 +105,8 @@ func readSettings(_ arguments: [String]) -> WebSettings {
         throw CommandError.usage("\(file):\(problem.line): \(problem.key): \(problem.problem)")
       }
     } else if let named, named != "none" {
-      throw CommandError.usage("\(named): no such config file (--config none starts on the defaults)")
+      throw CommandError.usage(
+        "\(named): no such config file (--config none starts on the defaults)")
     }
     for key in settingKeys { if let value = input.option(key) { values[key] = value } }
     var settings = WebSettings()
@@ -199,7 +203,8 @@ do {
   FileManager.default.createFile(
     atPath: urlFile, contents: Data((url + "\n").utf8), attributes: [.posixPermissions: 0o600])
   log.notice(
-    "serving \(paths.databasePath) on \(server.addresses.map { $0.contains(":") ? "[\($0)]" : $0 }.map { "\($0):\(server.port)" }.joined(separator: " and "))")
+    "serving \(paths.databasePath) on \(server.addresses.map { $0.contains(":") ? "[\($0)]" : $0 }.map { "\($0):\(server.port)" }.joined(separator: " and "))"
+  )
   FileHandle.standardOutput.write(Data("hearth-web: open \(url)\n".utf8))
   try ServiceGroup([WebService(server: server, app: app)], logger: log).run()
   try? FileManager.default.removeItem(atPath: urlFile)
