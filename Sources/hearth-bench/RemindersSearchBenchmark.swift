@@ -53,7 +53,7 @@ let remindersSearchBenchmark = Benchmark(
 }
 
 /// `count` reminders in 20 lists, with titles, notes and tags from a fixed vocabulary.
-private func fillReminders(_ db: Database, count: Int) throws {
+func fillReminders(_ db: Database, count: Int) throws {
   let verbs = [
     "buy", "call", "write", "fix", "paint", "clean", "book", "pay", "email", "plan", "read",
     "water",

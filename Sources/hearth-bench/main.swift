@@ -13,7 +13,7 @@ import HearthCommandLine
 let benchmarks = [
   decodeRowsBenchmark, decodeTableBenchmark, joinGroupBenchmark, fetchAllLatencyBenchmark,
   hubWritesBenchmark, hubLatencyBenchmark, memoryBenchmark, startupBenchmark,
-  remindersSearchBenchmark, readOnlyShmBenchmark, syncBenchmark, hubBulkBenchmark,
+  remindersSearchBenchmark, readOnlyShmBenchmark, syncBenchmark, hubBulkBenchmark, webBenchmark,
 ]
 
 func printError(_ text: String) {
