@@ -28,7 +28,7 @@ enum Assets {
       vertical-align: top; }
     th a { color: var(--ink); }
     td.n { text-align: right; }
-    table.rows td { max-width: 28rem; overflow-wrap: anywhere; }
+    table.rows td { max-width: 22rem; white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
     table.facts th { color: var(--muted); font-weight: normal; padding-right: 1.5rem; }
     .live { font-size: .85rem; color: var(--muted); }
     .live.on::before { content: "● "; color: #2e8b57; }

@@ -13,10 +13,9 @@ import HearthZMQ
 /// When the page is too far behind to be sent every commit (more than `maximumBacklog`, or
 /// commits pruned from the feed before it read them), it is sent `reload` with the sequence
 /// number to reload from, and the stream goes on from there.
-///
-/// `@unchecked Sendable`: libmicrohttpd calls `next` from the connection's one thread; the
-/// follower and the buffer are touched by that thread alone, `stopped` is atomic.
 final class EventStream: StreamProducer, @unchecked Sendable {
+  // Safe: libmicrohttpd calls `next` and `finish` from the connection's one thread; the
+  // follower, the reader and the buffer are touched by that thread alone.
   static let maximumBacklog: Int64 = 5_000
   static let keepAlive = Duration.seconds(15)
   /// Rows listed per table in a feed event; more are counted.

@@ -35,11 +35,10 @@ public protocol StreamProducer: AnyObject, Sendable {
 
 /// An HTTP/1.1 server on the loopback addresses, through libmicrohttpd: one thread per
 /// connection, a bounded number of connections, bounded request headers and bodies.
-///
-/// `@unchecked Sendable`: the daemons are written once in `start` before any request can
-/// arrive and read again only by `stop`; libmicrohttpd calls `handle` from its threads, and
-/// the handler is itself Sendable.
 public final class HTTPServer: @unchecked Sendable {
+  // Safe: the daemons, port and addresses are written in `start` before any request can
+  // arrive and read again only by `stop`; libmicrohttpd calls `serve` from its threads, and
+  // the handler is itself Sendable.
   public struct Limits: Sendable {
     /// Connections at once, over both addresses.
     public var connections = 64

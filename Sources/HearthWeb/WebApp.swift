@@ -27,11 +27,10 @@ enum WebHeaders {
 
 /// hearth-web's pages: the gate, the login, and each page with its JSON twin and its live
 /// stream.
-///
-/// `@unchecked Sendable`: every stored property is immutable after `init` or is itself
-/// thread-safe (`ReaderPool`, `HubGreeter`, the atomic flag, the locked schema cache;
-/// `BusContext` is ZeroMQ's context, which is thread-safe).
 public final class WebApp: @unchecked Sendable {
+  // Safe: every stored property is immutable after `init` or is itself thread-safe
+  // (`ReaderPool`, `HubGreeter`, the atomic flag, the locked schema cache; `BusContext` is
+  // ZeroMQ's context, which is thread-safe).
   public let paths: HubPaths
   public let auth: WebAuth
   let gate: RequestGate

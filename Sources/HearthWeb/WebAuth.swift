@@ -3,8 +3,9 @@ import Foundation
 import HearthHTTP
 
 /// Who may read the pages: whoever holds the token. The token is random, kept in a file
-/// only the owner reads (`web.token` in the runtime directory, mode 0600) so that it outlives
-/// a restart of the server, printed at start in a link that logs in. Logging in exchanges it
+/// only the owner reads (`web.token`, mode 0600, in hearth-web's directory beside the hub's
+/// sockets) so that it outlives a restart of the server, printed at start in a link that
+/// logs in. Logging in exchanges it
 /// for a cookie (`HttpOnly; SameSite=Strict`) whose value is BLAKE2b keyed with the token:
 /// the cookie proves the token without being it, and replacing the token (deleting the
 /// file) logs every browser out.

@@ -8,10 +8,9 @@ import HearthZMQ
 
 /// Read-only connections to the hub's database, one per request at a time, each query
 /// stopped past a time limit (`sqlite3_interrupt`).
-///
-/// `@unchecked Sendable`: the idle connections are only touched under `idle`'s lock, and a
-/// connection is used by one request's thread at a time.
 public final class ReaderPool: @unchecked Sendable {
+  // Safe: the idle connections are only touched under `idle`'s lock, and a connection is
+  // used by one request's thread at a time.
   let path: String
   let timeLimit: Duration
   private let idle = Locked<[DatabaseQueue]>([])
@@ -43,9 +42,10 @@ public final class ReaderPool: @unchecked Sendable {
   }
 }
 
-/// `@unchecked Sendable`: `Database.interrupt` is the one method SQLite lets another thread
-/// call; nothing else of the connection is touched through it.
+/// Stops the statement running on a connection, from another thread.
 private struct Interrupter: @unchecked Sendable {
+  // Safe: `Database.interrupt` is the one method SQLite lets another thread call; nothing
+  // else of the connection is touched through this.
   let db: Database
   init(_ db: Database) { self.db = db }
   func fire() { db.interrupt() }
@@ -237,9 +237,8 @@ func fileBytes(_ path: String) -> Int {
 
 /// Asks the hub `hello` (with the locks) over one line kept open, as the web server's own
 /// plugin key; reopened when it fails.
-///
-/// `@unchecked Sendable`: the line is only used under `line`'s lock.
 final class HubGreeter: @unchecked Sendable {
+  // Safe: the line is only used under `line`'s lock; the context is ZeroMQ's, thread-safe.
   let transport: HubTransport
   private let line = Locked<RequestLine?>(nil)
   private let context = BusContext()

@@ -22,8 +22,9 @@ let usage = """
 
   Serves the hub's pages — its status, the live feed of commits, every plugin's tables —
   on http://127.0.0.1:PORT and http://[::1]:PORT, and nowhere else. Prints a link that
-  logs a browser in (its token is kept in DIR/web.token, mode 0600); --url prints the link
-  of the server running now.
+  logs a browser in; its token (web.token, mode 0600) and the link (web.url) are kept in
+  DIR-web, beside the hub's socket directory DIR ($XDG_RUNTIME_DIR/hearth-web). --url
+  prints the link of the server running now.
 
   Settings, later ones winning: the config file (key = value lines, # comments; default
   $XDG_CONFIG_HOME/hearth/hearth-web.conf when it exists; --config none reads none), the
@@ -136,7 +137,7 @@ func readSettings(_ arguments: [String]) -> WebSettings {
       settings.maxConnections = count
     }
     if input.flag("url") {
-      let path = settings.paths.runtimeDirectory + "/web.url"
+      let path = webDirectory(settings.paths) + "/web.url"
       guard let url = try? String(contentsOfFile: path, encoding: .utf8) else {
         FileHandle.standardError.write(
           Data("hearth-web: not running (no \(path)); start it: hearth-web\n".utf8))
@@ -152,12 +153,20 @@ func readSettings(_ arguments: [String]) -> WebSettings {
   }
 }
 
+/// Where hearth-web keeps its token and link: beside the hub's socket directory, named like
+/// it with `-web` (`$XDG_RUNTIME_DIR/hearth-web`, which its unit's RuntimeDirectory= makes).
+func webDirectory(_ paths: HubPaths) -> String {
+  var directory = paths.runtimeDirectory
+  while directory.count > 1, directory.hasSuffix("/") { directory.removeLast() }
+  return directory + "-web"
+}
+
 let settings = readSettings(Array(CommandLine.arguments.dropFirst()))
 let paths = settings.paths
 
 /// The server until the group stops it.
 final class WebService: Service, @unchecked Sendable {
-  // @unchecked Sendable: `server` and `app` are set once in `init`; `done` is a semaphore.
+  // Safe: `server` and `app` are set once in `init`; `done` is a semaphore.
   let server: HTTPServer
   let app: WebApp
   let done = DispatchSemaphore(value: 0)
@@ -178,10 +187,10 @@ final class WebService: Service, @unchecked Sendable {
 }
 
 do {
+  let directory = webDirectory(paths)
   try FileManager.default.createDirectory(
-    atPath: paths.runtimeDirectory, withIntermediateDirectories: true,
-    attributes: [.posixPermissions: 0o700])
-  let auth = try WebAuth.load(from: paths.runtimeDirectory + "/web.token")
+    atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+  let auth = try WebAuth.load(from: directory + "/web.token")
   let transport = try HubTransport.fromEnvironment(paths, plugin: "web")
   var limits = HTTPServer.Limits()
   limits.connections = settings.maxConnections
@@ -199,8 +208,8 @@ do {
     transport: transport, queryTimeLimit: settings.queryTimeLimit, log: log)
   box.withLock { $0 = app }
   let url = "http://127.0.0.1:\(server.port)/login?token=\(auth.token)"
-  let urlFile = paths.runtimeDirectory + "/web.url"
-  FileManager.default.createFile(
+  let urlFile = directory + "/web.url"
+  _ = FileManager.default.createFile(
     atPath: urlFile, contents: Data((url + "\n").utf8), attributes: [.posixPermissions: 0o600])
   log.notice(
     "serving \(paths.databasePath) on \(server.addresses.map { $0.contains(":") ? "[\($0)]" : $0 }.map { "\($0):\(server.port)" }.joined(separator: " and "))"

@@ -147,3 +147,22 @@ import Testing
     #expect(!auth.isLoggedIn(HTTPRequest(method: "GET", path: "/")))
   }
 }
+
+/// The fuzzer's corpus (Fuzz/corpus/web-request), replayed in every test run: every input
+/// keeps `RequestProperties`.
+@Suite struct WebRequestCorpusTests {
+  @Test func everyInputOfTheCorpusKeepsTheProperties() throws {
+    let corpus = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+      .deletingLastPathComponent().deletingLastPathComponent()
+      .appendingPathComponent("Fuzz/corpus/web-request")
+    let files = try FileManager.default.contentsOfDirectory(atPath: corpus.path)
+    #expect(files.count >= 5)
+    for file in files {
+      let data = try Data(contentsOf: corpus.appendingPathComponent(file))
+      #expect(RequestProperties.broken(data) == nil, "\(file)")
+    }
+    // A plain request to the server's own host keeps them too.
+    #expect(
+      RequestProperties.broken(Data("GET\n/\nhost: 127.0.0.1:4747\n\n".utf8)) == nil)
+  }
+}
