@@ -264,7 +264,7 @@ let package = Package(
       swiftSettings: strict),
     .testTarget(
       name: "HearthWebTests",
-      dependencies: ["HearthWeb", "HearthHTTP", "HearthSQLite", "HearthDataTestSupport"],
+      dependencies: ["HearthWeb", "HearthHTTP", "HearthSQLite", "HearthSync", "HearthDataTestSupport"],
       swiftSettings: strict),
     .testTarget(
       name: "HearthDataTests", dependencies: ["HearthData", "HearthDataTestSupport"],

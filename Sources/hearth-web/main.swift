@@ -80,7 +80,7 @@ func readSettings(_ arguments: [String]) -> WebSettings {
   }
   do {
     let input = try CommandInput(arguments, valued: Set(settingKeys + ["config"]))
-    try input.checkFlags(["url"])
+    try input.checkFlags(["url"], known: Set(settingKeys + ["config"]))
     guard input.positionals.isEmpty else {
       throw CommandError.usage("unexpected argument \(input.positionals[0]); see --help")
     }

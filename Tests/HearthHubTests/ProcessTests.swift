@@ -58,6 +58,20 @@ import Testing
     let noConfig = try runToEnd(path: hearthd, ["--config", missing], environment: environment)
     #expect(noConfig.status == 2, "\(noConfig.output)")
     #expect(noConfig.output.contains("\(missing): no such config file"), "\(noConfig.output)")
+    // hearth-web: the same; --url with no server running says so (exit 3).
+    let web = try Executables.path("hearth-web")
+    #expect(try runToEnd(path: web, ["--help"], environment: environment).status == 0)
+    let webVersion = try runToEnd(path: web, ["--version"], environment: environment)
+    #expect(webVersion.status == 0 && webVersion.output.hasPrefix("hearth-web "))
+    let webTypo = try runToEnd(path: web, ["--prot", "80"], environment: environment)
+    #expect(
+      webTypo.status == 2 && webTypo.output.contains("did you mean --port?"), "\(webTypo.output)")
+    let webPort = try runToEnd(path: web, ["--port", "99999"], environment: environment)
+    #expect(webPort.status == 2 && webPort.output.contains("port"), "\(webPort.output)")
+    let webMissing = try runToEnd(path: web, ["--config", missing], environment: environment)
+    #expect(webMissing.status == 2 && webMissing.output.contains("no such config file"))
+    let webURL = try runToEnd(path: web, ["--url"], environment: environment)
+    #expect(webURL.status == 3 && webURL.output.contains("not running"), "\(webURL.output)")
     #expect(
       try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted() == [],
       "nothing written without the hub")

@@ -10,7 +10,8 @@ Starts hearth-web on a free loopback port, writes through the hub with pyzmq as 
 - a title holding markup shows as text, and its script never runs;
 - with the server stopped and started again, every commit made meanwhile appears on the
   feed page, none twice;
-- a foreign Host or Origin is refused; the Content-Security-Policy is sent.
+- a foreign Host or Origin is refused; the Content-Security-Policy is sent; a body or
+  headers past the limits are refused.
 Screenshots of each page go to OUT_DIR. Prints "ok" and exits 0 when everything holds.
 """
 import json
@@ -52,6 +53,18 @@ code, _ = status("/", {"Origin": "http://evil.example"})
 check(code == 403, f"a foreign Origin: {code}")
 code, _ = status("/login?token=" + "0" * 64)
 check(code == 403, f"a wrong token: {code}")
+# Requests past the limits are refused, and the server goes on.
+try:
+    with urllib.request.urlopen(urllib.request.Request(
+            base + "/login", data=b"token=" + b"0" * 20000, method="POST"), timeout=5) as response:
+        code = response.status
+except urllib.error.HTTPError as error:
+    code = error.code
+check(code == 413, f"a 20 KB body: {code}")
+code, _ = status("/", {"X-Padding": "x" * 40000})
+check(400 <= code < 500, f"40 KB of headers: {code}")
+code, _ = status("/hub.json")
+check(code == 401, f"still serving: {code}")
 
 browser = Browser(out)
 try:
