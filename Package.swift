@@ -264,7 +264,9 @@ let package = Package(
       swiftSettings: strict),
     .testTarget(
       name: "HearthWebTests",
-      dependencies: ["HearthWeb", "HearthHTTP", "HearthSQLite", "HearthSync", "HearthDataTestSupport"],
+      dependencies: [
+        "HearthWeb", "HearthHTTP", "HearthSQLite", "HearthSync", "HearthDataTestSupport",
+      ],
       swiftSettings: strict),
     .testTarget(
       name: "HearthDataTests", dependencies: ["HearthData", "HearthDataTestSupport"],
