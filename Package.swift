@@ -74,6 +74,7 @@ let package = Package(
     .systemLibrary(name: "CPostgreSQL", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
     // No pkgConfig: libmicrohttpd.pc adds p11-kit's include directory, which it does not need.
     .systemLibrary(name: "CMicroHTTPD", providers: [.apt(["libmicrohttpd-dev"])]),
+    .systemLibrary(name: "CICal", pkgConfig: "libical", providers: [.apt(["libical-dev"])]),
     // The bottom: a lock ThreadSanitizer understands and the logger; then dependencies
     // (date, UUID, clock, error reporting), which everything above may read.
     .target(name: "HearthSupport", swiftSettings: strict),
@@ -172,13 +173,15 @@ let package = Package(
       ],
       swiftSettings: strict),
     .executableTarget(name: "hearth-demo", dependencies: ["HearthData"], swiftSettings: strict),
-    // What an HTTP request says (its Host, Origin, cookies, form, route), pure and fuzzed.
-    .target(name: "HearthHTTP", swiftSettings: strict),
+    // HTTP: the server over libmicrohttpd, and what a request says (its Host, Origin,
+    // cookies, form, route: pure and fuzzed).
+    .target(
+      name: "HearthHTTP", dependencies: ["CMicroHTTPD", "HearthSupport"], swiftSettings: strict),
     // The browser view: the HTTP server over libmicrohttpd, the pages, the live streams.
     .target(
       name: "HearthWeb",
       dependencies: [
-        "CMicroHTTPD", "CSodium", "HearthHTTP", "HearthPlugin", "HearthSQLite", "HearthSync",
+        "CSodium", "HearthHTTP", "HearthPlugin", "HearthSQLite", "HearthSync",
         "HearthWire", "HearthZMQ", "HearthSupport",
       ],
       swiftSettings: strict),
@@ -191,8 +194,13 @@ let package = Package(
       swiftSettings: strict),
     // The features: each written only against HearthPlugin and HearthData (and, for the
     // attachments' SHA-256, Debian's libsodium), as a plugin author's would be.
+    // The reminders also serve CalDAV (HearthHTTP), with iCalendar by libical.
     .target(
-      name: "RemindersFeature", dependencies: ["HearthPlugin", "HearthData"],
+      name: "RemindersFeature",
+      dependencies: [
+        "HearthPlugin", "HearthData", "HearthHTTP", "HearthWire", "HearthService",
+        "HearthSupport", "CICal", "CSodium",
+      ],
       path: "Plugins/reminders/RemindersFeature", swiftSettings: strict),
     .executableTarget(
       name: "hearth-reminders", dependencies: ["RemindersFeature", "HearthPlugin", "HearthData"],

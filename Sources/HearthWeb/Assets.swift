@@ -1,4 +1,5 @@
 import Foundation
+import HearthHTTP
 
 /// The stylesheet and the script, embedded in the binary: no build step, no framework,
 /// nothing fetched from elsewhere (the Content-Security-Policy allows this server alone).

@@ -9,8 +9,8 @@ import Synchronization
 
 /// The headers of every response: nothing on the page runs or loads but this server's own
 /// script and stylesheet, no other site frames it, nothing is cached.
-enum WebHeaders {
-  static let always: [(String, String)] = [
+public enum WebHeaders {
+  public static let always: [(String, String)] = [
     (
       "Content-Security-Policy",
       "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; "

@@ -198,7 +198,7 @@ do {
   // The app needs the port for its Host check, and the port is known once listening: the
   // handler reads the app through this box, filled before the first request can pass it.
   let box = Locked<WebApp?>(nil)
-  let server = HTTPServer(limits: limits, log: log) { request in
+  let server = HTTPServer(limits: limits, commonHeaders: WebHeaders.always, log: log) { request in
     guard let app = box.withLock({ $0 }) else { return .text(503, "starting\n") }
     return app.handle(request)
   }

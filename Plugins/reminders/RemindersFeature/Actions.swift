@@ -14,6 +14,8 @@ struct NewReminder: Sendable {
   /// The list's id or title; nil: the first list (a new "Reminders" when there is none).
   var list: String?
   var tags: [String] = []
+  /// Its id: nil for a new one (a CalDAV client's names its own).
+  var id: Reminder.ID?
 
   init(title: String) { self.title = title }
 }
@@ -91,12 +93,12 @@ enum RemindersActions {
   }
 
   /// Creates a list at the end of the lists.
-  static func addList(title: String, color: Color?, _ db: Database) throws
-    -> RemindersList
-  {
+  static func addList(
+    title: String, color: Color?, id: RemindersList.ID? = nil, _ db: Database
+  ) throws -> RemindersList {
     let position = try RemindersList.select { ($0.position.max() ?? -1) + 1 }.fetchOne(db) ?? 0
     return try RemindersList.insert {
-      RemindersList.Draft(color: color ?? .blue, position: position, title: title)
+      RemindersList.Draft(id: id, color: color ?? .blue, position: position, title: title)
     }
     .returning(\.self).fetchOne(db)!
   }
@@ -131,7 +133,8 @@ enum RemindersActions {
       .select { ($0.position.max() ?? -1) + 1 }.fetchOne(db) ?? 0
     let id = try Reminder.insert {
       Reminder.Draft(
-        remindersListID: listID, title: new.title, notes: new.notes, dueDate: new.dueDate,
+        id: new.id, remindersListID: listID, title: new.title, notes: new.notes,
+        dueDate: new.dueDate,
         isFlagged: new.isFlagged, priority: new.priority, position: position)
     }
     .returning(\.id).fetchOne(db)!

@@ -185,7 +185,7 @@ package func remindersRegistration() throws -> PluginRegistration {
     name: "reminders", version: "1.0",
     tables: [
       RemindersList.self, Reminder.self, Tag.self, ReminderTag.self, ReminderText.self,
-      ReminderAlert.self,
+      ReminderAlert.self, ReminderCalendarData.self, CalDAVPassword.self,
     ],
     migrator: migrator)
 }
@@ -264,6 +264,9 @@ package var migrator: DatabaseMigrator {
   }
   migrator.registerMigration("Key reminders by UUID, for sync") { db in
     try db.execute(sql: uuidKeysMigration)
+  }
+  migrator.registerMigration("CalDAV: clients' calendar data and app passwords") { db in
+    try db.execute(sql: calDAVMigration)
   }
   return migrator
 }

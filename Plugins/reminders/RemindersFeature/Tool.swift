@@ -57,6 +57,6 @@ package func remindersTool() -> Tool {
       lists, addList, editList, deleteList, shareList, unshareList, listMembers, revokeMember,
       add, show, info, edit, complete,
       reopen, delete, tag,
-      untag, search, stats, move, watchReminders, run,
+      untag, search, stats, move, watchReminders, run, caldav, caldavPassword,
     ])
 }

@@ -1,6 +1,5 @@
 import CMicroHTTPD
 import Foundation
-import HearthHTTP
 import HearthSupport
 
 /// What a handler answers: a whole body, or a stream written as it is produced (a
@@ -58,14 +57,20 @@ public final class HTTPServer: @unchecked Sendable {
   private let handler: Handler
   private let limits: Limits
   private let log: Logger
+  /// Headers every response carries (a security policy, say).
+  private let commonHeaders: [(String, String)]
   private var daemons: [OpaquePointer] = []
   /// The port both addresses listen on.
   public private(set) var port: UInt16 = 0
   /// The addresses listened on (`127.0.0.1`, and `::1` when the machine has IPv6).
   public private(set) var addresses: [String] = []
 
-  public init(limits: Limits = Limits(), log: Logger, handler: @escaping Handler) {
+  public init(
+    limits: Limits = Limits(), commonHeaders: [(String, String)] = [], log: Logger,
+    handler: @escaping Handler
+  ) {
     self.limits = limits
+    self.commonHeaders = commonHeaders
     self.log = log
     self.handler = handler
   }
@@ -81,7 +86,7 @@ public final class HTTPServer: @unchecked Sendable {
         UInt32(limits.connections), UInt32(limits.connectionsPerAddress),
         limits.headerBytes, UInt32(limits.idleSeconds))
     else {
-      throw WebError.cannotListen("127.0.0.1:\(requested)", String(cString: strerror(errno)))
+      throw HTTPServerError.cannotListen("127.0.0.1:\(requested)", String(cString: strerror(errno)))
     }
     daemons = [v4]
     port = hearth_mhd_port(v4)
@@ -161,7 +166,7 @@ public final class HTTPServer: @unchecked Sendable {
         UInt64.max, 16 * 1_024, streamReader, box, streamFinished)
     }
     guard let made else { return .NO }
-    for (name, value) in headers + WebHeaders.always {
+    for (name, value) in headers + commonHeaders {
       MHD_add_response_header(made, name, value)
     }
     let result = MHD_queue_response(connection, UInt32(status), made)
@@ -188,7 +193,7 @@ public final class HTTPServer: @unchecked Sendable {
 }
 
 /// Why the server could not start.
-public enum WebError: Error, CustomStringConvertible {
+public enum HTTPServerError: Error, CustomStringConvertible {
   case cannotListen(String, String)
 
   public var description: String {
