@@ -14,6 +14,7 @@ let benchmarks = [
   decodeRowsBenchmark, decodeTableBenchmark, joinGroupBenchmark, fetchAllLatencyBenchmark,
   hubWritesBenchmark, hubLatencyBenchmark, memoryBenchmark, startupBenchmark,
   remindersSearchBenchmark, readOnlyShmBenchmark, syncBenchmark, hubBulkBenchmark, webBenchmark,
+  calDAVBenchmark,
 ]
 
 func printError(_ text: String) {

@@ -865,7 +865,7 @@ enum AppPassword {
         &out, password, UInt64(password.utf8.count), UInt64(crypto_pwhash_OPSLIMIT_INTERACTIVE),
         Int(crypto_pwhash_MEMLIMIT_INTERACTIVE)) == 0
     else { throw CommandError("libsodium could not hash the password (out of memory?)") }
-    return String(cString: out)
+    return String(decoding: out.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
   }
 
   static func verify(_ password: String, hash: String) -> Bool {

@@ -21,7 +21,10 @@ let caldav = Command(
   let port = try input.integer("port", in: 0...65_535) ?? 4748
   let log = Logger(label: "reminders.caldav")
   let server = CalDAVServer(database: database)
-  let http = HTTPServer(log: log) { server.handle($0) }
+  // A multiget names every resource a client wants (vdirsyncer asks for hundreds at once).
+  var limits = HTTPServer.Limits()
+  limits.bodyBytes = 8 << 20
+  let http = HTTPServer(limits: limits, log: log) { server.handle($0) }
   try http.start(port: UInt16(port))
   FileHandle.standardOutput.write(
     Data(

@@ -1,0 +1,164 @@
+#!/usr/bin/python3
+"""CalDAV sync times, Hearth against Radicale, for `hearth-bench caldav`.
+
+usage: caldav_bench.py CALENDAR_URL USER PASSWORD OUT_DIR NAME=PYTHON…
+
+CALENDAR_URL is Hearth's calendar of the bench's tasks. Every task is read from it (one
+calendar-query) and written, text for text, into a Radicale collection of its own for each
+NAME=PYTHON given (the Python that has `radicale`: Debian's, a venv's). Then, with
+vdirsyncer (Debian's 0.19) on each server in turn, the same steps: its first full sync into
+an empty directory, and the sync after one task changed on the server (a PUT). Prints one
+JSON object: per server, the seconds of each step.
+"""
+import base64
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+import uuid
+import xml.etree.ElementTree as ElementTree
+
+calendar_url, user, password, out = sys.argv[1:5]
+peers = dict(argument.split("=", 1) for argument in sys.argv[5:])
+shutil.rmtree(out, ignore_errors=True)
+os.makedirs(out)
+
+
+def request(method, url, body=None, headers=None, auth=(user, password)):
+    message = urllib.request.Request(url, data=body, method=method, headers=dict(headers or {}))
+    if auth:
+        message.add_header("Authorization", "Basic " + base64.b64encode(
+            f"{auth[0]}:{auth[1]}".encode()).decode())
+    with urllib.request.urlopen(message, timeout=600) as response:
+        return response.status, dict(response.headers), response.read()
+
+
+# Every task, as Hearth serves it.
+_, _, body = request("REPORT", calendar_url, body=b"""<?xml version="1.0"?>
+<c:calendar-query xmlns:d="DAV:" xmlns:c="urn:ietf:params:xml:ns:caldav">
+<d:prop><c:calendar-data/></d:prop>
+<c:filter><c:comp-filter name="VCALENDAR"><c:comp-filter name="VTODO"/></c:comp-filter></c:filter>
+</c:calendar-query>""", headers={"Depth": "1", "Content-Type": "application/xml"})
+tree = ElementTree.fromstring(body)
+tasks = {}
+for response in tree.findall("{DAV:}response"):
+    href = response.find("{DAV:}href").text
+    data = response.find(".//{urn:ietf:params:xml:ns:caldav}calendar-data").text
+    tasks[href.rsplit("/", 1)[1]] = data
+count = len(tasks)
+
+
+def free_port():
+    probe = socket.socket()
+    probe.bind(("127.0.0.1", 0))
+    port = probe.getsockname()[1]
+    probe.close()
+    return port
+
+
+def start_radicale(name, python):
+    """Radicale with the same tasks, as files in its collection; its calendar's URL."""
+    root = os.path.join(out, name)
+    collection = os.path.join(root, "collections", "collection-root", "bench", "tasks")
+    os.makedirs(collection)
+    with open(os.path.join(collection, ".Radicale.props"), "w") as file:
+        json.dump({"tag": "VCALENDAR", "C:supported-calendar-component-set": "VTODO"}, file)
+    for href, text in tasks.items():
+        with open(os.path.join(collection, href), "w") as file:
+            file.write(text)
+    port = free_port()
+    config = os.path.join(root, "config")
+    with open(config, "w") as file:
+        file.write(f"""[server]
+hosts = 127.0.0.1:{port}
+[auth]
+type = none
+[storage]
+filesystem_folder = {root}/collections
+[web]
+type = none
+[logging]
+level = warning
+""")
+    process = subprocess.Popen([python, "-m", "radicale", "--config", config],
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    url = f"http://127.0.0.1:{port}/bench/tasks/"
+    deadline = time.time() + 30
+    while True:
+        try:
+            request("PROPFIND", url, headers={"Depth": "0"})
+            break
+        except Exception:
+            if time.time() > deadline or process.poll() is not None:
+                raise SystemExit(f"FAILED: radicale ({name}) did not start")
+            time.sleep(0.2)
+    return process, url
+
+
+def measure(name, url):
+    """vdirsyncer's first sync of the calendar at `url`, then its sync after one change."""
+    directory = os.path.join(out, "vdirsyncer-" + name)
+    local = os.path.join(directory, "local")
+    os.makedirs(local)
+    config = os.path.join(directory, "config")
+    with open(config, "w") as file:
+        file.write(f"""[general]
+status_path = "{directory}/status/"
+[pair bench]
+a = "local"
+b = "remote"
+collections = null
+conflict_resolution = "b wins"
+[storage local]
+type = "filesystem"
+path = "{local}/"
+fileext = ".ics"
+[storage remote]
+type = "caldav"
+url = "{url}"
+username = "{user}"
+password = "{password}"
+""")
+
+    def vdirsyncer(*arguments):
+        start = time.monotonic()
+        done = subprocess.run(["/usr/bin/vdirsyncer", "-c", config, *arguments],
+                              capture_output=True, text=True, timeout=1800)
+        if done.returncode != 0:
+            raise SystemExit(f"FAILED: vdirsyncer {arguments} on {name}: {done.stderr[-2000:]}")
+        return time.monotonic() - start
+
+    vdirsyncer("discover")
+    first = vdirsyncer("sync")
+    pulled = len(os.listdir(local))
+    if pulled != count:
+        raise SystemExit(f"FAILED: {name}: the first sync pulled {pulled} of {count}")
+    href = sorted(tasks)[count // 2]
+    _, headers, text = request("GET", url + href)
+    changed = text.decode().replace("SUMMARY:", "SUMMARY:Changed ", 1).encode()
+    request("PUT", url + href, body=changed,
+            headers={"Content-Type": "text/calendar", "If-Match": headers["ETag"]})
+    one = vdirsyncer("sync")
+    with open(os.path.join(local, href)) as file:
+        if "SUMMARY:Changed " not in file.read():
+            raise SystemExit(f"FAILED: {name}: the changed task was not pulled")
+    return {"first": first, "one": one}
+
+
+result = {"tasks": count, "hearth": measure("hearth", calendar_url)}
+for name, python in peers.items():
+    process, url = start_radicale(name, python)
+    try:
+        result[name] = measure(name, url)
+    finally:
+        process.terminate()
+        try:
+            process.wait(5)
+        except subprocess.TimeoutExpired:  # it waits on idle keep-alive connections
+            process.kill()
+            process.wait()
+print(json.dumps(result))
