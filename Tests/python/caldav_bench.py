@@ -7,8 +7,11 @@ CALENDAR_URL is Hearth's calendar of the bench's tasks. Every task is read from 
 calendar-query) and written, text for text, into a Radicale collection of its own for each
 NAME=PYTHON given (the Python that has `radicale`: Debian's, a venv's). Then, with
 vdirsyncer (Debian's 0.19) on each server in turn, the same steps: its first full sync into
-an empty directory, and the sync after one task changed on the server (a PUT). Prints one
-JSON object: per server, the seconds of each step.
+an empty directory, and the sync after one task changed on the server (a PUT). The client's
+directory is in memory (/dev/shm): its fsyncs would otherwise weigh more than any server,
+and vary with the disk from one minute to the next. ROUNDS rounds (the environment's
+CALDAV_BENCH_ROUNDS, default 1), each server's order turned every round; each step's best
+round is kept. Prints one JSON object: per server, the seconds of each step.
 """
 import base64
 import json
@@ -17,15 +20,20 @@ import shutil
 import socket
 import subprocess
 import sys
+import tempfile
 import time
+import urllib.parse
 import urllib.request
 import uuid
 import xml.etree.ElementTree as ElementTree
 
 calendar_url, user, password, out = sys.argv[1:5]
 peers = dict(argument.split("=", 1) for argument in sys.argv[5:])
+rounds = int(os.environ.get("CALDAV_BENCH_ROUNDS", "1"))
 shutil.rmtree(out, ignore_errors=True)
 os.makedirs(out)
+memory = "/dev/shm" if os.path.isdir("/dev/shm") else out
+clients = tempfile.mkdtemp(prefix="hearth-caldav-bench-", dir=memory)
 
 
 def request(method, url, body=None, headers=None, auth=(user, password)):
@@ -99,9 +107,9 @@ level = warning
     return process, url
 
 
-def measure(name, url):
+def measure(name, url, round):
     """vdirsyncer's first sync of the calendar at `url`, then its sync after one change."""
-    directory = os.path.join(out, "vdirsyncer-" + name)
+    directory = os.path.join(clients, f"vdirsyncer-{name}-{round}")
     local = os.path.join(directory, "local")
     os.makedirs(local)
     config = os.path.join(directory, "config")
@@ -149,16 +157,44 @@ password = "{password}"
     return {"first": first, "one": one}
 
 
-result = {"tasks": count, "hearth": measure("hearth", calendar_url)}
-for name, python in peers.items():
-    process, url = start_radicale(name, python)
-    try:
-        result[name] = measure(name, url)
-    finally:
+def serve_times(url):
+    """The server's part of a first sync: the listing, then every task at once (stderr)."""
+    start = time.monotonic()
+    request("PROPFIND", url, body=b'<?xml version="1.0"?><d:propfind xmlns:d="DAV:"><d:prop>'
+            b'<d:getetag/></d:prop></d:propfind>', headers={"Depth": "1"})
+    listed = time.monotonic() - start
+    hrefs = "".join(f"<d:href>{urllib.parse.urlparse(url).path}{h}</d:href>" for h in tasks)
+    start = time.monotonic()
+    request("REPORT", url, body=(
+        '<?xml version="1.0"?><c:calendar-multiget xmlns:d="DAV:" '
+        'xmlns:c="urn:ietf:params:xml:ns:caldav"><d:prop><d:getetag/><c:calendar-data/></d:prop>'
+        + hrefs + "</c:calendar-multiget>").encode(), headers={"Depth": "1"})
+    print(f"serve {url}: listing {listed:.2f} s, multiget of all {time.monotonic() - start:.2f} s",
+          file=sys.stderr)
+
+
+servers = {"hearth": (None, calendar_url)}
+try:
+    for name, python in peers.items():
+        servers[name] = start_radicale(name, python)
+    for name, (_, url) in servers.items():
+        serve_times(url)
+    result = {"tasks": count}
+    names = list(servers)
+    for round in range(rounds):
+        for name in names[round % len(names):] + names[:round % len(names)]:
+            times = measure(name, servers[name][1], round)
+            best = result.setdefault(name, times)
+            result[name] = {step: min(best[step], times[step]) for step in times}
+    print(json.dumps(result))
+finally:
+    shutil.rmtree(clients, ignore_errors=True)
+    for process, _ in servers.values():
+        if process is None:
+            continue
         process.terminate()
         try:
             process.wait(5)
         except subprocess.TimeoutExpired:  # it waits on idle keep-alive connections
             process.kill()
             process.wait()
-print(json.dumps(result))

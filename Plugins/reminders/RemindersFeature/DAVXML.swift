@@ -84,6 +84,9 @@ enum DAV {
 
   /// `&`, `<`, `>` and quotes escaped.
   static func escape(_ text: String) -> String {
+    // Most text has nothing to escape: one pass over its bytes tells.
+    guard text.utf8.contains(where: { $0 == 0x26 || $0 == 0x3C || $0 == 0x3E || $0 == 0x22 })
+    else { return text }
     var escaped = ""
     escaped.reserveCapacity(text.utf8.count)
     for character in text.unicodeScalars {
