@@ -157,7 +157,7 @@ let package = Package(
       name: "hearth",
       dependencies: [
         "HearthWire", "HearthZMQ", "HearthSQLite", "HearthCommandLine", "HearthPostgres",
-        "HearthSync",
+        "HearthSync", "HearthSupport",
       ],
       swiftSettings: strict),
     .executableTarget(

@@ -17,3 +17,16 @@ public enum Memory {
     unsafeBitCast($0, to: Trim.self)
   }
 }
+
+/// `0 bytes`, `512 bytes`, `330 KiB`, `32.0 MiB`, `1.2 GiB`: binary units, as settings
+/// (`wal-limit-mb = 32` is 32 MiB) and `ls -h` count.
+public func binarySize(_ bytes: Int) -> String {
+  guard bytes >= 1_024 else { return bytes == 1 ? "1 byte" : "\(bytes) bytes" }
+  var value = Double(bytes) / 1_024
+  var units = ["KiB", "MiB", "GiB"][...]
+  while value >= 1_024, units.count > 1 {
+    value /= 1_024
+    units.removeFirst()
+  }
+  return String(format: value < 100 ? "%.1f " : "%.0f ", value) + units.first!
+}

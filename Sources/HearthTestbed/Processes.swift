@@ -313,6 +313,17 @@ public func runToEnd(path: String, _ arguments: [String], environment: [String: 
   return (process.terminationStatus, output)
 }
 
+/// Runs one of `Tests/python`'s scripts with Debian's Python (whose modules — pyzmq,
+/// selenium, caldav — the scripts need) to its end; its status and what it printed.
+public func runPythonScript(
+  _ script: String, _ arguments: [String], environment: [String: String]? = nil
+) throws -> (status: Int32, output: String) {
+  try runToEnd(
+    path: "/usr/bin/python3",
+    [Executables.packageRoot.appendingPathComponent("Tests/python/\(script)").path] + arguments,
+    environment: environment)
+}
+
 /// The first time each key was seen (on the monotonic clock, the same in every thread and
 /// process): when a commit, an event or a live query's new value arrived.
 public final class Recorder: @unchecked Sendable {

@@ -141,6 +141,19 @@ enum Assets {
         return td;
       }
 
+      // A row of the table: its key as a link to its page, then its values.
+      function rowElement(row) {
+        const tr = element("tr");
+        tr.dataset.key = row.key;
+        const first = element("td");
+        const link = element("a", row.key);
+        link.href = "/tables/" + encodeURIComponent(table) + "/" + row.key;
+        first.append(link);
+        tr.append(first);
+        for (const value of row.values) tr.append(cell(value));
+        return tr;
+      }
+
       function applyRows(event) {
         const rows = document.getElementById("rows");
         if (!rows) return;
@@ -149,18 +162,10 @@ enum Assets {
           const gone = rows.querySelector('tr[data-key="' + CSS.escape(key) + '"]');
           if (gone) gone.remove();
         }
-        const base = "/tables/" + encodeURIComponent(table) + "/";
         for (const row of (event.rows || []).slice().reverse()) {
-          const tr = element("tr");
-          tr.dataset.key = row.key;
+          const tr = rowElement(row);
           tr.dataset.seq = event.seq;
           tr.dataset.at = event.at;
-          const first = element("td");
-          const link = element("a", row.key);
-          link.href = base + row.key;
-          first.append(link);
-          tr.append(first);
-          for (const value of row.values) tr.append(cell(value));
           const existing = rows.querySelector('tr[data-key="' + CSS.escape(row.key) + '"]');
           if (existing) existing.replaceWith(tr);
           else { tr.className = "new"; rows.prepend(tr); }
@@ -174,21 +179,9 @@ enum Assets {
         fetch(location.pathname + ".json" + location.search, { credentials: "same-origin" })
           .then(function (response) { return response.json(); })
           .then(function (data) {
-            const rows = document.getElementById("rows");
-            const base = "/tables/" + encodeURIComponent(table) + "/";
             const fresh = document.createDocumentFragment();
-            for (const row of data.rows) {
-              const tr = element("tr");
-              tr.dataset.key = row.key;
-              const first = element("td");
-              const link = element("a", row.key);
-              link.href = base + row.key;
-              first.append(link);
-              tr.append(first);
-              for (const value of row.values) tr.append(cell(value));
-              fresh.append(tr);
-            }
-            rows.replaceChildren(fresh);
+            for (const row of data.rows) fresh.append(rowElement(row));
+            document.getElementById("rows").replaceChildren(fresh);
           })
           .finally(function () { refetching = false; });
       }

@@ -1,4 +1,5 @@
 import Foundation
+import HearthHTTP
 
 /// HTML text in which every interpolated value is escaped unless it is HTML itself: data
 /// shown on a page can be another person's (through sharing), so escaping is the default
@@ -26,21 +27,7 @@ public struct HTML: ExpressibleByStringInterpolation, Sendable {
 
   /// `&`, `<`, `>`, `"` and `'` as character references: safe in text and in quoted
   /// attribute values.
-  public static func escape(_ value: String) -> String {
-    var escaped = ""
-    escaped.reserveCapacity(value.utf8.count)
-    for scalar in value.unicodeScalars {
-      switch scalar {
-      case "&": escaped += "&amp;"
-      case "<": escaped += "&lt;"
-      case ">": escaped += "&gt;"
-      case "\"": escaped += "&quot;"
-      case "'": escaped += "&#39;"
-      default: escaped.unicodeScalars.append(scalar)
-      }
-    }
-    return escaped
-  }
+  public static func escape(_ value: String) -> String { Markup.escape(value) }
 
   /// A path segment or query value percent-encoded (everything but unreserved characters).
   public static func urlComponent(_ value: String) -> String {

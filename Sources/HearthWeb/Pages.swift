@@ -1,6 +1,7 @@
 import Foundation
 import HearthHTTP
 import HearthSQLite
+import HearthSupport
 import HearthWire
 
 /// The pages, rendered on the server as plain HTML (every value escaped by `HTML`); the
@@ -331,16 +332,7 @@ enum Pages {
     String(format: "%.1f", Double(count) / Double(seconds))
   }
 
-  static func size(_ bytes: Int) -> String {
-    guard bytes >= 1_024 else { return "\(bytes) bytes" }
-    var value = Double(bytes) / 1_024
-    var units = ["KiB", "MiB", "GiB"][...]
-    while value >= 1_024, units.count > 1 {
-      value /= 1_024
-      units.removeFirst()
-    }
-    return String(format: value < 100 ? "%.1f " : "%.0f ", value) + units.first!
-  }
+  static func size(_ bytes: Int) -> String { binarySize(bytes) }
 
   static func time(_ milliseconds: Int64) -> String {
     let formatter = DateFormatter()

@@ -69,34 +69,20 @@ let calDAVBenchmark = Benchmark(
       "caldav: \(peer.prefix { $0 != "=" }) is Radicale \(version.output.trimmingCharacters(in: .whitespacesAndNewlines))"
     )
   }
-  let bench = Process()
-  bench.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-  bench.arguments =
-    [
-      Executables.packageRoot.appendingPathComponent("Tests/python/caldav_bench.py").path,
-      root + "calendars/\(listID)/", "bench", password, directory.path("clients"),
-    ] + peers
   var benchEnvironment = environment
   benchEnvironment["HOME"] = directory.url.path  // vdirsyncer's own files
   benchEnvironment["CALDAV_BENCH_ROUNDS"] = options.quick ? "1" : "2"
-  bench.environment = benchEnvironment
-  let output = Pipe()
-  let errors = Pipe()
-  bench.standardOutput = output
-  bench.standardError = errors
-  try bench.run()
-  let printed = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-  let problems = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-  bench.waitUntilExit()
-  for line in problems.split(separator: "\n") where line.hasPrefix("serve ") {
+  let (benchStatus, output) = try runPythonScript(
+    "caldav_bench.py",
+    [root + "calendars/\(listID)/", "bench", password, directory.path("clients")] + peers,
+    environment: benchEnvironment)
+  for line in output.split(separator: "\n") where line.hasPrefix("serve ") {
     printError("caldav: \(line)")
   }
-  guard bench.terminationStatus == 0, let line = printed.split(separator: "\n").last,
-    let result = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
+  guard benchStatus == 0, let result = lastJSONObject(output),
     let hearth = result["hearth"] as? [String: Double], result["tasks"] as? Int == count
   else {
-    throw BenchmarkError(
-      "caldav: caldav_bench.py failed: \(printed.suffix(1000)) \(problems.suffix(2000))")
+    throw BenchmarkError("caldav: caldav_bench.py failed: \(output.suffix(3000))")
   }
   var figures: [Figure] = []
   for peer in peers.map({ String($0.prefix { $0 != "=" }) }) {

@@ -29,30 +29,19 @@ let webBenchmark = Benchmark(
   let keyring = HubPaths(databasePath: databasePath, runtimeDirectory: hub.runtimeDirectory)
     .keyring
   try keyring.issue("webbench")
-  let process = Process()
-  process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-  process.arguments = [
-    Executables.packageRoot.appendingPathComponent("Tests/python/web_bench.py").path,
-    hub.runtimeDirectory, databasePath, keyring.keyPath(ofPlugin: "webbench"),
-    try Executables.path("hearth-web"), String(commits), String(loads),
-  ]
-  let output = Pipe()
-  let errors = Pipe()
-  process.standardOutput = output
-  process.standardError = errors
-  try process.run()
-  let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-  let problems = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-  process.waitUntilExit()
-  guard process.terminationStatus == 0,
-    let line = text.split(separator: "\n").last,
-    let result = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
+  let (status, output) = try runPythonScript(
+    "web_bench.py",
+    [
+      hub.runtimeDirectory, databasePath, keyring.keyPath(ofPlugin: "webbench"),
+      try Executables.path("hearth-web"), String(commits), String(loads),
+    ])
+  guard status == 0, let result = lastJSONObject(output),
     let dom = result["dom_ms"] as? [Double], let bus = result["bus_ms"] as? [Double],
     let sent = result["burst_sent"] as? Int, let shown = result["burst_shown"] as? Int,
     let twice = result["burst_twice"] as? Int, let load = result["load_ms"] as? [Double],
     let login = result["login_ms"] as? [Double], let rows = result["reminders"] as? Int
   else {
-    throw BenchmarkError("web: web_bench.py failed: \(text.suffix(2000)) \(problems.suffix(2000))")
+    throw BenchmarkError("web: web_bench.py failed: \(output.suffix(3000))")
   }
   guard rows == reminders else {
     throw BenchmarkError("web: the page counted \(rows) reminders, not \(reminders)")
@@ -73,4 +62,12 @@ let webBenchmark = Benchmark(
       bench: "web-page-load-\(reminders)-p95", ours: percentile(load, 0.95),
       baseline: percentile(login, 0.95), unit: "ms"),
   ]
+}
+
+/// The last line of a script's output that is a JSON object (its result; what came before
+/// is its log).
+func lastJSONObject(_ output: String) -> [String: Any]? {
+  output.split(separator: "\n").last { $0.hasPrefix("{") }.flatMap {
+    try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+  }
 }

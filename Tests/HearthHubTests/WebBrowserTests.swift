@@ -18,20 +18,13 @@ import Testing
     // Kept after the run, for a person to look at.
     let shots = FileManager.default.temporaryDirectory
       .appendingPathComponent("hearth-web-screenshots").path
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-    process.arguments = [
-      Executables.packageRoot.appendingPathComponent("Tests/python/web_browser_test.py").path,
-      hub.runtimeDirectory, hub.databasePath, keyring.keyPath(ofPlugin: "webtest"),
-      try Executables.path("hearth-web"), shots,
-    ]
-    let output = Pipe()
-    process.standardOutput = output
-    process.standardError = output
-    try process.run()
-    let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-    process.waitUntilExit()
-    #expect(process.terminationStatus == 0, "\(text.suffix(4000))")
+    let (status, text) = try runPythonScript(
+      "web_browser_test.py",
+      [
+        hub.runtimeDirectory, hub.databasePath, keyring.keyPath(ofPlugin: "webtest"),
+        try Executables.path("hearth-web"), shots,
+      ])
+    #expect(status == 0, "\(text.suffix(4000))")
     #expect(text.hasSuffix("ok\n"))
     for page in ["hub", "feed", "tables", "table", "row"] {
       #expect(FileManager.default.fileExists(atPath: "\(shots)/\(page).png"), "\(page).png")

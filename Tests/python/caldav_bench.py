@@ -27,6 +27,8 @@ import urllib.request
 import uuid
 import xml.etree.ElementTree as ElementTree
 
+from vdirsyncer_pair import Pair
+
 calendar_url, user, password, out = sys.argv[1:5]
 peers = dict(argument.split("=", 1) for argument in sys.argv[5:])
 rounds = int(os.environ.get("CALDAV_BENCH_ROUNDS", "1"))
@@ -109,33 +111,12 @@ level = warning
 
 def measure(name, url, round):
     """vdirsyncer's first sync of the calendar at `url`, then its sync after one change."""
-    directory = os.path.join(clients, f"vdirsyncer-{name}-{round}")
-    local = os.path.join(directory, "local")
-    os.makedirs(local)
-    config = os.path.join(directory, "config")
-    with open(config, "w") as file:
-        file.write(f"""[general]
-status_path = "{directory}/status/"
-[pair bench]
-a = "local"
-b = "remote"
-collections = null
-conflict_resolution = "b wins"
-[storage local]
-type = "filesystem"
-path = "{local}/"
-fileext = ".ics"
-[storage remote]
-type = "caldav"
-url = "{url}"
-username = "{user}"
-password = "{password}"
-""")
+    pair = Pair(os.path.join(clients, f"vdirsyncer-{name}-{round}"), url, user, password, "b")
+    local = pair.local
 
     def vdirsyncer(*arguments):
         start = time.monotonic()
-        done = subprocess.run(["/usr/bin/vdirsyncer", "-c", config, *arguments],
-                              capture_output=True, text=True, timeout=1800)
+        done = pair.run(*arguments)
         if done.returncode != 0:
             raise SystemExit(f"FAILED: vdirsyncer {arguments} on {name}: {done.stderr[-2000:]}")
         return time.monotonic() - start

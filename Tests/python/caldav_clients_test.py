@@ -33,6 +33,8 @@ import uuid
 
 import caldav
 
+from vdirsyncer_pair import Pair
+
 reminders_bin, hearth_bin, out = sys.argv[1:4]
 shutil.rmtree(out, ignore_errors=True)
 os.makedirs(out)
@@ -195,34 +197,12 @@ END:VCALENDAR
     check(shown()["Quarterly report"]["listTitle"] == "Work", "its task in it")
 
     # vdirsyncer, both ways, with a local directory.
-    local = os.path.join(out, "local")
-    os.makedirs(local)
-    config = os.path.join(out, "config")
-    with open(config, "w") as file:
-        file.write(f"""[general]
-status_path = "{out}/status/"
-
-[pair hearth]
-a = "local"
-b = "remote"
-collections = null
-conflict_resolution = "a wins"
-
-[storage local]
-type = "filesystem"
-path = "{local}/"
-fileext = ".ics"
-
-[storage remote]
-type = "caldav"
-url = "{root}dav/calendars/{home_id}/"
-username = "phone"
-password = "{password}"
-""")
+    pair = Pair(os.path.join(out, "vdirsyncer"), f"{root}dav/calendars/{home_id}/", "phone",
+                password, "a")
+    local = pair.local
 
     def vdirsyncer(*arguments):
-        done = subprocess.run(["/usr/bin/vdirsyncer", "-c", config, *arguments],
-                              capture_output=True, text=True, input="y\n", timeout=120)
+        done = pair.run(*arguments)
         check(done.returncode == 0, f"vdirsyncer {' '.join(arguments)}: {done.stdout}{done.stderr}")
 
     def local_items():

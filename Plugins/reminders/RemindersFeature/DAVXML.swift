@@ -1,4 +1,5 @@
 import Foundation
+import HearthHTTP
 
 #if canImport(FoundationXML)
   import FoundationXML
@@ -82,24 +83,7 @@ enum DAV {
 
   static let prefixes = [dav: "d", caldav: "c", calendarServer: "cs", apple: "a"]
 
-  /// `&`, `<`, `>` and quotes escaped.
-  static func escape(_ text: String) -> String {
-    // Most text has nothing to escape: one pass over its bytes tells.
-    guard text.utf8.contains(where: { $0 == 0x26 || $0 == 0x3C || $0 == 0x3E || $0 == 0x22 })
-    else { return text }
-    var escaped = ""
-    escaped.reserveCapacity(text.utf8.count)
-    for character in text.unicodeScalars {
-      switch character {
-      case "&": escaped += "&amp;"
-      case "<": escaped += "&lt;"
-      case ">": escaped += "&gt;"
-      case "\"": escaped += "&quot;"
-      default: escaped.unicodeScalars.append(character)
-      }
-    }
-    return escaped
-  }
+  static func escape(_ text: String) -> String { Markup.escape(text) }
 
   /// An element for a prop of any namespace: the known ones with their prefix, others with
   /// a namespace declaration of their own.

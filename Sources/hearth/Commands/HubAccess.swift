@@ -1,6 +1,7 @@
 import Foundation
 import HearthCommandLine
 import HearthSQLite
+import HearthSupport
 import HearthWire
 import HearthZMQ
 
@@ -42,18 +43,8 @@ func hello(_ paths: HubPaths, locks: Bool = false) -> WelcomeReply? {
   return try? WireCoding.decode(WelcomeReply.self, from: frame)
 }
 
-/// `0 bytes`, `512 bytes`, `330 KiB`, `32.0 MiB`, `1.2 GiB`: binary units, as the settings
-/// (`wal-limit-mb = 32` is 32 MiB) and `ls -h` count.
-func fileSize(_ bytes: Int) -> String {
-  guard bytes >= 1_024 else { return bytes == 1 ? "1 byte" : "\(bytes) bytes" }
-  var value = Double(bytes) / 1_024
-  var units = ["KiB", "MiB", "GiB"][...]
-  while value >= 1_024, units.count > 1 {
-    value /= 1_024
-    units.removeFirst()
-  }
-  return String(format: value < 100 ? "%.1f " : "%.0f ", value) + units.first!
-}
+/// `0 bytes`, `512 bytes`, `330 KiB`, `32.0 MiB`: binary units (`binarySize`).
+func fileSize(_ bytes: Int) -> String { binarySize(bytes) }
 
 /// The size of the file at `path` (0 when there is none).
 func sizeOfFile(_ path: String) -> Int {
