@@ -11,9 +11,11 @@ Starts hearth-web on a free loopback port, writes through the hub with pyzmq as 
 - with the server stopped and started again, every commit made meanwhile appears on the
   feed page, none twice;
 - a foreign Host or Origin is refused; the Content-Security-Policy is sent; a body or
-  headers past the limits are refused.
+  headers past the limits are refused;
+- a stream more than 5,000 commits behind is told to reload, at the hub's sequence number.
 Screenshots of each page go to OUT_DIR. Prints "ok" and exits 0 when everything holds.
 """
+import http.cookiejar
 import json
 import os
 import signal
@@ -131,5 +133,24 @@ try:
     browser.shot("row")
 finally:
     browser.close()
+
+try:
+    # A page too far behind (more than 5,000 commits) is told to reload from here, not sent
+    # every commit, nor dropped without a word.
+    for i in range(5001):
+        hub.write("INSERT INTO webnotes (title) VALUES (?)", [f"bulk {i}"])
+    jar = http.cookiejar.CookieJar()
+    opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(jar))
+    opener.open(base + "/login?token=" + server.token, timeout=10).read()
+    stream = opener.open(base + f"/events?since={first - 1}", timeout=10)
+    lines = []
+    while len(lines) < 5 or lines[-1] != "":
+        lines.append(stream.readline().decode().rstrip("\n"))
+        if lines[-1] == "" and any(l.startswith("event:") for l in lines):
+            break
+    stream.close()
+    check("event: reload" in lines and f"id: {hub.last_seq}" in lines,
+          f"a page 5,000 commits behind is told to reload at {hub.last_seq}: {lines}")
+finally:
     server.stop()
 print("ok")

@@ -88,13 +88,10 @@ struct CalendarEntry {
   }
 }
 
-/// The CalDAV server: `handle` answers one request.
-///
-/// `@unchecked Sendable`: it holds the feature's database (whose reads and writes are each
-/// safe from any thread) and the verified-credentials cache under a lock.
+/// The CalDAV server: `handle` answers one request, on any of the HTTP server's threads.
 final class CalDAVServer: @unchecked Sendable {
-  // Safe: `database` is a DatabaseWriter (each call serialised by it); `verified` is a
-  // Locked; the rest is immutable.
+  // Safe: `database` is a DatabaseWriter (its reads and writes are each safe from any
+  // thread); `verified` is a Locked; the rest is immutable.
   let database: any DatabaseWriter
   let log = Logger(label: "reminders.caldav")
   /// Authorization header digests already checked, each with the name and hash it matched.
