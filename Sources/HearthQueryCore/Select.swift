@@ -124,6 +124,25 @@ public struct Select<Columns, From: Table, Joins>: Statement, Sendable {
     }
   }
 
+  /// `LIMIT expression`, built from the tables' columns (`.limit { _ in 10 }`, a scalar
+  /// subquery's count).
+  public func limit<each J: Table, Count: QueryExpression>(
+    _ maxLength: (From.TableColumns, repeat (each J).TableColumns) -> Count
+  ) -> Self where Joins == (repeat each J), Count.QueryValue == Int {
+    with { $0.limit = maxLength(From.columns, repeat (each J).columns).queryFragment }
+  }
+
+  /// `LIMIT expression OFFSET expression`, both built from the tables' columns.
+  public func limit<each J: Table, Count: QueryExpression, Skip: QueryExpression>(
+    _ maxLength: (From.TableColumns, repeat (each J).TableColumns) -> Count,
+    offset: (From.TableColumns, repeat (each J).TableColumns) -> Skip
+  ) -> Self where Joins == (repeat each J), Count.QueryValue == Int, Skip.QueryValue == Int {
+    with {
+      $0.limit = maxLength(From.columns, repeat (each J).columns).queryFragment
+      $0.offset = offset(From.columns, repeat (each J).columns).queryFragment
+    }
+  }
+
   /// `SELECT DISTINCT`.
   public func distinct(_ isDistinct: Bool = true) -> Self { with { $0.distinct = isDistinct } }
 

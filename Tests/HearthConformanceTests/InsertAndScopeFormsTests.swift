@@ -149,6 +149,18 @@ private func formsDatabase() throws -> DatabaseQueue {
       sql: #"SELECT "reminders"."id" FROM "reminders" ORDER BY "reminders"."id" LIMIT ?"#,
       rows: "1\n2")
   }
+
+  @Test func aLimitBuiltFromTheColumns() throws {
+    try assertConformance(
+      Reminder.order(by: \.id).limit { _ in 2 }.select(\.id),
+      sql: #"SELECT "reminders"."id" FROM "reminders" ORDER BY "reminders"."id" LIMIT ?"#,
+      rows: "1\n2")
+    try assertConformance(
+      Reminder.order(by: \.id).limit({ _ in 2 }, offset: { _ in 3 }).select(\.id),
+      sql:
+        #"SELECT "reminders"."id" FROM "reminders" ORDER BY "reminders"."id" LIMIT ? OFFSET ?"#,
+      rows: "4\n5")
+  }
 }
 
 /// Writes through a table alias keep it: the alias's qualified columns name the table.
