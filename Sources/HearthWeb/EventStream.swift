@@ -15,7 +15,7 @@ import HearthZMQ
 /// number to reload from, and the stream goes on from there.
 final class EventStream: StreamProducer, @unchecked Sendable {
   // Safe: libmicrohttpd calls `next` and `finish` from the connection's one thread; the
-  // follower, the reader and the buffer are touched by that thread alone.
+  // follower (with its reader) and the buffer are touched by that thread alone.
   static let maximumBacklog: Int64 = 5_000
   static let keepAlive = Duration.seconds(15)
   /// Rows listed per table in a feed event; more are counted.
@@ -25,7 +25,6 @@ final class EventStream: StreamProducer, @unchecked Sendable {
   let table: BrowsedTable?
   var position: Int64
   private var follower: FeedFollower?
-  private var reader: DatabaseQueue?
   private var buffer = Data()
   private var lastWrite = ContinuousClock.now
   private var ended = false
@@ -67,11 +66,10 @@ final class EventStream: StreamProducer, @unchecked Sendable {
   private func fill() throws {
     guard let follower else {
       let reader = try app.pool.open()
-      self.reader = reader
       var start = position
       let current = try reader.read { db in
         _ = try app.tables(db)  // the schema, for isShown
-        return try app.lastSequence(db)
+        return try HubTables.lastSequence(db)
       }
       if current - start > Self.maximumBacklog {
         write(reload: current)

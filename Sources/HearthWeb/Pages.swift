@@ -67,13 +67,13 @@ enum Pages {
       "commits",
       "\(rate(hub.commitsLast10s, 10)) a second (last 10 s), \(rate(hub.commitsLastMinute, 60)) (last minute)",
       id: "rate")
-    item("database", "\(hub.databasePath) (\(size(hub.databaseBytes + hub.walFileBytes)))")
+    item("database", "\(hub.databasePath) (\(binarySize(hub.databaseBytes + hub.walFileBytes)))")
     if let wal = hub.welcome?.wal {
       let share = wal.limit > 0 ? min(100, wal.bytes * 100 / wal.limit) : 0
       item(
         "WAL",
         """
-        <meter min="0" max="\(wal.limit)" value="\(wal.bytes)"></meter> \(size(wal.bytes)) of \(size(wal.limit)) (\(share) %), peak \(size(wal.peakBytes)); \(wal.restarts) restarts\(wal.incompleteRestarts > 0 ? ", \(wal.incompleteRestarts) held off by readers" : "")
+        <meter min="0" max="\(wal.limit)" value="\(wal.bytes)"></meter> \(binarySize(wal.bytes)) of \(binarySize(wal.limit)) (\(share) %), peak \(binarySize(wal.peakBytes)); \(wal.restarts) restarts\(wal.incompleteRestarts > 0 ? ", \(wal.incompleteRestarts) held off by readers" : "")
         """)
       if let checkpoint = wal.checkpoint {
         item(
@@ -280,13 +280,6 @@ enum Pages {
       """)
   }
 
-  static func row(
-    _ table: BrowsedTable, key: RowKey, values: [DatabaseValue], links: [String: String],
-    referrers: [TableBrowser.Referrers]
-  ) -> HTML {
-    rowPage(table, key: key, values: values, links: links, referrers: referrers)
-  }
-
   // MARK: - Values
 
   static func label(_ key: RowKey) -> String {
@@ -331,8 +324,6 @@ enum Pages {
   static func rate(_ count: Int, _ seconds: Int) -> String {
     String(format: "%.1f", Double(count) / Double(seconds))
   }
-
-  static func size(_ bytes: Int) -> String { binarySize(bytes) }
 
   static func time(_ milliseconds: Int64) -> String {
     let formatter = DateFormatter()

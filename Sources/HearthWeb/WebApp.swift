@@ -117,14 +117,6 @@ public final class WebApp: @unchecked Sendable {
 
   // MARK: - Pages
 
-  func lastSequence(_ db: Database) throws -> Int64 {
-    if let last = try Int64.fetchOne(db, sql: "SELECT max(seq) FROM \(HubTables.commits)") {
-      return last
-    }
-    return try Int64.fetchOne(
-      db, sql: "SELECT CAST(value AS INTEGER) FROM \(HubTables.meta) WHERE key = 'lastSeq'") ?? 0
-  }
-
   private func hubPage(json: Bool) throws -> HTTPResponse {
     let snapshot = try HubSnapshot.read(welcome: greeter.hello(), paths: paths, pool: pool)
     if json { return try Self.json(snapshot.json) }
@@ -146,7 +138,7 @@ public final class WebApp: @unchecked Sendable {
         return (try? WireCoding.decode(CommitEvent.self, from: Data(text.utf8)))
           .map { EventStream.summary($0, shown: isShown) }
       }
-      return (commits, try lastSequence(db))
+      return (commits, try HubTables.lastSequence(db))
     }
     let older = commits.count == Self.feedPageSize ? commits.last?["seq"] as? Int64 : nil
     if json {
@@ -226,7 +218,7 @@ public final class WebApp: @unchecked Sendable {
         found,
         try TableBrowser.page(
           of: found, order: order, after: after, search: search, limit: limit, db),
-        try lastSequence(db)
+        try HubTables.lastSequence(db)
       )
     }
     if json {
@@ -280,7 +272,7 @@ public final class WebApp: @unchecked Sendable {
         ["table": table.name, "key": key.pathComponent, "row": row, "referrers": pointing])
     }
     return .text(
-      200, Pages.row(table, key: key, values: values, links: links, referrers: referrers).text,
+      200, Pages.rowPage(table, key: key, values: values, links: links, referrers: referrers).text,
       type: Pages.htmlType)
   }
 
@@ -293,7 +285,7 @@ public final class WebApp: @unchecked Sendable {
     let table = try request.argument("table").map { name in
       try pool.read { db in try self.table(named: name, db) }
     }
-    let start = try resume ?? pool.read { db in try lastSequence(db) }
+    let start = try resume ?? pool.read { db in try HubTables.lastSequence(db) }
     return .stream(
       status: 200,
       headers: [("Content-Type", "text/event-stream; charset=utf-8"), ("X-Accel-Buffering", "no")],

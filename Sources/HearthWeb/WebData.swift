@@ -164,11 +164,7 @@ extension HubSnapshot {
           cursor: plugin?.cursor,
           key: issued.contains(name) ? "issued" : revoked.contains(name) ? "revoked" : "none")
       }
-      let last =
-        try Int64.fetchOne(db, sql: "SELECT max(seq) FROM \(HubTables.commits)")
-        ?? (try? Int64.fetchOne(
-          db, sql: "SELECT CAST(value AS INTEGER) FROM \(HubTables.meta) WHERE key = 'lastSeq'"))
-        ?? 0
+      let last = try HubTables.lastSequence(db)
       let rate = { (seconds: Int64) in
         try Int.fetchOne(
           db, sql: "SELECT count(*) FROM \(HubTables.commits) WHERE at >= ?",

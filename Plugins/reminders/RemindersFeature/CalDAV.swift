@@ -181,13 +181,6 @@ final class CalDAVServer: @unchecked Sendable {
 
   // MARK: - Reading
 
-  func sequence(_ db: Database) throws -> Int64 {
-    try Int64.fetchOne(db, sql: "SELECT max(seq) FROM \(HubTables.commits)")
-      ?? Int64.fetchOne(
-        db, sql: "SELECT CAST(value AS INTEGER) FROM \(HubTables.meta) WHERE key = 'lastSeq'")
-      ?? 0
-  }
-
   func list(_ segment: String, _ db: Database) throws -> RemindersList? {
     try RemindersList.find(DAVResource.listID(segment)).fetchOne(db)
   }
@@ -253,7 +246,7 @@ final class CalDAVServer: @unchecked Sendable {
     let wantsData = requested?.contains { $0.0 == DAV.caldav && $0.1 == "calendar-data" } ?? false
     let depth = request.header("depth") ?? "infinity"
     let responses: [String] = try database.read { db in
-      let seq = try sequence(db)
+      let seq = try HubTables.lastSequence(db)
       var out: [String] = []
       func add(_ href: String, _ props: [String: String]) {
         out.append(Self.response(href, props, requested: requested))
@@ -484,7 +477,7 @@ final class CalDAVServer: @unchecked Sendable {
     let base = Self.calendarHref(segment)
     return try database.read { db in
       guard let list = try self.list(segment, db) else { throw DAVError.notFound }
-      let now = try sequence(db)
+      let now = try HubTables.lastSequence(db)
       let token = Self.tokenPrefix + String(now)
       if given.isEmpty {
         return Self.multistatus(
@@ -496,8 +489,7 @@ final class CalDAVServer: @unchecked Sendable {
         let since = Int64(given.dropFirst(Self.tokenPrefix.count)),
         since <= now
       else { throw DAVError.invalidSyncToken }
-      let horizon =
-        try Int64.fetchOne(db, sql: "SELECT min(seq) FROM \(HubTables.commits)") ?? (now + 1)
+      let horizon = try HubTables.horizon(db, last: now)
       guard since >= horizon - 1 || since == now else { throw DAVError.invalidSyncToken }
       guard let changed = try Self.changedReminders(since: since, db) else {
         throw DAVError.invalidSyncToken
@@ -533,11 +525,7 @@ final class CalDAVServer: @unchecked Sendable {
   static func changedReminders(since: Int64, _ db: Database) throws -> Set<Reminder.ID>? {
     var changed = Set<Reminder.ID>()
     var rowids = Set<Int64>()
-    for text in try String.fetchAll(
-      db, sql: "SELECT event FROM \(HubTables.commits) WHERE seq > ? ORDER BY seq",
-      arguments: [since])
-    {
-      let event = try WireCoding.decode(CommitEvent.self, from: Data(text.utf8))
+    for event in try HubTables.commits(after: since, db) {
       if event.schemaChanged == true, event.tables.keys.contains(Reminder.tableName) {
         return nil
       }
