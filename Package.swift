@@ -71,6 +71,7 @@ let package = Package(
     // No pkgConfig: libzmq.pc adds Kerberos include flags that SwiftPM rejects with a warning.
     .systemLibrary(name: "CZMQ", providers: [.apt(["libzmq3-dev"])]),
     .systemLibrary(name: "CSodium", pkgConfig: "libsodium", providers: [.apt(["libsodium-dev"])]),
+    .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
     .systemLibrary(name: "CPostgreSQL", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
     // No pkgConfig: libmicrohttpd.pc adds p11-kit's include directory, which it does not need.
     .systemLibrary(name: "CMicroHTTPD", providers: [.apt(["libmicrohttpd-dev"])]),
@@ -121,7 +122,7 @@ let package = Package(
     // The whole protocol (Protocols/README.md): messages, the change record, errors both ways,
     // the hub's paths and tables as a reader, the feed follower.
     .target(
-      name: "HearthWire", dependencies: ["HearthZMQ", "HearthSQLite", "CSodium"],
+      name: "HearthWire", dependencies: ["HearthZMQ", "HearthSQLite", "CSodium", "CCrypto"],
       swiftSettings: strict),
     .target(
       name: "HearthHub",

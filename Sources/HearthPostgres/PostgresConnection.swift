@@ -52,10 +52,48 @@ public final class PostgresConnection {
   /// The socket, for polling beside other work (readable: a notification or a reply came).
   public var socket: Int32 { PQsocket(handle) }
 
+  /// The statement sent and not yet received (`send`), if any.
+  private var sent: String?
+
+  /// Sends one statement with `$1…` parameters without waiting for it: the server runs it
+  /// while this thread does other work, until `receive`. One at a time; any other call
+  /// first reads and drops the reply of a statement sent and not received.
+  public func send(_ sql: String, _ parameters: [String?] = []) throws {
+    discardSent()
+    let queued = withParameters(parameters) { values in
+      PQsendQueryParams(handle, sql, Int32(parameters.count), nil, values, nil, nil, 0)
+    }
+    guard queued == 1 else {
+      throw PostgresError(sqlState: nil, message: Self.errorText(handle), sql: sql)
+    }
+    sent = sql
+  }
+
+  /// The rows of the statement `send` sent, once the server has run it; throws as
+  /// `execute` does.
+  public func receive() throws -> PostgresResult {
+    guard let sql = sent else {
+      throw PostgresError(sqlState: nil, message: "no statement was sent to receive")
+    }
+    sent = nil
+    var first: OpaquePointer?
+    while let result = PQgetResult(handle) {
+      if first == nil { first = result } else { PQclear(result) }
+    }
+    return try checked(first, sql: sql, PostgresResult.init)
+  }
+
+  private func discardSent() {
+    guard sent != nil else { return }
+    sent = nil
+    while let result = PQgetResult(handle) { PQclear(result) }
+  }
+
   /// Runs one statement with `$1…` parameters and returns its rows; throws `PostgresError`
   /// with the server's SQLSTATE when it fails.
   @discardableResult
   public func execute(_ sql: String, _ parameters: [String?] = []) throws -> PostgresResult {
+    discardSent()
     let result = withParameters(parameters) { values in
       PQexecParams(handle, sql, Int32(parameters.count), nil, values, nil, nil, 0)
     }
@@ -73,6 +111,7 @@ public final class PostgresConnection {
     var values: [UnsafePointer<CChar>?] = []
     var lengths: [Int32] = []
     var formats: [Int32] = []
+    discardSent()
     for parameter in parameters {
       switch parameter {
       case .null:
@@ -108,6 +147,7 @@ public final class PostgresConnection {
 
   /// Runs several statements separated by `;`, without parameters (a schema script).
   public func executeScript(_ sql: String) throws {
+    discardSent()
     try checked(PQexec(handle, sql), sql: sql) { _ in }
   }
 

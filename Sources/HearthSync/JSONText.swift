@@ -1,5 +1,6 @@
 import Foundation
 import HearthSQLite
+import HearthWire
 
 /// The small JSON objects of `hearth_sync_rows` (column → time), read and written without
 /// the generic coders: they are read and written once per synced row applied or pushed.
@@ -7,14 +8,26 @@ enum JSONText {
   /// `{"a":"b",…}` as a dictionary of strings; throws on anything else.
   static func strings(_ text: String) throws -> [String: String] {
     if text == "{}" { return [:] }
-    guard let object = try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any]
-    else { throw JSONTextError(text: text) }
-    var result: [String: String] = [:]
-    for (key, value) in object {
-      guard let value = value as? String else { throw JSONTextError(text: text) }
-      result[key] = value
+    var text = text
+    let strings = text.withUTF8 { bytes in
+      var scanner = JSONScanner(bytes: bytes)
+      guard let strings = scanner.strings(), scanner.atEnd else { return nil as [String: String]? }
+      return strings
     }
-    return result
+    guard let strings else { throw JSONTextError(text: text) }
+    return strings
+  }
+
+  /// A pulled page (`hearth.pull`'s JSON object), read by the scanner; a page of another
+  /// shape goes through Foundation's decoder, which says what is wrong with it.
+  static func page(_ text: String) throws -> SyncPage {
+    var text = text
+    let page = text.withUTF8 { bytes in
+      var scanner = JSONScanner(bytes: bytes)
+      guard let page = scanner.syncPage(), scanner.atEnd else { return nil as SyncPage? }
+      return page
+    }
+    return try page ?? JSONDecoder().decode(SyncPage.self, from: Data(text.utf8))
   }
 
   /// Any value through Foundation's coder (keys sorted), for what is not a dictionary of
@@ -75,6 +88,10 @@ enum JSONText {
   }
 
   static func quoteIdentifier(_ string: String) -> String {
+    // Times, keys and most text need no escape.
+    if !string.utf8.contains(where: { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C }) {
+      return "\"" + string + "\""
+    }
     var text = "\""
     for scalar in string.unicodeScalars {
       switch scalar {
@@ -97,4 +114,136 @@ enum JSONText {
 struct JSONTextError: Error, CustomStringConvertible {
   var text: String
   var description: String { "not a JSON object of strings: \(text.prefix(200))" }
+}
+
+extension JSONScanner {
+  /// An object of strings; nil for anything else (a key twice included).
+  mutating func strings() -> [String: String]? {
+    guard take(UInt8(ascii: "{")) else { return nil }
+    var strings: [String: String] = [:]
+    while true {
+      switch member(after: strings.count) {
+      case .bad: return nil
+      case .end: return strings
+      case .next(let key):
+        guard let key, strings[key] == nil, let value = string() else { return nil }
+        strings[key] = value
+      }
+    }
+  }
+
+  /// A page as `hearth.pull` writes it; nil for any other shape.
+  mutating func syncPage() -> SyncPage? {
+    guard take(UInt8(ascii: "{")) else { return nil }
+    var (records, last, complete): ([SyncRecord]?, SyncCursor??, Bool?) = (nil, nil, nil)
+    var seen = 0
+    while true {
+      switch member(after: seen) {
+      case .bad: return nil
+      case .end:
+        guard let records, let last, let complete else { return nil }
+        return SyncPage(records: records, last: last, complete: complete)
+      case .next(let key):
+        seen += 1
+        switch key {
+        case "records" where records == nil: records = list { $0.syncRecord() }
+        case "last" where last == nil: last = nullOr { $0.syncCursor() }
+        case "complete" where complete == nil: complete = bool()
+        default: return nil
+        }
+        if records == nil && key == "records" || last == nil && key == "last"
+          || complete == nil && key == "complete"
+        {
+          return nil
+        }
+      }
+    }
+  }
+
+  /// A cursor (`seq`, `type`, `name`); nil for any other shape.
+  mutating func syncCursor() -> SyncCursor? {
+    guard take(UInt8(ascii: "{")) else { return nil }
+    var (seq, type, name): (Int?, String?, String?) = (nil, nil, nil)
+    var seen = 0
+    while true {
+      switch member(after: seen) {
+      case .bad: return nil
+      case .end:
+        guard let seq, let type, let name else { return nil }
+        return SyncCursor(seq: Int64(seq), type: type, name: name)
+      case .next(let key):
+        seen += 1
+        switch key {
+        case "seq" where seq == nil: seq = integer()
+        case "type" where type == nil: type = string()
+        case "name" where name == nil: name = string()
+        default: return nil
+        }
+        if seq == nil && key == "seq" || type == nil && key == "type"
+          || name == nil && key == "name"
+        {
+          return nil
+        }
+      }
+    }
+  }
+
+  /// An object of values (`WireValue`'s form); nil for anything else.
+  mutating func wireValues() -> [String: WireValue]? {
+    guard take(UInt8(ascii: "{")) else { return nil }
+    var values: [String: WireValue] = [:]
+    while true {
+      switch member(after: values.count) {
+      case .bad: return nil
+      case .end: return values
+      case .next(let key):
+        guard let key, values[key] == nil, let value = value() else { return nil }
+        values[key] = value
+      }
+    }
+  }
+
+  /// A record as `hearth.pull` writes it (`SyncRecord`'s `Codable` form); nil for any other
+  /// shape.
+  mutating func syncRecord() -> SyncRecord? {
+    guard take(UInt8(ascii: "{")) else { return nil }
+    var record = SyncRecord(type: "", name: "")
+    var seen = 0
+    var (hasType, hasName) = (false, false)
+    while true {
+      switch member(after: seen) {
+      case .bad: return nil
+      case .end: return hasType && hasName ? record : nil
+      case .next(let key):
+        seen += 1
+        switch key {
+        case "type":
+          guard !hasType, let type = string() else { return nil }
+          (record.type, hasType) = (type, true)
+        case "name":
+          guard !hasName, let name = string() else { return nil }
+          (record.name, hasName) = (name, true)
+        case "fields":
+          guard let fields = wireValues() else { return nil }
+          record.fields = fields
+        case "times":
+          guard let times = strings() else { return nil }
+          record.times = times
+        case "created":
+          guard let created = nullOr({ $0.string() }) else { return nil }
+          record.created = created
+        case "deleted":
+          guard let deleted = nullOr({ $0.string() }) else { return nil }
+          record.deleted = deleted
+        case "movedTo":
+          guard let movedTo = nullOr({ $0.string() }) else { return nil }
+          record.movedTo = movedTo
+        case "seq":
+          guard let seq = nullOr({ $0.integer() }) else { return nil }
+          record.seq = seq.map(Int64.init)
+        default: return nil
+        }
+      }
+    }
+  }
 }

@@ -16,6 +16,8 @@ public struct SyncApplier {
   /// The synced tables, by lowercased name, parents first in `order`.
   let tables: [String: SyncedTable]
   let order: [String: Int]
+  /// Each table's statements, by lowercased name: written once per page, not per record.
+  let statements: [String: SyncedTable.Statements]
   /// The zone the records come from (nil: the private zone), and the shares this hub syncs.
   private(set) var zone: String?
   let shares: [SyncShare]
@@ -25,6 +27,7 @@ public struct SyncApplier {
   ) {
     self.capture = capture
     self.tables = Dictionary(tables.map { ($0.name.lowercased(), $0) }) { first, _ in first }
+    statements = self.tables.mapValues(SyncedTable.Statements.init)
     order = Dictionary(
       tables.enumerated().map { ($0.element.name.lowercased(), $0.offset) }
     ) { first, _ in first }
@@ -49,6 +52,9 @@ public struct SyncApplier {
     /// The records applied (a held one too, once it could be): the files they name are
     /// fetched if they are not here (`SyncFiles.queueMissing`).
     public var appliedRecords: [SyncRecord] = []
+    /// Whether records may be held (some were when the page began, or it held some): when
+    /// none are, a record applied has none to release.
+    var mayHaveHeld = true
     public init() {}
   }
 
@@ -56,10 +62,14 @@ public struct SyncApplier {
   /// children that waited for it.
   public func apply(_ records: [SyncRecord], _ db: Database) throws -> Report {
     var report = Report()
+    report.mayHaveHeld = try SyncStore.heldCount(db) > 0
     let sorted = records.enumerated().sorted { left, right in
       let (a, b) = (rank(left.element), rank(right.element))
       return a != b ? a < b : left.offset < right.offset
     }
+    // The clock moves past the page's latest time (as past each of its times, one by one).
+    let latest = records.reduce(nil as String?) { SyncRecord.later($0, $1.latestTime) }
+    if let latest, let time = HybridTimestamp(latest) { capture.clock.receive(time) }
     for (_, record) in sorted { try apply(record, report: &report, db) }
     return report
   }
@@ -112,31 +122,21 @@ public struct SyncApplier {
     if let zone, let refusal = try refusal(of: record, table, in: zone, db) {
       return try hold(record, refusal.reason, refusal.waitsFor, &report, db)
     }
+    let sql = statements[record.type.lowercased()]!
     var row = try SyncRow.fetch(table.name, record.name, db)
-    let merged = row.merge(record, columns: Set(table.columns))
-    if let latest = record.latestTime, let time = HybridTimestamp(latest) {
-      capture.clock.receive(time)
-    }
-    let exists =
-      try Int.fetchOne(
-        db,
-        sql:
-          "SELECT 1 FROM main.\(quoteIdentifier(table.name)) WHERE \(quoteIdentifier(table.primaryKey)) = ?",
-        arguments: [record.name]) != nil
+    let merged = row.merge(record, columns: sql.columnSet)
+    let exists = try Int.fetchOne(db, sql: sql.exists, arguments: [record.name]) != nil
     do {
       try capture.muting(table.name, record.name) {
         if row.isAlive, !exists {
           let values = table.columns.compactMap { column in
             record.fields[column].map { (column, $0.value) }
           }
-          try insert(table, record.name, values, db)
+          try insert(sql, record.name, values, db)
         } else if row.isAlive, !merged.isEmpty {
           try update(table, record.name, merged, db)
         } else if !row.isAlive, exists {
-          try db.execute(
-            sql:
-              "DELETE FROM main.\(quoteIdentifier(table.name)) WHERE \(quoteIdentifier(table.primaryKey)) = ?",
-            arguments: [record.name])
+          try db.execute(sql: sql.delete, arguments: [record.name])
         }
       }
     } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
@@ -146,12 +146,14 @@ public struct SyncApplier {
     }
     row.zone = zone
     try row.save(db)
-    try db.execute(
-      sql: "DELETE FROM \(SyncStore.held) WHERE tbl = ? AND pk = ?",
-      arguments: [record.type, record.name])
+    if report.mayHaveHeld {
+      try db.execute(
+        sql: "DELETE FROM \(SyncStore.held) WHERE tbl = ? AND pk = ?",
+        arguments: [record.type, record.name])
+    }
     report.applied += 1
     report.appliedRecords.append(record)
-    if row.isAlive {
+    if row.isAlive, report.mayHaveHeld {
       let waiting = try Row.fetchAll(
         db, sql: "SELECT record, zone FROM \(SyncStore.held) WHERE waitsFor = ?",
         arguments: ["\(table.name.lowercased()):\(record.name)"])
@@ -169,13 +171,11 @@ public struct SyncApplier {
   }
 
   private func insert(
-    _ table: SyncedTable, _ key: String, _ values: [(String, DatabaseValue)], _ db: Database
+    _ sql: SyncedTable.Statements, _ key: String, _ values: [(String, DatabaseValue)],
+    _ db: Database
   ) throws {
-    let columns = [quoteIdentifier(table.primaryKey)] + values.map { quoteIdentifier($0.0) }
-    let marks = Array(repeating: "?", count: columns.count).joined(separator: ", ")
     try db.execute(
-      sql: "INSERT INTO main.\(quoteIdentifier(table.name)) (\(columns.joined(separator: ", "))) "
-        + "VALUES (\(marks))",
+      sql: sql.insert(values.map(\.0)),
       arguments: StatementArguments([DatabaseValue(storage: .text(key))] + values.map(\.1)))
   }
 
@@ -199,6 +199,7 @@ public struct SyncApplier {
         + "VALUES (?, ?, ?, ?, ?, ?)",
       arguments: [record.type, record.name, text, reason, parent, zone])
     report.held += 1
+    report.mayHaveHeld = true
     if report.reasons.count < 5 {
       report.reasons.append("\(record.type) \(record.name): \(reason)")
     }

@@ -9,33 +9,39 @@ public enum SyncOutbox {
   public struct Entry: Sendable {
     public var record: SyncRecord
     var pending: [String: String]
+    /// `pending` as it was stored: unchanged since, the whole of it was pushed.
+    var pendingText: String
     /// The zone it goes to: its root's share, or nil (the private zone).
     public var zone: String?
   }
 
-  /// Up to `limit` rows with pending changes (read in one snapshot).
-  public static func batch(limit: Int, _ db: Database) throws -> [Entry] {
+  /// Up to `limit` rows with pending changes (read in one snapshot), in the order of their
+  /// table and key, after `after` when given.
+  public static func batch(
+    limit: Int, after: (table: String, key: String)? = nil, _ db: Database
+  ) throws -> [Entry] {
     let tables = Dictionary(
       try SyncStore.syncedTables(db).map { ($0.name.lowercased(), $0) }
     ) { first, _ in first }
     let shares = try SyncShares.all(db)
+    let selects = tables.mapValues { table in
+      "SELECT * FROM main.\(quoteIdentifier(table.name)) WHERE \(quoteIdentifier(table.primaryKey)) = ?"
+    }
     let rows = try Row.fetchAll(
       db,
-      sql: "SELECT tbl, pk, pending FROM \(SyncStore.rows) WHERE pending != '{}' LIMIT ?",
-      arguments: [limit])
+      sql: "SELECT tbl, pk, pending FROM \(SyncStore.rows) WHERE pending != '{}' "
+        + "AND (tbl, pk) > (?, ?) ORDER BY tbl, pk LIMIT ?",
+      arguments: [after?.table ?? "", after?.key ?? "", limit])
     var entries: [Entry] = []
     for row in rows {
       let (name, key): (String, String) = (try row["tbl"], try row["pk"])
-      let pending = try JSONText.strings(try row["pending"])
+      let pendingText: String = try row["pending"]
+      let pending = try JSONText.strings(pendingText)
       var record = SyncRecord(
         type: name, name: key, created: pending[SyncRow.createdKey],
         deleted: pending[SyncRow.deletedKey])
       if let table = tables[name.lowercased()],
-        let values = try Row.fetchOne(
-          db,
-          sql:
-            "SELECT * FROM main.\(quoteIdentifier(table.name)) WHERE \(quoteIdentifier(table.primaryKey)) = ?",
-          arguments: [key])
+        let values = try Row.fetchOne(db, sql: selects[table.name.lowercased()]!, arguments: [key])
       {
         for column in table.columns {
           guard let time = pending[column], values.hasColumn(column) else { continue }
@@ -44,7 +50,7 @@ public enum SyncOutbox {
         }
       }
       let zone = try SyncShares.zone(of: name, key, shares: shares, tables: tables, db)
-      entries.append(Entry(record: record, pending: pending, zone: zone))
+      entries.append(Entry(record: record, pending: pending, pendingText: pendingText, zone: zone))
     }
     return entries
   }
@@ -53,6 +59,12 @@ public enum SyncOutbox {
   /// (a change made since, of the same column, stays pending).
   public static func acknowledge(_ entries: [Entry], _ db: Database) throws {
     for entry in entries {
+      // Usually nothing changed the row since it was read: all of it was pushed.
+      try db.execute(
+        sql: "UPDATE \(SyncStore.rows) SET pending = '{}', zone = ? "
+          + "WHERE tbl = ? AND pk = ? AND pending = ?",
+        arguments: [entry.zone, entry.record.type, entry.record.name, entry.pendingText])
+      if db.changesCount > 0 { continue }
       var row = try SyncRow.fetch(entry.record.type, entry.record.name, db)
       for (key, time) in entry.pending where row.pending[key] == time { row.pending[key] = nil }
       try db.execute(

@@ -74,3 +74,17 @@ public struct SyncCursor: Codable, Hashable, Sendable {
 
   public static let start = SyncCursor()
 }
+
+/// A page pulled from the server: its records, the cursor past it (nil for an empty page),
+/// and whether it reached the end of the zone.
+public struct SyncPage: Codable, Hashable, Sendable {
+  public var records: [SyncRecord]
+  public var last: SyncCursor?
+  public var complete: Bool
+
+  public init(records: [SyncRecord], last: SyncCursor?, complete: Bool) {
+    self.records = records
+    self.last = last
+    self.complete = complete
+  }
+}

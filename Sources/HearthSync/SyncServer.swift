@@ -16,7 +16,7 @@ public final class SyncServer {
   /// record not shared with someone else.
   public let zone: String
   /// The server schema's version; a newer one on the server is refused.
-  public static let schemaVersion = 3
+  public static let schemaVersion = 4
 
   /// Connects as the person `conninfo` names; `zone` is the name of their private zone.
   public init(_ conninfo: String, zone: String = "default") throws {
@@ -59,7 +59,9 @@ public final class SyncServer {
         }
         version = number
       }
-      for (number, script) in [(1, serverSchemaV1), (2, serverSchemaV2), (3, serverSchemaV3)]
+      for (number, script) in [
+        (1, serverSchemaV1), (2, serverSchemaV2), (3, serverSchemaV3), (4, serverSchemaV4),
+      ]
       where number > version {
         try connection.executeScript(script)
       }
@@ -69,25 +71,59 @@ public final class SyncServer {
   /// Pushes `records` (at most one per row) into `zone` (the private one unless said) as one
   /// batch: all of them merged, or none. Returns the batch's sequence number.
   public func push(_ records: [SyncRecord], zone: String? = nil, hub: String) throws -> Int64 {
-    let batch = try JSONText.records(records)
-    let result = try connection.execute(
-      "SELECT hearth.push($1, $2, $3::jsonb)", [zone ?? self.zone, hub, batch])
-    guard let text = result.rows.first?.first ?? nil, let seq = Int64(text) else {
+    try sendPush(records, zone: zone, hub: hub)
+    return try receivePush()
+  }
+
+  /// Sends a push (`push`) without waiting for the server to merge it: `receivePush`
+  /// returns its sequence number.
+  public func sendPush(_ records: [SyncRecord], zone: String? = nil, hub: String) throws {
+    try sendPush(encoded: try JSONText.records(records), zone: zone, hub: hub)
+  }
+
+  /// `sendPush` of records already written as `hearth.push`'s JSON (`JSONText.records`).
+  func sendPush(encoded batch: String, zone: String?, hub: String) throws {
+    try connection.send("SELECT hearth.push($1, $2, $3::jsonb)", [zone ?? self.zone, hub, batch])
+  }
+
+  public func receivePush() throws -> Int64 {
+    guard let text = try connection.receive().rows.first?.first ?? nil, let seq = Int64(text)
+    else {
       throw PostgresError(sqlState: nil, message: "hearth.push returned no sequence number")
     }
     return seq
   }
 
-  /// The records of `zone` (the private one unless said) changed after `cursor`, in order,
-  /// at most `limit`.
+  /// The next page of `zone` (the private one unless said) after `cursor`: at most `limit`
+  /// records changed since, in order, less those that are exactly what `hub` pushed.
+  public func pullPage(
+    _ zone: String? = nil, after cursor: SyncCursor, limit: Int, hub: String
+  ) throws -> SyncPage {
+    try sendPull(zone, after: cursor, limit: limit, hub: hub)
+    return try receivePage()
+  }
+
+  /// Asks for a page (`pullPage`) without waiting for it: `receivePage` returns it.
+  public func sendPull(
+    _ zone: String? = nil, after cursor: SyncCursor, limit: Int, hub: String
+  ) throws {
+    try connection.send(
+      "SELECT hearth.pull($1, $2, $3, $4, $5, $6)",
+      [zone ?? self.zone, hub, String(cursor.seq), cursor.type, cursor.name, String(limit)])
+  }
+
+  public func receivePage() throws -> SyncPage {
+    guard let text = try connection.receive().rows.first?.first ?? nil else {
+      throw PostgresError(sqlState: nil, message: "hearth.pull returned no page")
+    }
+    return try JSONText.page(text)
+  }
+
+  /// The records of `zone` after `cursor` that `hub` would pull, at most `limit` scanned.
   public func pull(
     _ zone: String? = nil, after cursor: SyncCursor, limit: Int, hub: String
   ) throws -> [SyncRecord] {
-    let result = try connection.execute(
-      "SELECT hearth.pull($1, $2, $3, $4, $5, $6)",
-      [zone ?? self.zone, hub, String(cursor.seq), cursor.type, cursor.name, String(limit)])
-    guard let text = result.rows.first?.first ?? nil else { return [] }
-    return try JSONDecoder().decode([SyncRecord].self, from: Data(text.utf8))
+    try pullPage(zone, after: cursor, limit: limit, hub: hub).records
   }
 
   /// Whether the private zone is on the server (a push makes it; deleting it deletes its

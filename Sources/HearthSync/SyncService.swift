@@ -251,44 +251,71 @@ public final class SyncService: Sendable {
     return skew < 0 ? "\(amount) behind" : "\(amount) ahead of"
   }
 
-  /// Pushes every pending change, a batch at a time, each row to its zone.
+  /// Pushes every pending change, a batch at a time, each row to its zone. The server
+  /// merges one push while this hub acknowledges the one before and reads the next.
   func pushAll(_ server: SyncServer) throws {
+    var after: (table: String, key: String)?
+    var sent: Push?
     while !isStopping {
       let limit = settings.pushBatch
-      let entries = try reader.read { db in try SyncOutbox.batch(limit: limit, db) }
-      guard !entries.isEmpty else { return }
-      try writer.makeDurable()
+      let entries = try reader.read { [after] db in
+        try SyncOutbox.batch(limit: limit, after: after, db)
+      }
+      if let last = entries.last { after = (last.record.type, last.record.name) }
+      if !entries.isEmpty { try writer.makeDurable() }
       let zones = Dictionary(grouping: entries, by: \.zone)
       for (zone, entries) in zones.sorted(by: { ($0.key ?? "") < ($1.key ?? "") }) {
-        try push(entries, to: zone, server)
+        let push = try Push(entries: entries, zone: zone)
+        let previous = try sent.map { ($0, try receive($0, server)) }
+        sent = nil
+        try sendFiles(of: entries.map(\.record), to: zone, server)
+        try server.sendPush(encoded: push.batch, zone: zone, hub: hub)
+        sent = push
+        if let (previous, seq) = previous { try acknowledge(previous, seq: seq) }
       }
-      if entries.count < limit { return }
+      if entries.count < limit { break }
+    }
+    if let sent { try acknowledge(sent, seq: try receive(sent, server)) }
+  }
+
+  /// One zone's entries (nil: the private zone), as the batch `hearth.push` takes.
+  private struct Push {
+    let entries: [SyncOutbox.Entry]
+    let zone: String?
+    let batch: String
+
+    init(entries: [SyncOutbox.Entry], zone: String?) throws {
+      self.entries = entries
+      self.zone = zone
+      batch = try JSONText.records(entries.map(\.record))
     }
   }
 
-  /// Pushes one zone's entries (nil: the private zone). A share the server will not let
-  /// this person write (read-only, or taken from them) refuses them for good: their changes
-  /// are dropped and the share pulled again from its start, so the server's state comes
-  /// back over them.
-  private func push(_ entries: [SyncOutbox.Entry], to zone: String?, _ server: SyncServer)
-    throws
-  {
-    let clock = capture.clock
+  /// The sequence number of `push`, sent; nil when the server refused it for good: a share
+  /// the server will not let this person write (read-only, or taken from them). Its changes
+  /// are then dropped and the share pulled again from its start, so the server's state
+  /// comes back over them.
+  private func receive(_ push: Push, _ server: SyncServer) throws -> Int64? {
     do {
-      try sendFiles(of: entries.map(\.record), to: zone, server)
-      let seq = try server.push(entries.map(\.record), zone: zone, hub: hub)
-      try writer.write { db in
-        try SyncOutbox.acknowledge(entries, db)
+      return try server.receivePush()
+    } catch let error as PostgresError where error.sqlState == "42501" && push.zone != nil {
+      logger.warning(
+        "the server refused \(push.entries.count) changes to share \(push.zone ?? ""): "
+          + "\(error.message); they are dropped, and the share pulled again")
+      return nil
+    }
+  }
+
+  /// Clears what the server took of `push` (numbered `seq`; nil: refused, see `receive`).
+  private func acknowledge(_ push: Push, seq: Int64?) throws {
+    let clock = capture.clock
+    try writer.write { db in
+      try SyncOutbox.acknowledge(push.entries, db)
+      if let seq {
         try SyncStore.setValue(String(seq), for: "lastPush", db)
         try SyncStore.setValue(clock.last.description, for: "clock", db)
-      }
-    } catch let error as PostgresError where error.sqlState == "42501" && zone != nil {
-      logger.warning(
-        "the server refused \(entries.count) changes to share \(zone ?? ""): \(error.message); "
-          + "they are dropped, and the share pulled again")
-      try writer.write { db in
-        try SyncOutbox.acknowledge(entries, db)
-        if let zone { try SyncShares.setCursor(.start, of: zone, db) }
+      } else if let zone = push.zone {
+        try SyncShares.setCursor(.start, of: zone, db)
       }
     }
   }
@@ -306,13 +333,19 @@ public final class SyncService: Sendable {
     // Durable: a hub stopped in the middle of pulling a zone again sweeps it once through.
     let sweepKey = "sweep:\(zone ?? "")"
     var sweeping = try reader.read { db in try SyncStore.value(sweepKey, db) } != nil
+    // Whether the next page was asked for already (while the last one was applied).
+    var asked = false
     while !isStopping {
-      let cursor = try reader.read { db in
-        try zone.map { try SyncShares.cursor(of: $0, db) } ?? SyncStore.cursor(db)
+      if !asked {
+        let cursor = try reader.read { db in
+          try zone.map { try SyncShares.cursor(of: $0, db) } ?? SyncStore.cursor(db)
+        }
+        try server.sendPull(zone, after: cursor, limit: settings.pullPage, hub: hub)
       }
-      let page: [SyncRecord]
+      asked = false
+      let page: SyncPage
       do {
-        page = try server.pull(zone, after: cursor, limit: settings.pullPage, hub: hub)
+        page = try server.receivePage()
       } catch let error as PostgresError where error.sqlState == SyncServer.collectedState {
         // Away longer than the zone keeps deleted records: pulled again from the start, then
         // the rows the server no longer has are dropped here.
@@ -330,16 +363,21 @@ public final class SyncService: Sendable {
         sweeping = true
         continue
       }
-      if sweeping, page.count < settings.pullPage {
+      if sweeping, page.complete {
         defer { sweeping = false }
-        if let last = page.last { try apply(page, last: last, cursor: cursor, zone, shares) }
+        if let last = page.last { try apply(page.records, last: last, zone, shares) }
         try sweep(zone, server, clearing: sweepKey)
         return
       }
       guard let last = page.last else { return }
-      try apply(page, last: last, cursor: cursor, zone, shares)
+      if !page.complete {
+        // The server reads the next page while this one is applied here.
+        try server.sendPull(zone, after: last, limit: settings.pullPage, hub: hub)
+        asked = true
+      }
+      try apply(page.records, last: last, zone, shares)
       let (capture, databasePath) = (capture, settings.databasePath)
-      if page.count < settings.pullPage {
+      if page.complete {
         // The round is over: what waits for no parent in particular is tried again.
         _ = try writer.write { db in
           var report = SyncApplier.Report()
@@ -357,10 +395,9 @@ public final class SyncService: Sendable {
 }
 
 extension SyncService {
-  /// Applies a pulled page of `zone` and moves its cursor past `last`, in one commit.
+  /// Applies a pulled page of `zone` and moves its cursor to `last`, in one commit.
   private func apply(
-    _ page: [SyncRecord], last: SyncRecord, cursor: SyncCursor, _ zone: String?,
-    _ shares: [SyncShare]
+    _ page: [SyncRecord], last: SyncCursor, _ zone: String?, _ shares: [SyncShare]
   ) throws {
     let (capture, databasePath) = (capture, settings.databasePath)
     let report = try writer.write { db in
@@ -368,11 +405,10 @@ extension SyncService {
         capture: capture, tables: try SyncStore.syncedTables(db), zone: zone, shares: shares)
       let report = try capture.applying { try applier.apply(page, db) }
       try SyncFiles.queueMissing(report.appliedRecords, databasePath: databasePath, db)
-      let next = SyncCursor(seq: last.seq ?? cursor.seq, type: last.type, name: last.name)
       if let zone {
-        try SyncShares.setCursor(next, of: zone, db)
+        try SyncShares.setCursor(last, of: zone, db)
       } else {
-        try SyncStore.setCursor(next, db)
+        try SyncStore.setCursor(last, db)
       }
       try SyncStore.setValue(capture.clock.last.description, for: "clock", db)
       return report

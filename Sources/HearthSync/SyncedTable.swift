@@ -119,3 +119,38 @@ public struct SyncSchemaError: Error, Hashable, Sendable, CustomStringConvertibl
   }
   public var description: String { "cannot sync table \(table): \(problem)" }
 }
+
+extension SyncedTable {
+  /// The statements applying a pulled record runs on the table, written once.
+  struct Statements {
+    let columnSet: Set<String>
+    let exists: String
+    let delete: String
+    private let quotedName: String
+    private let quotedKey: String
+    /// The insert of every column (a pulled row's usual form).
+    private let insertAll: String
+    private let columns: [String]
+
+    init(_ table: SyncedTable) {
+      columnSet = Set(table.columns)
+      columns = table.columns
+      quotedName = "main." + quoteIdentifier(table.name)
+      quotedKey = quoteIdentifier(table.primaryKey)
+      exists = "SELECT 1 FROM \(quotedName) WHERE \(quotedKey) = ?"
+      delete = "DELETE FROM \(quotedName) WHERE \(quotedKey) = ?"
+      insertAll = Self.insert(into: quotedName, [quotedKey] + table.columns.map(quoteIdentifier))
+    }
+
+    /// The insert of the key and `columns`, in that order.
+    func insert(_ columns: [String]) -> String {
+      columns == self.columns
+        ? insertAll : Self.insert(into: quotedName, [quotedKey] + columns.map(quoteIdentifier))
+    }
+
+    private static func insert(into table: String, _ quoted: [String]) -> String {
+      let marks = Array(repeating: "?", count: quoted.count).joined(separator: ", ")
+      return "INSERT INTO \(table) (\(quoted.joined(separator: ", "))) VALUES (\(marks))"
+    }
+  }
+}

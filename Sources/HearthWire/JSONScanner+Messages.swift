@@ -14,7 +14,7 @@ extension JSONScanner {
   }
 
   /// `null` (`.some(nil)`) or what `read` reads (`.some(value)`); nil when it is neither.
-  mutating func nullOr<Value>(_ read: (inout JSONScanner) -> Value?) -> Value?? {
+  package mutating func nullOr<Value>(_ read: (inout JSONScanner) -> Value?) -> Value?? {
     if take(word: "null") { return .some(nil) }
     return read(&self).map { .some($0) }
   }
@@ -108,7 +108,7 @@ extension JSONScanner {
 
   /// `null`, or an object of exactly one of `int` (a decimal string), `real` (a number, or
   /// "Infinity" / "-Infinity"), `text`, `blob` (base64).
-  mutating func value() -> WireValue? {
+  package mutating func value() -> WireValue? {
     if take(word: "null") { return WireValue(.null) }
     guard take(UInt8(ascii: "{")), case .next(let key) = member(after: 0) else { return nil }
     let value: DatabaseValue?
@@ -198,7 +198,7 @@ extension JSONScanner {
   }
 
   /// An array of what `element` reads, each one; nil when one fails.
-  mutating func list<Element>(_ element: (inout JSONScanner) -> Element?) -> [Element]? {
+  package mutating func list<Element>(_ element: (inout JSONScanner) -> Element?) -> [Element]? {
     guard take(UInt8(ascii: "[")) else { return nil }
     var elements: [Element] = []
     while true {
@@ -250,7 +250,7 @@ extension JSONScanner {
   }
 
   /// Reads over one JSON value.
-  mutating func skipValue(depth: Int) -> Bool {
+  package mutating func skipValue(depth: Int) -> Bool {
     guard depth < 64 else { return false }
     skipSpace()
     guard index < bytes.count else { return false }

@@ -3,29 +3,29 @@ import HearthSQLite
 
 /// A strict reader of JSON bytes for `TransactionCodec.decode`: each method reads one thing
 /// or returns nil (or `.bad`), and then the whole message goes the general way.
-struct JSONScanner {
+package struct JSONScanner {
   let bytes: UnsafeBufferPointer<UInt8>
   var index = 0
   /// The last statement's SQL as it was written (quotes included) and read: a bulk write
   /// repeats it, and the same bytes are the same string, read once.
   var lastSQL: (raw: Range<Int>, text: String)?
 
-  init(bytes: UnsafeBufferPointer<UInt8>) { self.bytes = bytes }
+  package init(bytes: UnsafeBufferPointer<UInt8>) { self.bytes = bytes }
 
-  enum Step {
+  package enum Step {
     case next(String?)
     case end
     case bad
   }
 
-  var atEnd: Bool {
+  package var atEnd: Bool {
     mutating get {
       skipSpace()
       return index == bytes.count
     }
   }
 
-  mutating func skipSpace() {
+  package mutating func skipSpace() {
     while index < bytes.count {
       switch bytes[index] {
       case 0x20, 0x09, 0x0A, 0x0D: index += 1
@@ -34,14 +34,14 @@ struct JSONScanner {
     }
   }
 
-  mutating func take(_ byte: UInt8) -> Bool {
+  package mutating func take(_ byte: UInt8) -> Bool {
     skipSpace()
     guard index < bytes.count, bytes[index] == byte else { return false }
     index += 1
     return true
   }
 
-  mutating func take(word: String) -> Bool {
+  package mutating func take(word: String) -> Bool {
     skipSpace()
     let word = Array(word.utf8)
     guard bytes.count - index >= word.count,
@@ -53,7 +53,7 @@ struct JSONScanner {
 
   /// The next member of an object whose `count` members were read (after its `{`): its
   /// key, `.end` at the `}`.
-  mutating func member(after count: Int) -> Step {
+  package mutating func member(after count: Int) -> Step {
     if take(UInt8(ascii: "}")) { return .end }
     if count > 0, !take(UInt8(ascii: ",")) { return .bad }
     guard let key = string(), take(UInt8(ascii: ":")) else { return .bad }
@@ -61,7 +61,7 @@ struct JSONScanner {
   }
 
   /// Whether an array whose `count` elements were read (after its `[`) has another.
-  mutating func element(after count: Int) -> Step {
+  package mutating func element(after count: Int) -> Step {
     if take(UInt8(ascii: "]")) { return .end }
     if count > 0, !take(UInt8(ascii: ",")) { return .bad }
     return .next(nil)
@@ -69,7 +69,7 @@ struct JSONScanner {
 
   /// A string, escapes decoded; nil for a malformed one, invalid UTF-8, a control
   /// character or a lone surrogate.
-  mutating func string() -> String? {
+  package mutating func string() -> String? {
     guard take(UInt8(ascii: "\"")) else { return nil }
     let start = index
     var isASCII = true
@@ -180,20 +180,20 @@ struct JSONScanner {
   }
 
   /// An integer that fits an `Int` (no fraction, no exponent).
-  mutating func integer() -> Int? {
+  package mutating func integer() -> Int? {
     guard let number = numberText(), number.isInteger else { return nil }
     return Int(number.text)
   }
 
   /// A finite number.
-  mutating func double() -> Double? {
+  package mutating func double() -> Double? {
     guard let number = numberText(), let value = Double(number.text), value.isFinite else {
       return nil
     }
     return value
   }
 
-  mutating func bool() -> Bool? {
+  package mutating func bool() -> Bool? {
     if take(word: "true") { return true }
     if take(word: "false") { return false }
     return nil

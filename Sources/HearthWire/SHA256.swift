@@ -1,18 +1,19 @@
-import CSodium
+import CCrypto
 import Foundation
 
 /// SHA-256 (FIPS 180-4), for naming files by their content (attachments' images, and the
-/// files sync carries): libsodium's `crypto_hash_sha256` (Foundation on Linux has no digest
-/// API; libzmq links libsodium already). The tests check it against the standard's test
-/// vectors.
+/// files sync carries): OpenSSL's, which uses the processor's SHA instructions where it has
+/// them (Foundation on Linux has no digest API; libpq links libcrypto already). The tests
+/// check it against the standard's test vectors.
 public enum SHA256 {
   /// The digest of `data` as 64 lowercase hex digits.
   public static func hex(_ data: Data) -> String {
-    var digest = [UInt8](repeating: 0, count: Int(crypto_hash_sha256_BYTES))
-    data.withUnsafeBytes { bytes in
-      _ = crypto_hash_sha256(
-        &digest, bytes.bindMemory(to: UInt8.self).baseAddress, UInt64(bytes.count))
+    var digest = [UInt8](repeating: 0, count: 32)
+    var length: UInt32 = 0
+    let done = data.withUnsafeBytes { bytes in
+      EVP_Digest(bytes.baseAddress, bytes.count, &digest, &length, EVP_sha256(), nil)
     }
+    precondition(done == 1 && length == 32, "OpenSSL's SHA-256 failed")
     return Hex.encode(digest)
   }
 

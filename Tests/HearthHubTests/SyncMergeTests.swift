@@ -128,6 +128,59 @@ extension SyncSuites {
       #expect(records.allSatisfy { $0.fields["title"] == WireValue(.init(stringLiteral: "hub-c")) })
     }
 
+    /// A hub is not sent back a record that is exactly what it pushed; it is sent one that
+    /// the server merged with another hub's column, or whose time it clamped, and pages
+    /// left empty by this still move its cursor to the end.
+    @Test func aHubPullsBackOnlyWhatTheServerMadeOfItsPush() throws {
+      let postgres = try PostgresServer()
+      defer { postgres.stop() }
+      let server = try SyncServer(postgres.conninfo())
+      func time(_ hub: String, _ offset: Int64 = 0) -> String {
+        HybridTimestamp(milliseconds: 1_700_000_000_000 + offset, hub: hub).description
+      }
+      func record(_ name: String, _ times: [String: String], created: String? = nil)
+        -> SyncRecord
+      {
+        SyncRecord(
+          type: "lists", name: name,
+          fields: times.mapValues { WireValue(.init(stringLiteral: $0)) }, times: times,
+          created: created)
+      }
+      for index in 0..<10 {
+        _ = try server.push(
+          [record("own-\(index)", ["title": time("a")], created: time("a"))], hub: "a")
+      }
+      _ = try server.push(
+        [record("merged", ["title": time("a"), "color": time("a")], created: time("a"))],
+        hub: "a")
+      _ = try server.push([record("merged", ["color": time("b", 5)])], hub: "b")
+      _ = try server.push([record("merged", ["title": time("a", 9)])], hub: "a")
+      // A day ahead of the server: clamped to its bound.
+      let ahead = HybridTimestamp(
+        milliseconds: Int64(Date().timeIntervalSince1970 * 1000) + 86_400_000, hub: "a")
+      _ = try server.push(
+        [record("ahead", ["title": ahead.description], created: ahead.description)], hub: "a")
+
+      var cursor = SyncCursor.start
+      var pulled: [SyncRecord] = []
+      var pages = 0
+      while true {
+        let page = try server.pullPage(after: cursor, limit: 4, hub: "a")
+        pulled += page.records
+        pages += 1
+        if let last = page.last { cursor = last }
+        if page.complete { break }
+      }
+      #expect(Set(pulled.map(\.name)) == ["merged", "ahead"])
+      #expect(pulled.first { $0.name == "merged" }?.fields["color"] != nil)
+      let clamped = pulled.first { $0.name == "ahead" }?.times["title"] ?? ""
+      #expect(!clamped.isEmpty && clamped < ahead.description)
+      // Every page was scanned to the end: 13 records in pages of 4.
+      #expect(pages == 4)
+      #expect(try server.pullPage(after: cursor, limit: 4, hub: "a").records.isEmpty)
+      #expect(try server.pull(after: .start, limit: 100, hub: "b").count == 12)
+    }
+
     /// B adds a column (a newer version of the plugin); A, still on the old schema, edits
     /// the row: B keeps its column's value, and A has it once it upgrades.
     @Test func aHubOnANewerSchemaKeepsItsNewColumnWhenAnOlderHubEditsTheRow() throws {
