@@ -113,7 +113,7 @@ struct HubSync: Sendable {
       zone: settings?.zone ?? "default",
       hub: capture.clock.hub, pending: try SyncStore.pendingCount(db),
       held: try SyncStore.heldCount(db), pulled: try SyncStore.cursor(db).seq,
-      pushed: try SyncStore.value("lastPush", db).flatMap { Int64($0) },
+      pushed: try SyncStore.value(SyncStore.lastPushKey, db).flatMap { Int64($0) },
       lastError: try SyncStore.value("lastError", db),
       accountChange: try SyncStore.value("accountChange", db),
       shares: try SyncShares.all(db))

@@ -95,21 +95,25 @@ public final class SyncServer {
   }
 
   /// The next page of `zone` (the private one unless said) after `cursor`: at most `limit`
-  /// records changed since, in order, less those that are exactly what `hub` pushed.
+  /// records changed since, in order, less those that are exactly what `hub` pushed in a
+  /// push numbered `pushed` or less (the last push it has acknowledged: it has those).
   public func pullPage(
-    _ zone: String? = nil, after cursor: SyncCursor, limit: Int, hub: String
+    _ zone: String? = nil, after cursor: SyncCursor, limit: Int, hub: String, pushed: Int64 = 0
   ) throws -> SyncPage {
-    try sendPull(zone, after: cursor, limit: limit, hub: hub)
+    try sendPull(zone, after: cursor, limit: limit, hub: hub, pushed: pushed)
     return try receivePage()
   }
 
   /// Asks for a page (`pullPage`) without waiting for it: `receivePage` returns it.
   public func sendPull(
-    _ zone: String? = nil, after cursor: SyncCursor, limit: Int, hub: String
+    _ zone: String? = nil, after cursor: SyncCursor, limit: Int, hub: String, pushed: Int64 = 0
   ) throws {
     try connection.send(
-      "SELECT hearth.pull($1, $2, $3, $4, $5, $6)",
-      [zone ?? self.zone, hub, String(cursor.seq), cursor.type, cursor.name, String(limit)])
+      "SELECT hearth.pull($1, $2, $3, $4, $5, $6, $7)",
+      [
+        zone ?? self.zone, hub, String(cursor.seq), cursor.type, cursor.name, String(limit),
+        String(pushed),
+      ])
   }
 
   public func receivePage() throws -> SyncPage {
@@ -121,9 +125,9 @@ public final class SyncServer {
 
   /// The records of `zone` after `cursor` that `hub` would pull, at most `limit` scanned.
   public func pull(
-    _ zone: String? = nil, after cursor: SyncCursor, limit: Int, hub: String
+    _ zone: String? = nil, after cursor: SyncCursor, limit: Int, hub: String, pushed: Int64 = 0
   ) throws -> [SyncRecord] {
-    try pullPage(zone, after: cursor, limit: limit, hub: hub).records
+    try pullPage(zone, after: cursor, limit: limit, hub: hub, pushed: pushed).records
   }
 
   /// Whether the private zone is on the server (a push makes it; deleting it deletes its

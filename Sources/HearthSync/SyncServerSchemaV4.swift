@@ -1,8 +1,10 @@
 /// Version 4 of the server's schema: bulk at the server's speed, over version 3.
 ///
 /// - A record that is exactly what its hub pushed (`as_pushed`: every column, its insert
-///   and its delete won by that push) is not pulled back by that hub, which has it; a page
-///   says where it ended, so the records left out move the cursor too.
+///   and its delete won by that push) is not pulled back by that hub while the hub says it
+///   has that push (its last acknowledged push is at or past it: a hub restored from a
+///   backup, or whose local data was dropped, gets it back); a page says where it ended, so
+///   the records left out move the cursor too.
 /// - Times are clamped only when one is past the bound (one JSON path test per record);
 ///   the stubs a push may merge through are found in an index of the stubs alone.
 let serverSchemaV4 = """
@@ -62,10 +64,12 @@ let serverSchemaV4 = """
   END $$;
 
   -- As version 3's, but a page is an object: `records`, the page's records less those that
-  -- are exactly what hub p_hub pushed; `last`, the cursor past the page (seq, type, name;
-  -- null for an empty page); `complete`, whether the page reached the end.
-  CREATE OR REPLACE FUNCTION hearth.pull(p_zone text, p_hub text, p_seq bigint, p_type text,
-    p_name text, p_limit int) RETURNS json
+  -- are exactly what hub p_hub pushed in a push numbered at most p_pushed (the last push
+  -- it has acknowledged); `last`, the cursor past the page (seq, type, name; null for an
+  -- empty page); `complete`, whether the page reached the end.
+  DROP FUNCTION hearth.pull(text, text, bigint, text, text, int);
+  CREATE FUNCTION hearth.pull(p_zone text, p_hub text, p_seq bigint, p_type text,
+    p_name text, p_limit int, p_pushed bigint) RETURNS json
   LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog AS $$
   DECLARE
     v_records json; v_last json; v_count int; v_top bigint; v_pulled bigint; v_had bigint;
@@ -93,7 +97,8 @@ let serverSchemaV4 = """
       ELSE json_build_object('type', record_type, 'name', record_name, 'seq', seq,
         'fields', '{}'::json, 'times', '{}'::json, 'movedTo', moved_to) END
       ORDER BY seq, record_type, record_name)
-      FILTER (WHERE NOT (as_pushed AND origin = p_hub AND moved_to IS NULL)), '[]'),
+      FILTER (WHERE NOT (as_pushed AND origin = p_hub AND seq <= p_pushed
+        AND moved_to IS NULL)), '[]'),
       count(*),
       (array_agg(json_build_object('seq', seq, 'type', record_type, 'name', record_name)
         ORDER BY seq DESC, record_type DESC, record_name DESC))[1]

@@ -312,7 +312,7 @@ public final class SyncService: Sendable {
     try writer.write { db in
       try SyncOutbox.acknowledge(push.entries, db)
       if let seq {
-        try SyncStore.setValue(String(seq), for: "lastPush", db)
+        try SyncStore.setValue(String(seq), for: SyncStore.lastPushKey, db)
         try SyncStore.setValue(clock.last.description, for: "clock", db)
       } else if let zone = push.zone {
         try SyncShares.setCursor(.start, of: zone, db)
@@ -333,14 +333,21 @@ public final class SyncService: Sendable {
     // Durable: a hub stopped in the middle of pulling a zone again sweeps it once through.
     let sweepKey = "sweep:\(zone ?? "")"
     var sweeping = try reader.read { db in try SyncStore.value(sweepKey, db) } != nil
-    // Whether the next page was asked for already (while the last one was applied).
+    // Whether the next page was asked for already (while the last one was applied), and
+    // the last push this hub had acknowledged when it asked.
     var asked = false
+    var lastPush: Int64 = 0
     while !isStopping {
       if !asked {
-        let cursor = try reader.read { db in
-          try zone.map { try SyncShares.cursor(of: $0, db) } ?? SyncStore.cursor(db)
+        let (cursor, pushed) = try reader.read { db in
+          (
+            try zone.map { try SyncShares.cursor(of: $0, db) } ?? SyncStore.cursor(db),
+            try SyncStore.lastPush(db)
+          )
         }
-        try server.sendPull(zone, after: cursor, limit: settings.pullPage, hub: hub)
+        try server.sendPull(
+          zone, after: cursor, limit: settings.pullPage, hub: hub, pushed: pushed)
+        lastPush = pushed
       }
       asked = false
       let page: SyncPage
@@ -372,7 +379,8 @@ public final class SyncService: Sendable {
       guard let last = page.last else { return }
       if !page.complete {
         // The server reads the next page while this one is applied here.
-        try server.sendPull(zone, after: last, limit: settings.pullPage, hub: hub)
+        try server.sendPull(
+          zone, after: last, limit: settings.pullPage, hub: hub, pushed: lastPush)
         asked = true
       }
       try apply(page.records, last: last, zone, shares)

@@ -219,6 +219,16 @@ extension SyncStore {
 }
 
 extension SyncStore {
+  public static let lastPushKey = "lastPush"
+
+  /// The sequence number of the last push this hub has acknowledged (0 for none): it has
+  /// what it pushed up to there, and need not pull it back.
+  public static func lastPush(_ db: Database) throws -> Int64 {
+    try value(lastPushKey, db).flatMap { Int64($0) } ?? 0
+  }
+}
+
+extension SyncStore {
   /// Empties the synced tables here, children first, without telling the server (the
   /// capture off), and forgets what was pulled, so that the next pull brings everything
   /// back: what `deleteLocalData` does (an account left, a copy to drop).
@@ -231,6 +241,8 @@ extension SyncStore {
     try db.execute(sql: "DELETE FROM \(rows)")
     try db.execute(sql: "DELETE FROM \(held)")
     try setCursor(.start, db)
+    // Nothing it pushed is here any more: the server sends all of it back.
+    try setValue(nil, for: lastPushKey, db)
   }
 }
 

@@ -83,6 +83,12 @@ extension SyncSuites {
       let back = try await cluster[1].todo.read { db in try SyncedList.fetchAll(db) }
       #expect(back.map(\.id) == ["l"])
       #expect(try await a.read { db in try SyncedList.fetchCount(db) } == 1)
+      // A hub that drops its copy gets back what it pushed itself too (the server leaves
+      // out of a hub's pulls only the pushes the hub says it has).
+      try await engineOnA.deleteLocalData()
+      try await engineOnA.syncChanges()
+      #expect(try await a.read { db in try SyncedList.fetchAll(db) }.map(\.id) == ["l"])
+      #expect(try await a.read { db in try SyncedItem.fetchAll(db) }.map(\.id) == ["i"])
 
       engineOnB.stop()
       #expect(!engineOnB.isRunning)
