@@ -117,20 +117,24 @@ struct JSONTextError: Error, CustomStringConvertible {
 }
 
 extension JSONScanner {
-  /// An object of strings; nil for anything else (a key twice included).
-  mutating func strings() -> [String: String]? {
+  /// An object whose every value `read` reads; nil for anything else (a key twice
+  /// included).
+  mutating func object<Value>(_ read: (inout JSONScanner) -> Value?) -> [String: Value]? {
     guard take(UInt8(ascii: "{")) else { return nil }
-    var strings: [String: String] = [:]
+    var object: [String: Value] = [:]
     while true {
-      switch member(after: strings.count) {
+      switch member(after: object.count) {
       case .bad: return nil
-      case .end: return strings
+      case .end: return object
       case .next(let key):
-        guard let key, strings[key] == nil, let value = string() else { return nil }
-        strings[key] = value
+        guard let key, object[key] == nil, let value = read(&self) else { return nil }
+        object[key] = value
       }
     }
   }
+
+  /// An object of strings.
+  mutating func strings() -> [String: String]? { object { $0.string() } }
 
   /// A page as `hearth.pull` writes it; nil for any other shape.
   mutating func syncPage() -> SyncPage? {
@@ -188,21 +192,6 @@ extension JSONScanner {
     }
   }
 
-  /// An object of values (`WireValue`'s form); nil for anything else.
-  mutating func wireValues() -> [String: WireValue]? {
-    guard take(UInt8(ascii: "{")) else { return nil }
-    var values: [String: WireValue] = [:]
-    while true {
-      switch member(after: values.count) {
-      case .bad: return nil
-      case .end: return values
-      case .next(let key):
-        guard let key, values[key] == nil, let value = value() else { return nil }
-        values[key] = value
-      }
-    }
-  }
-
   /// A record as `hearth.pull` writes it (`SyncRecord`'s `Codable` form); nil for any other
   /// shape.
   mutating func syncRecord() -> SyncRecord? {
@@ -224,7 +213,7 @@ extension JSONScanner {
           guard !hasName, let name = string() else { return nil }
           (record.name, hasName) = (name, true)
         case "fields":
-          guard let fields = wireValues() else { return nil }
+          guard let fields = object({ $0.value() }) else { return nil }
           record.fields = fields
         case "times":
           guard let times = strings() else { return nil }
