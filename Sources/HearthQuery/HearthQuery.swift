@@ -16,11 +16,11 @@
 /// ```
 @attached(
   member, names: named(TableColumns), named(columns), named(tableName), named(schemaName),
-  named(Draft), named(Columns), named(AllCasePaths), named(allCasePaths)
+  named(Draft), named(Columns), named(Selection), named(AllCasePaths), named(allCasePaths)
 )
 @attached(
-  extension, conformances: Table, PrimaryKeyedTable, _ColumnGroup, CasePathable,
-  names: named(init(decoder:)), named(_columnWidth), named(_columnNames),
+  extension, conformances: Table, PrimaryKeyedTable, _ColumnGroup, _CaseGroup, CasePathable,
+  names: named(init(decoder:)), named(_columnWidth), named(_columnNames), named(_caseColumns),
   named(_columnIndex), named(_bindings))
 public macro Table(_ name: String = "", schema schemaName: String = "") =
   #externalMacro(module: "HearthQueryMacros", type: "TableMacro")
@@ -38,27 +38,35 @@ public macro Table(_ name: String = "", schema schemaName: String = "") =
 /// }
 /// ```
 ///
-/// On a `@CasePathable` enum whose cases each hold one value, it makes a group stored one
-/// nullable column per case, named after the case (single-table inheritance):
+/// On an enum whose cases each hold one value, it makes a group stored case after case
+/// (single-table inheritance): a case of one value in a nullable column named after the
+/// case, a case holding a `@Selection` struct in that struct's columns. A row's case is
+/// the one whose columns are not all NULL.
 ///
 /// ```swift
 /// @Table struct Attachment {
 ///   let id: UUID
 ///   let kind: Kind
-///   @CasePathable @Selection
-///   enum Kind { case link(URL), note(String), image(URL) }
+///   @Selection
+///   enum Kind { case link(URL), note(String), image(Attachment.Image) }
+///   @Selection struct Image {
+///     @Column("imageCaption") var caption: String
+///     @Column("imageURL") var url: URL
+///   }
 /// }
-/// Attachment.where { $0.kind.image.isNot(nil) }
-/// Attachment.find(id).update { $0.kind = .note("Hello!") }  // NULLs link and image
+/// Attachment.where { $0.kind.is(\.image) }
+/// Attachment.find(id).update { $0.kind = .note("Hello!") }  // NULLs link and the image's
+/// Attachment.find(id).update { $0.kind.image = Attachment.Image(caption: "Cat", url: url) }
 /// ```
 @attached(
   member,
-  names: named(Columns), named(AllCasePaths), named(allCasePaths), named(TableColumns),
-  named(columns), named(tableName))
+  names: named(Columns), named(Selection), named(AllCasePaths), named(allCasePaths),
+  named(TableColumns), named(columns), named(tableName))
 @attached(
-  extension, conformances: QueryRepresentable, _ColumnGroup, CasePathable, Table,
-  names: named(init(decoder:)), named(_columnWidth), named(_columnNames), named(_columnIndex),
-  named(_bindings))
+  extension, conformances: QueryRepresentable, _ColumnGroup, _CaseGroup, _SelectionValue,
+  CasePathable, Table,
+  names: named(init(decoder:)), named(QueryValue), named(_columnWidth), named(_columnNames),
+  named(_caseColumns), named(_columnIndex), named(_bindings))
 public macro Selection() = #externalMacro(module: "HearthQueryMacros", type: "SelectionMacro")
 
 /// Gives an enum one case path per case (`Kind.allCasePaths.note`, `kind.is(\.note)`,

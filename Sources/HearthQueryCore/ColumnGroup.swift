@@ -44,14 +44,36 @@ public struct ColumnGroup<Root: Table, Group: _ColumnGroup>: _ColumnFragments, S
     return TableColumn(Group._columnNames[index], keyPath: _GroupPath(keyPath, member))
   }
 
-  /// The column that stores one case of an enum group: `$0.kind.image` (NULL when the row
-  /// is of another case). A case's column is named after the case.
+  /// The column that stores one case of an enum group: `$0.kind.note` (NULL when the row
+  /// is of another case).
   public subscript<Value: QueryBindable>(
     dynamicMember member: KeyPath<Group.AllCasePaths, AnyCasePath<Group, Value>>
-  ) -> TableColumn<Root, Value?> where Group: CasePathable, Value.QueryOutput == Value {
+  ) -> TableColumn<Root, Value?> where Group: _CaseGroup, Value.QueryOutput == Value {
     let path = Group.allCasePaths[keyPath: member]
-    let index = Group._columnNames.firstIndex(of: path.name) ?? 0
-    return TableColumn(Group._columnNames[index], keyPath: _GroupPath(keyPath, \.[case: path]))
+    let name = Group._caseColumns[Group._caseIndex(path.name)].columns[0]
+    return TableColumn(name, keyPath: _GroupPath(keyPath, \.[case: path]))
+  }
+
+  /// The columns that store one case of an enum group whose value is a group of its own:
+  /// `$0.kind.image` (`"imageCaption"`, `"imageURL"`), all NULL when the row is of another
+  /// case; `$0.kind.image.caption` is one of them.
+  public subscript<Value: _ColumnGroup>(
+    dynamicMember member: KeyPath<Group.AllCasePaths, AnyCasePath<Group, Value>>
+  ) -> _CaseColumnGroup<Root, Value> where Group: _CaseGroup {
+    let path = Group.allCasePaths[keyPath: member]
+    return _CaseColumnGroup(keyPath: _GroupPath(keyPath, \.[case: path]))
+  }
+
+  /// Whether the row is of one case: `$0.kind.is(\.note)`, true when the case's columns are
+  /// not all NULL.
+  public func `is`<Value>(_ member: KeyPath<Group.AllCasePaths, AnyCasePath<Group, Value>>)
+    -> SQLQueryExpression<Bool> where Group: _CaseGroup
+  {
+    let name = Group.allCasePaths[keyPath: member].name
+    let fragments = Group._caseColumns[Group._caseIndex(name)].columns.map {
+      QueryFragment(raw: Self.qualified($0))
+    }
+    return rowComparison(fragments, "IS NOT", fragments.map { _ in QueryFragment(raw: "NULL") })
   }
 
   var columns: [any TableColumnExpression<Root>] {
@@ -111,11 +133,222 @@ public func _columnFragments(_ expression: some QueryExpression) -> [QueryFragme
   (expression as? any _ColumnFragments)?._columnFragments ?? [expression.queryFragment]
 }
 
-/// The bound value of one case of an enum group, for `_bindings`.
-public func _caseBinding<Value: QueryBindable>(_ value: Value.QueryOutput, as type: Value.Type)
-  -> QueryBinding
+// MARK: - Enum groups
+
+/// An enum `@Selection`: a group stored one case after another, each case in its own
+/// columns (one, named after the case, or the columns of the group the case holds). A row's
+/// case is the one whose columns are not all NULL. `@Selection` writes the conformance.
+public protocol _CaseGroup: _ColumnGroup, CasePathable {
+  /// Each case's name and the columns it is stored in, in order.
+  static var _caseColumns: [(name: String, columns: [String])] { get }
+}
+
+extension _CaseGroup {
+  public static var _columnNames: [String] { _caseColumns.flatMap(\.columns) }
+
+  /// The position of the case named `name` among the cases.
+  static func _caseIndex(_ name: String) -> Int {
+    guard let index = _caseColumns.firstIndex(where: { $0.name == name }) else {
+      preconditionFailure("\(Self.self) has no case named \(name)")
+    }
+    return index
+  }
+
+  /// The columns of every case, with `fragments` in the columns of case `index` and NULL in
+  /// all the others.
+  static func _fragments(ofCase index: Int, _ fragments: [QueryFragment]) -> [QueryFragment] {
+    _caseColumns.enumerated().flatMap { offset, entry in
+      offset == index ? fragments : entry.columns.map { _ in QueryFragment(raw: "NULL") }
+    }
+  }
+}
+
+/// The columns one case of an enum group is stored in: the case's name, for a value of one
+/// column.
+public func _caseColumnNames<Value: QueryBindable>(_ name: String, as type: Value.Type)
+  -> [String]
 {
-  Value(queryOutput: value).queryBinding
+  [name]
+}
+
+/// The columns one case of an enum group is stored in: its group's, for a case that holds
+/// a `@Selection` struct.
+public func _caseColumnNames<Value: _ColumnGroup>(_ name: String, as type: Value.Type) -> [String] {
+  Value._columnNames
+}
+
+/// The values of every column of an enum group holding case `index`, whose own columns'
+/// values are `bindings`: NULL in the other cases' columns.
+public func _caseBindings<Group: _CaseGroup>(
+  _ group: Group.Type, case index: Int, _ bindings: [QueryBinding]
+) -> [QueryBinding] {
+  Group._caseColumns.enumerated().flatMap { offset, entry in
+    offset == index ? bindings : entry.columns.map { _ in QueryBinding.null }
+  }
+}
+
+/// The expressions of every column of an enum group set to case `index` (`Kind.Columns
+/// .note("Hi")`), from the expression of that case's value.
+public func _caseFragments<Group: _CaseGroup>(
+  _ group: Group.Type, case index: Int, _ value: some QueryExpression
+) -> [QueryFragment] {
+  Group._fragments(ofCase: index, _columnFragments(value))
+}
+
+extension _GroupColumns where QueryValue: _CaseGroup {
+  /// One case's column in an `update`: `$0.kind.note = #bind("Hi")` sets the row to that case
+  /// (NULL in every other case's columns).
+  public subscript<Value: QueryBindable>(
+    dynamicMember member: KeyPath<QueryValue.AllCasePaths, AnyCasePath<QueryValue, Value>>
+  ) -> any QueryExpression<Value> {
+    get { SQLQueryExpression<Value>(caseSlice(member).joined()) }
+    set { setCase(member, newValue) }
+  }
+
+  /// One case's group of columns in an `update`: `$0.kind.image = Image(…)`, or
+  /// `Image.Columns(…)` of expressions.
+  public subscript<Value: _ColumnGroup>(
+    dynamicMember member: KeyPath<QueryValue.AllCasePaths, AnyCasePath<QueryValue, Value>>
+  ) -> any QueryExpression<Value> {
+    get { Value.Columns(_columnFragments: caseSlice(member)) }
+    set { setCase(member, newValue) }
+  }
+
+  private func caseSlice<Value>(
+    _ member: KeyPath<QueryValue.AllCasePaths, AnyCasePath<QueryValue, Value>>
+  ) -> [QueryFragment] {
+    let index = QueryValue._caseIndex(QueryValue.allCasePaths[keyPath: member].name)
+    let start = QueryValue._caseColumns[..<index].reduce(0) { $0 + $1.columns.count }
+    let count = QueryValue._caseColumns[index].columns.count
+    return Array(_columnFragments[start..<start + count])
+  }
+
+  private mutating func setCase<Value>(
+    _ member: KeyPath<QueryValue.AllCasePaths, AnyCasePath<QueryValue, Value>>,
+    _ value: any QueryExpression<Value>
+  ) {
+    let index = QueryValue._caseIndex(QueryValue.allCasePaths[keyPath: member].name)
+    self = Self(
+      _columnFragments: QueryValue._fragments(
+        ofCase: index, HearthQueryCore._columnFragments(value)))
+  }
+}
+
+/// The column of one case of an enum table (`@Table enum Media { case note(String) }`).
+public func _caseColumn<Root: Table, Value: QueryBindable>(
+  _ name: String, _ keyPath: any KeyPath<Root, Value.QueryOutput?> & Sendable, as type: Value.Type
+) -> TableColumn<Root, Value?> {
+  TableColumn(name, keyPath: keyPath)
+}
+
+/// The columns of one case of an enum table that holds a group (`case image(MediaImage)`).
+public func _caseColumn<Root: Table, Value: _ColumnGroup>(
+  _ name: String, _ keyPath: any KeyPath<Root, Value?> & Sendable, as type: Value.Type
+) -> _CaseColumnGroup<Root, Value> {
+  _CaseColumnGroup(keyPath: keyPath)
+}
+
+public func _flatColumns<Root: Table, Group>(_ group: _CaseColumnGroup<Root, Group>)
+  -> [any TableColumnExpression<Root>]
+{
+  Group._columnNames.indices.map { _CaseGroupColumn(group: group.keyPath, index: $0) }
+}
+
+/// One column of a case's group, for code that walks all of a table's columns: NULL in a
+/// row of another case.
+struct _CaseGroupColumn<Root: Table, Group: _ColumnGroup>: TableColumnExpression {
+  let group: any KeyPath<Root, Group?> & Sendable
+  let index: Int
+
+  var name: String { Group._columnNames[index] }
+  var queryFragment: QueryFragment {
+    QueryFragment(raw: Root.qualifier + "." + SQLNaming.quote(name))
+  }
+  var _keyPath: AnyKeyPath { group }
+  func _binding(for row: Root) -> QueryBinding {
+    row[keyPath: group].map { Group._bindings($0)[index] } ?? .null
+  }
+}
+
+/// The columns of one case of an enum group that holds a group (`$0.kind.image`): an
+/// optional value of that group, NULL in every column when the row is of another case.
+@dynamicMemberLookup
+public struct _CaseColumnGroup<Root: Table, Group: _ColumnGroup>: _ColumnFragments, Sendable {
+  public typealias QueryValue = Group?
+  let keyPath: any KeyPath<Root, Group?> & Sendable
+
+  public var _columnFragments: [QueryFragment] {
+    Group._columnNames.map { QueryFragment(raw: Root.qualifier + "." + SQLNaming.quote($0)) }
+  }
+
+  /// One column of the case's group: `$0.kind.image.caption`, NULL in another case's rows.
+  public subscript<Value: QueryBindable>(dynamicMember member: KeyPath<Group, Value>)
+    -> TableColumn<Root, Value?> where Value.QueryOutput == Value
+  {
+    guard let index = Group._columnIndex(member) else {
+      preconditionFailure(
+        "\(member) is not a stored property of \(Group.self), so it has no column")
+    }
+    return TableColumn(
+      Group._columnNames[index], keyPath: _GroupPath(keyPath, \Group?.[_unwrapped: member]))
+  }
+
+  /// `(a, b) IS (x, y)`: the case's columns against a value, or NULL in each (`is(nil)`).
+  public func `is`(_ value: Group?) -> SQLQueryExpression<Bool> {
+    rowComparison(_columnFragments, "IS", groupValues(value))
+  }
+
+  /// `(a, b) IS NOT (x, y)`: `$0.kind.image.isNot(nil)` is true for rows of that case.
+  public func isNot(_ value: Group?) -> SQLQueryExpression<Bool> {
+    rowComparison(_columnFragments, "IS NOT", groupValues(value))
+  }
+
+  private func groupValues(_ value: Group?) -> [QueryFragment] {
+    guard let value else { return Group._columnNames.map { _ in QueryFragment(raw: "NULL") } }
+    return Group._bindings(value).map { QueryFragment(binding: $0) }
+  }
+}
+
+extension Optional {
+  /// The value at `member` of the wrapped value, or nil: how a key path reaches a property
+  /// of a case's group through the case's optional.
+  subscript<Value>(_unwrapped member: KeyPath<Wrapped, Value>) -> Value? {
+    self?[keyPath: member]
+  }
+}
+
+extension QueryExpression where QueryValue: _ColumnGroup {
+  /// `(a, b) IS (x, y)`: a group's columns against a value, `$0.kind.is(.note("Hi"))`.
+  public func `is`(_ value: QueryValue) -> SQLQueryExpression<Bool> {
+    rowComparison(
+      _columnFragments(self), "IS", QueryValue._bindings(value).map { QueryFragment(binding: $0) })
+  }
+
+  /// `(a, b) IS NOT (x, y)`.
+  public func isNot(_ value: QueryValue) -> SQLQueryExpression<Bool> {
+    rowComparison(
+      _columnFragments(self), "IS NOT",
+      QueryValue._bindings(value).map { QueryFragment(binding: $0) })
+  }
+}
+
+/// `(a, b) op (x, y)`, or `(a op x)` for one column.
+func rowComparison(_ lhs: [QueryFragment], _ op: String, _ rhs: [QueryFragment])
+  -> SQLQueryExpression<Bool>
+{
+  let op = QueryFragment(raw: " \(op) ")
+  if lhs.count == 1 { return SQLQueryExpression("(" + lhs[0] + op + rhs[0] + ")") }
+  return SQLQueryExpression("((" + lhs.joined() + ")" + op + "(" + rhs.joined() + "))")
+}
+
+/// A `@Selection` struct's value, as an expression of its columns' values: what assigns a
+/// group in an update (`$0.kind.image = Image(…)`). `@Selection` writes the conformance.
+public protocol _SelectionValue: _ColumnGroup, _ColumnFragments where QueryValue == Self {}
+
+extension _SelectionValue {
+  public var _columnFragments: [QueryFragment] {
+    Self._bindings(self).map { QueryFragment(binding: $0) }
+  }
 }
 
 /// A row whose enum group has a NULL in every case's column.
@@ -228,9 +461,66 @@ public func _groupBindings<Value>(_ value: Value, as type: Any.Type) -> [QueryBi
 
 /// A column group of a table on the optional side of an outer join (`$1.id` of
 /// `leftJoin(SyncMetadata.all) { … }`): its columns, NULL where the join found no row.
+@dynamicMemberLookup
 public struct _OptionalColumnGroup<Group: _ColumnGroup>: _ColumnFragments, Sendable {
   public typealias QueryValue = Group?
   public let _columnFragments: [QueryFragment]
+
+  /// One column of the group: `$1.time.span.endDate`.
+  public subscript<Value: QueryBindable>(dynamicMember member: KeyPath<Group, Value>)
+    -> SQLQueryExpression<Value?>
+  {
+    guard let index = Group._columnIndex(member) else {
+      preconditionFailure(
+        "\(member) is not a stored property of \(Group.self), so it has no column")
+    }
+    return SQLQueryExpression(_columnFragments[index])
+  }
+
+  /// The column of one case of an enum group: `$1.kind.note`.
+  public subscript<Value: QueryBindable>(
+    dynamicMember member: KeyPath<Group.AllCasePaths, AnyCasePath<Group, Value>>
+  ) -> SQLQueryExpression<Value?> where Group: _CaseGroup {
+    SQLQueryExpression(caseColumns(member)[0])
+  }
+
+  /// The columns of one case of an enum group that holds a group: `$1.kind.image`.
+  public subscript<Value: _ColumnGroup>(
+    dynamicMember member: KeyPath<Group.AllCasePaths, AnyCasePath<Group, Value>>
+  ) -> _OptionalColumnGroup<Value> where Group: _CaseGroup {
+    _OptionalColumnGroup<Value>(_columnFragments: caseColumns(member))
+  }
+
+  /// Whether the row is of one case: `$1.kind.is(\.note)` (false where the join found none).
+  public func `is`<Value>(_ member: KeyPath<Group.AllCasePaths, AnyCasePath<Group, Value>>)
+    -> SQLQueryExpression<Bool> where Group: _CaseGroup
+  {
+    let fragments = caseColumns(member)
+    return rowComparison(fragments, "IS NOT", fragments.map { _ in QueryFragment(raw: "NULL") })
+  }
+
+  /// `(a, b) IS NOT (NULL, NULL)` and the like: `$1.kind.image.isNot(nil)`.
+  public func isNot(_ value: Group?) -> SQLQueryExpression<Bool> {
+    rowComparison(_columnFragments, "IS NOT", groupValues(value))
+  }
+
+  /// `(a, b) IS (x, y)`.
+  public func `is`(_ value: Group?) -> SQLQueryExpression<Bool> {
+    rowComparison(_columnFragments, "IS", groupValues(value))
+  }
+
+  private func groupValues(_ value: Group?) -> [QueryFragment] {
+    guard let value else { return Group._columnNames.map { _ in QueryFragment(raw: "NULL") } }
+    return Group._bindings(value).map { QueryFragment(binding: $0) }
+  }
+
+  private func caseColumns<Value>(
+    _ member: KeyPath<Group.AllCasePaths, AnyCasePath<Group, Value>>
+  ) -> [QueryFragment] where Group: _CaseGroup {
+    let index = Group._caseIndex(Group.allCasePaths[keyPath: member].name)
+    let start = Group._caseColumns[..<index].reduce(0) { $0 + $1.columns.count }
+    return Array(_columnFragments[start..<start + Group._caseColumns[index].columns.count])
+  }
 }
 
 extension _OptionalColumns {

@@ -61,7 +61,15 @@ public struct Values<QueryValue>: Statement, Sendable {
   let decode: @Sendable (inout QueryDecoder) throws -> QueryValue
 
   public init(_ value: some QueryExpression<QueryValue>) where QueryValue: QueryRepresentable {
-    values = [value.queryFragment]
+    if let group = QueryValue.self as? any _ColumnGroup.Type {
+      // A group's columns each named, as a common table expression's rows need them:
+      // `SELECT NULL AS "link", ? AS "note"`.
+      values = zip(_columnFragments(value), group._columnNames).map { fragment, name in
+        fragment + QueryFragment(raw: " AS " + SQLNaming.quote(name))
+      }
+    } else {
+      values = [value.queryFragment]
+    }
     decode = { try QueryValue(decoder: &$0) }
   }
 

@@ -47,7 +47,10 @@ public enum SelectionMacro: MemberMacro, ExtensionMacro {
     // `@Table` writes everything.
     if let enumDecl = declaration.as(EnumDeclSyntax.self) {
       guard let cases = try? cases(enumDecl) else { return [] }
-      var members = [enumColumnsDeclaration(enumDecl, cases: cases)]
+      var members = [
+        enumColumnsDeclaration(enumDecl, cases: cases),
+        selectionAlias(access: enumDecl.modifiers.accessPrefix),
+      ]
       // The reference writes `@Selection enum Kind` with its CasePaths trait on; without
       // `@CasePathable` beside it, the case paths a group's columns need are written here.
       if !declaration.hasAttribute("CasePathable") {
@@ -64,6 +67,7 @@ public enum SelectionMacro: MemberMacro, ExtensionMacro {
     let tableName = SQLNaming.tableName(forTypeName: typeName)
     return [
       columnsDeclaration(typeName: typeName, access: access, properties: properties),
+      selectionAlias(access: access),
       DeclSyntax(
         stringLiteral: TableMacro.tableColumnsDeclaration(
           access: access, typeName: typeName, properties: properties, primaryKey: nil)),
@@ -96,10 +100,17 @@ public enum SelectionMacro: MemberMacro, ExtensionMacro {
     return groupColumns(access: access, lines: lines)
   }
 
+  /// `Selection`, the reference's other name for `Columns` (`Image.Selection(caption: …)`).
+  static func selectionAlias(access: String) -> DeclSyntax {
+    "\(raw: access)typealias Selection = Columns"
+  }
+
   /// `Columns` with its column expressions and the initializer `update` uses.
-  private static func groupColumns(access: String, lines: [String]) -> DeclSyntax {
+  private static func groupColumns(access: String, attributes: String = "", lines: [String])
+    -> DeclSyntax
+  {
     """
-    \(raw: access)struct Columns: HearthQuery._GroupColumns {
+    \(raw: attributes)\(raw: access)struct Columns: HearthQuery._GroupColumns {
     \(raw: lines.joined(separator: "\n"))
     \(raw: access)let _columnFragments: [HearthQuery.QueryFragment]
     \(raw: access)init(_columnFragments: [HearthQuery.QueryFragment]) {
@@ -145,7 +156,8 @@ public enum SelectionMacro: MemberMacro, ExtensionMacro {
       "HearthQuery._groupBindings(value.\(TableMacro.backticked($0.name)), as: Columns._$\($0.name).self)"
     }
     let source = """
-      extension \(typeName): HearthQuery.QueryRepresentable, HearthQuery._ColumnGroup, HearthQuery.Table {
+      extension \(typeName): HearthQuery.QueryRepresentable, HearthQuery._ColumnGroup, HearthQuery.Table, HearthQuery._SelectionValue {
+      \(access)typealias QueryValue = \(typeName)
       \(TableMacro.decodingMembers(access: access, properties: properties, types: "Columns", memberwise: memberwise))
       \(access)static var _columnNames: [String] { [\(names.joined(separator: ", "))] }
       \(access)static func _columnIndex(_ keyPath: PartialKeyPath<Self>) -> Int? {
@@ -197,8 +209,9 @@ extension SelectionMacro {
     return cases
   }
 
-  /// `Columns`: one static function per case, which sets that case's column and NULLs the
-  /// others (`$0.kind = .link(url)`).
+  /// `Columns`: one static function per case, which sets that case's columns and NULLs the
+  /// others' (`$0.kind = .link(url)`), and, through the case paths, one settable member per
+  /// case (`$0.kind.note = #bind("Hi")`).
   static func enumColumnsDeclaration(_ declaration: EnumDeclSyntax, cases: [EnumCase])
     -> DeclSyntax
   {
@@ -208,18 +221,15 @@ extension SelectionMacro {
       lines.append("\(access)typealias _$\(enumCase.name) = \(enumCase.values[0].type)")
     }
     for (index, enumCase) in cases.enumerated() {
-      let fragments = cases.indices.map {
-        $0 == index ? "value.queryFragment" : "HearthQuery.QueryFragment(raw: \"NULL\")"
-      }
       let label = enumCase.values[0].label ?? "_"
       lines.append(
         """
         \(access)static func \(TableMacro.backticked(enumCase.name))(\(label) value: some HearthQuery.QueryExpression<_$\(enumCase.name)>) -> Self {
-        Self(_columnFragments: [\(fragments.joined(separator: ", "))])
+        Self(_columnFragments: HearthQuery._caseFragments(QueryValue.self, case: \(index), value))
         }
         """)
     }
-    return groupColumns(access: access, lines: lines)
+    return groupColumns(access: access, attributes: "@dynamicMemberLookup ", lines: lines)
   }
 
   /// The conformances, and a decoder that takes the case whose column is not NULL.
@@ -238,29 +248,31 @@ extension SelectionMacro {
     let choices = cases.enumerated().map { index, enumCase in
       "if let v\(index) { self = \(enumCase.construct(["v\(index)"])) }"
     }
-    let names = cases.map { TableMacro.stringLiteral($0.name) }
+    let caseColumns = cases.map {
+      let name = TableMacro.stringLiteral($0.name)
+      return "(\(name), HearthQuery._caseColumnNames(\(name), as: Columns._$\($0.name).self))"
+    }
+    let widths = cases.map { "Columns._$\($0.name)._columnWidth" }
     let bindings = cases.enumerated().map { index, enumCase in
       """
       case \(enumCase.pattern(["value"])):
-      bindings[\(index)] = HearthQuery._caseBinding(value, as: Columns._$\(enumCase.name).self)
+      return HearthQuery._caseBindings(Self.self, case: \(index), HearthQuery._groupBindings(value, as: Columns._$\(enumCase.name).self))
       """
     }
     let source = """
-      extension \(type): \(conformances) {
+      extension \(type): \(conformances), HearthQuery._CaseGroup {
       \(access)init(decoder: inout HearthQuery.QueryDecoder) throws {
       \(reads.joined(separator: "\n"))
       \(choices.joined(separator: " else "))
       else { throw HearthQuery._noCaseError(Self.self) }
       }
-      \(access)static var _columnWidth: Int { \(cases.count) }
-      \(access)static var _columnNames: [String] { [\(names.joined(separator: ", "))] }
+      \(access)static var _columnWidth: Int { \(widths.joined(separator: " + ")) }
+      \(access)static var _caseColumns: [(name: String, columns: [String])] { [\(caseColumns.joined(separator: ", "))] }
       \(access)static func _columnIndex(_ keyPath: PartialKeyPath<Self>) -> Int? { nil }
       \(access)static func _bindings(_ value: Self) -> [HearthQuery.QueryBinding] {
-      var bindings = [HearthQuery.QueryBinding](repeating: .null, count: \(cases.count))
       switch value {
       \(bindings.joined(separator: "\n"))
       }
-      return bindings
       }
       }
       """

@@ -5,7 +5,8 @@ import SwiftSyntaxBuilder
 import SwiftSyntaxMacros
 
 // `@Table` on an enum, as the reference allows: a table whose rows are the enum's cases,
-// stored one nullable column per case as an enum `@Selection` stores them.
+// stored as an enum `@Selection` stores them (a nullable column per case, or the columns of
+// the group a case holds).
 //
 // ```swift
 // @Table enum Media { case note(String), image(URL) }
@@ -25,7 +26,10 @@ extension TableMacro {
     else { return [] }
     let access = enumDecl.modifiers.accessPrefix
     let typeName = enumDecl.name.text
-    var members = [SelectionMacro.enumColumnsDeclaration(enumDecl, cases: cases)]
+    var members = [
+      SelectionMacro.enumColumnsDeclaration(enumDecl, cases: cases),
+      SelectionMacro.selectionAlias(access: access),
+    ]
     if !enumDecl.hasAttribute("CasePathable") {
       members += try CasePathableMacro.expansion(
         of: node, providingMembersOf: enumDecl, conformingTo: protocols, in: context)
@@ -33,17 +37,18 @@ extension TableMacro {
     let columns = cases.map { enumCase in
       let name = backticked(enumCase.name)
       return """
-        \(access)let \(name) = HearthQuery.TableColumn<\(typeName), Columns._$\(enumCase.name)?>(\
-        \(stringLiteral(enumCase.name)), keyPath: \\\(typeName).[case: \(typeName).allCasePaths.\(name)])
+        \(access)let \(name) = HearthQuery._caseColumn(\
+        \(stringLiteral(enumCase.name)), \\\(typeName).[case: \(typeName).allCasePaths.\(name)], \
+        as: Columns._$\(enumCase.name).self)
         """
     }
-    let all = cases.map { "\(typeName).columns.\(backticked($0.name))" }
+    let all = cases.map { "HearthQuery._flatColumns(\(typeName).columns.\(backticked($0.name)))" }
     members.append(
       """
       \(raw: access)struct TableColumns: HearthQuery.TableDefinition {
       \(raw: access)typealias QueryValue = \(raw: typeName)
       \(raw: columns.joined(separator: "\n"))
-      \(raw: access)static var allColumns: [any HearthQuery.TableColumnExpression<\(raw: typeName)>] { [\(raw: all.joined(separator: ", "))] }
+      \(raw: access)static var allColumns: [any HearthQuery.TableColumnExpression<\(raw: typeName)>] { [\(raw: all.joined(separator: ", "))].flatMap { $0 } }
       }
       """)
     members.append("\(raw: access)static let columns = TableColumns()")

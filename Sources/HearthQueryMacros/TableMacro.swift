@@ -86,6 +86,7 @@ public enum TableMacro: MemberMacro, ExtensionMacro {
       SelectionMacro.columnsDeclaration(
         typeName: model.typeName, access: access, properties: model.properties
       ).description,
+      SelectionMacro.selectionAlias(access: access).description,
     ]
     if let primaryKey = model.primaryKey {
       members.append(

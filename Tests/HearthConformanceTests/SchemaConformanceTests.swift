@@ -171,7 +171,7 @@ import Testing
     try assertConformance(
       counts,
       sql:
-        #"WITH RECURSIVE "countses" ("value") AS (SELECT ? UNION ALL SELECT ("countses"."value" + ?) FROM "countses" WHERE ("countses"."value" < ?)) SELECT "countses"."value" FROM "countses" WHERE ("countses"."value" > ?) UNION SELECT "countses"."value" FROM "countses" WHERE ("countses"."value" < ?)"#,
+        #"WITH RECURSIVE "countses" ("value") AS (SELECT ? AS "value" UNION ALL SELECT ("countses"."value" + ?) FROM "countses" WHERE ("countses"."value" < ?)) SELECT "countses"."value" FROM "countses" WHERE ("countses"."value" > ?) UNION SELECT "countses"."value" FROM "countses" WHERE ("countses"."value" < ?)"#,
       rows: "1\n4\n5")
   }
 

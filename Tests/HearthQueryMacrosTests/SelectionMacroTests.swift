@@ -69,13 +69,16 @@ import Testing
     #expect(text.contains("public struct Columns: HearthQuery._GroupColumns"))
     #expect(
       text.contains(
-        "public static func note(text value: some HearthQuery.QueryExpression<_$note>) -> Self { Self(_columnFragments: [HearthQuery.QueryFragment(raw: \"NULL\"), value.queryFragment]) }"
+        "public static func note(text value: some HearthQuery.QueryExpression<_$note>) -> Self { Self(_columnFragments: HearthQuery._caseFragments(QueryValue.self, case: 1, value)) }"
       ))
     #expect(
       text.contains(
         "let v0 = try decoder.decode(Optional<Columns._$link>.self) let v1 = try decoder.decode(Optional<Columns._$note>.self) if let v0 { self = .link(v0) } else if let v1 { self = .note(text: v1) } else { throw HearthQuery._noCaseError(Self.self) }"
       ))
-    #expect(text.contains("public static var _columnNames: [String] { [\"link\", \"note\"] }"))
+    #expect(
+      text.contains(
+        "public static var _caseColumns: [(name: String, columns: [String])] { [(\"link\", HearthQuery._caseColumnNames(\"link\", as: Columns._$link.self)), (\"note\", HearthQuery._caseColumnNames(\"note\", as: Columns._$note.self))] }"
+      ))
   }
 
   @Test func anEnumWritesItsOwnCasePathsUnlessCasePathableDoes() {
@@ -99,14 +102,14 @@ import Testing
     #expect(normalized(table).components(separatedBy: "struct TableColumns").count == 2)
   }
 
-  @Test func anEnumTableHasOneColumnPerCase() {
+  @Test func anEnumTableHasTheColumnsOfItsCases() {
     let (code, diagnostics) = expand("@Table enum Media { case note(String), image(URL) }")
     #expect(diagnostics == [])
     let text = normalized(code)
     #expect(text.contains("static var tableName: String { \"medias\" }"))
     #expect(
       text.contains(
-        "let image = HearthQuery.TableColumn<Media, Columns._$image?>(\"image\", keyPath: \\Media.[case: Media.allCasePaths.image])"
+        "let image = HearthQuery._caseColumn(\"image\", \\Media.[case: Media.allCasePaths.image], as: Columns._$image.self)"
       ))
     #expect(text.contains("extension Media: HearthQuery.Table, HearthQuery._ColumnGroup"))
   }
