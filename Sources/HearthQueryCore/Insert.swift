@@ -95,6 +95,19 @@ public enum InsertValuesBuilder<Value> {
   public static func buildArray(_ components: [[Value]]) -> [Value] { components.flatMap { $0 } }
 }
 
+/// A table's `Draft`, which `@Table` writes: the same columns with an optional primary key.
+public protocol _TableDraft: Table {
+  associatedtype _Row: Table
+  /// A draft holding every value of `row`, primary key included.
+  init(_ row: _Row)
+}
+
+extension InsertValuesBuilder where Value: _TableDraft {
+  /// A whole row among drafts: `insert { Reminder(id: 1, …); Reminder.Draft(title: …) }`.
+  public static func buildExpression(_ row: Value._Row) -> [Value] { [Value(row)] }
+  public static func buildExpression(_ rows: [Value._Row]) -> [Value] { rows.map(Value.init) }
+}
+
 extension Table {
   /// Inserts whole rows.
   ///

@@ -268,7 +268,7 @@ public enum TableMacro: MemberMacro, ExtensionMacro {
       return draft
     }
     return """
-      \(access)struct Draft: HearthQuery.Table {
+      \(access)struct Draft: HearthQuery.Table, HearthQuery._TableDraft {
       \(stored.joined(separator: "\n"))
       \(access)init(\(parameters.joined(separator: ", "))) {
       \(assignments.joined(separator: "\n"))

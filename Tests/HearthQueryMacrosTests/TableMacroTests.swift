@@ -84,7 +84,7 @@ func normalized(_ code: String) -> String {
       normalized(code).contains(
         normalized(
           """
-          struct Draft: HearthQuery.Table {
+          struct Draft: HearthQuery.Table, HearthQuery._TableDraft {
             var id: Int?
             var title: String
             var color: Color
