@@ -60,6 +60,13 @@ public struct Values<QueryValue>: Statement, Sendable {
   let values: [QueryFragment]
   let decode: @Sendable (inout QueryDecoder) throws -> QueryValue
 
+  init(
+    values: [QueryFragment], decode: @escaping @Sendable (inout QueryDecoder) throws -> QueryValue
+  ) {
+    self.values = values
+    self.decode = decode
+  }
+
   public init(_ value: some QueryExpression<QueryValue>) where QueryValue: QueryRepresentable {
     if let group = QueryValue.self as? any _ColumnGroup.Type {
       // A group's columns each named, as a common table expression's rows need them:

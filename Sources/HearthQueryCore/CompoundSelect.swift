@@ -1,3 +1,5 @@
+import HearthNaming
+
 /// Two selects joined by `UNION`, `UNION ALL`, `INTERSECT` or `EXCEPT`: rows decode as the
 /// first one's do.
 ///
@@ -27,6 +29,43 @@ public struct CompoundSelect<QueryValue>: Statement {
       parts: parts,
       ordering: ordering + columns.map { QueryFragment(raw: String($0)) },
       first: first)
+  }
+}
+
+// A row value starts a compound as the select of its values, each named after its column:
+// the first row of a recursive common table expression.
+//
+// ```swift
+// With {
+//   Fibonacci(n: 1, prevFib: 0, fib: 1)
+//     .union(Fibonacci.select { Fibonacci.Columns(n: $0.n + 1, prevFib: $0.fib, fib: $0.prevFib + $0.fib) })
+// } query: { Fibonacci.select(\.fib).limit(10) }
+// ```
+//
+// (Without these members, Swift 6.3's type checker crashes on `row.union(…)`, looking for
+// `union` among the table's static dynamic members.)
+extension Table {
+  /// `SELECT ? AS "n", ? AS "prevFib", …`: this row's values as a one-row select.
+  public var selectedValues: Values<Self> {
+    let values = zip(TableColumns.allColumns, _columnBindings).map { column, binding in
+      QueryFragment(binding: binding) + QueryFragment(raw: " AS " + SQLNaming.quote(column.name))
+    }
+    return Values(values: values, decode: { try Self(decoder: &$0) })
+  }
+
+  /// This row, then the rows of `other`: `UNION`, or with `all`, `UNION ALL`.
+  public func union(all: Bool = false, _ other: some Statement<Self>) -> CompoundSelect<Self> {
+    selectedValues.union(all: all, other)
+  }
+
+  /// This row if `other` has it too.
+  public func intersect(_ other: some Statement<Self>) -> CompoundSelect<Self> {
+    selectedValues.intersect(other)
+  }
+
+  /// This row unless `other` has it.
+  public func except(_ other: some Statement<Self>) -> CompoundSelect<Self> {
+    selectedValues.except(other)
   }
 }
 

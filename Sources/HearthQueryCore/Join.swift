@@ -17,8 +17,8 @@ extension Select {
   /// ```
   ///
   /// `other` is a table's rows, `Team.all` or `Team.where { … }`: its conditions join the
-  /// `ON` clause. Join before choosing columns: a join selects whole rows of every table
-  /// again.
+  /// `WHERE` clause. A select whose columns were chosen before the join keeps them (see
+  /// below).
   public func join<each J: Table, F: Table>(
     _ other: Where<F>,
     on constraint: ((From.TableColumns, repeat (each J).TableColumns, F.TableColumns))
@@ -98,6 +98,49 @@ extension Select {
           try F?(decoder: &decoder)
         )
       })
+  }
+}
+
+// A select whose columns were chosen keeps them through a later join, as the reference's
+// does: the joined table is there for the `ON` and the clauses after it.
+//
+// ```swift
+// Employee
+//   .select { Report.Columns(id: $0.id, name: $0.name) }
+//   .join(Report.all) { $0.bossID.is($1.id) }        // rows of Report
+// ```
+extension Select {
+  /// `JOIN other ON constraint`, keeping the columns chosen so far.
+  @_disfavoredOverload
+  public func join<each J: Table, F: Table>(
+    _ other: Where<F>,
+    on constraint: ((From.TableColumns, repeat (each J).TableColumns, F.TableColumns))
+      -> some QueryExpression<Bool>
+  ) -> Select<Columns, From, (repeat each J, F)>
+  where Joins == (repeat each J) {
+    let on = constraint((From.columns, repeat (each J).columns, F.columns)).queryFragment
+    return keepingColumns(clauses.adding(F.self, other.scopedPredicates, kind: "JOIN", on: on))
+  }
+
+  /// `LEFT JOIN other ON constraint`, keeping the columns chosen so far.
+  @_disfavoredOverload
+  public func leftJoin<each J: Table, F: Table>(
+    _ other: Where<F>,
+    on constraint: ((From.TableColumns, repeat (each J).TableColumns, F?.TableColumns))
+      -> some QueryExpression<Bool>
+  ) -> Select<Columns, From, (repeat each J, F?)>
+  where Joins == (repeat each J) {
+    let on = constraint((From.columns, repeat (each J).columns, F?.columns)).queryFragment
+    return keepingColumns(
+      clauses.adding(F.self, other.scopedPredicates, kind: "LEFT JOIN", on: on))
+  }
+
+  private func keepingColumns<NewJoins>(_ joined: SelectClauses) -> Select<
+    Columns, From, NewJoins
+  > {
+    var joined = joined
+    joined.columns = clauses.columns
+    return Select<Columns, From, NewJoins>(clauses: joined, decode: decode)
   }
 }
 

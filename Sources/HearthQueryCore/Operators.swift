@@ -179,6 +179,16 @@ extension QueryExpression where QueryValue: QueryBindable {
   public func neq(_ other: some QueryExpression<QueryValue?>) -> SQLQueryExpression<Bool> {
     binary(self, "<>", other)
   }
+
+  /// `a IS b` against an optional value: `$1.id.is($0.bossID)`.
+  public func `is`(_ other: some QueryExpression<QueryValue?>) -> SQLQueryExpression<Bool> {
+    binary(self, "IS", other)
+  }
+
+  /// `a IS NOT b` against an optional value.
+  public func isNot(_ other: some QueryExpression<QueryValue?>) -> SQLQueryExpression<Bool> {
+    binary(self, "IS NOT", other)
+  }
 }
 
 extension QueryExpression where QueryValue: _OptionalProtocol {
@@ -234,6 +244,18 @@ extension QueryExpression where QueryValue: _OptionalProtocol {
 
   public func eq(_ other: some QueryExpression<QueryValue.Wrapped>) -> SQLQueryExpression<Bool> {
     binary(self, "=", other)
+  }
+
+  /// `a IS b` against a value of the wrapped type: `$0.bossID.is($1.id)`.
+  public func `is`(_ other: some QueryExpression<QueryValue.Wrapped>) -> SQLQueryExpression<Bool> {
+    binary(self, "IS", other)
+  }
+
+  /// `a IS NOT b` against a value of the wrapped type.
+  public func isNot(_ other: some QueryExpression<QueryValue.Wrapped>)
+    -> SQLQueryExpression<Bool>
+  {
+    binary(self, "IS NOT", other)
   }
 
   public func neq(_ other: some QueryExpression<QueryValue.Wrapped>) -> SQLQueryExpression<Bool> {
