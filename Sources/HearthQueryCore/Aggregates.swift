@@ -48,6 +48,23 @@ extension QueryExpression {
     _ separator: String = ",", order: any QueryExpression...,
     filter condition: (any QueryExpression<Bool>)? = nil
   ) -> SQLQueryExpression<String?> {
+    groupConcat(separator: separator, order: order, filter: condition)
+  }
+
+  /// `group_concat(x, separator)` with a separator computed per row: `$0.title.groupConcat(
+  /// $0.separator)`, `groupConcat(#sql("char(10)"))`.
+  @_disfavoredOverload
+  public func groupConcat(
+    _ separator: some QueryExpression<String>, order: any QueryExpression...,
+    filter condition: (any QueryExpression<Bool>)? = nil
+  ) -> SQLQueryExpression<String?> {
+    groupConcat(separator: separator, order: order, filter: condition)
+  }
+
+  private func groupConcat(
+    separator: some QueryExpression<String>, order: [any QueryExpression],
+    filter condition: (any QueryExpression<Bool>)?
+  ) -> SQLQueryExpression<String?> {
     var sql: QueryFragment
     if order.isEmpty {
       sql = "group_concat(" + queryFragment + ", " + separator.queryFragment + ")"

@@ -33,6 +33,36 @@ extension TableDefinition where QueryValue: FTS5 {
     SQLQueryExpression(QueryFragment(raw: SQLNaming.quote(QueryValue.tableName) + ".\"rank\""))
   }
 
+  /// `bm25(table, weights…)` with weights named by column (`bm25([\.title: 10, \.notes:
+  /// 2])`), each other column weighing 1. The weights are matched to the virtual table's
+  /// columns by name, in SQLite, whatever order the Swift type declares them in.
+  public func bm25(_ weights: KeyValuePairs<PartialKeyPath<Self>, Double>) -> SQLQueryExpression<
+    Double
+  > {
+    let table = QueryValue.tableName
+    guard !weights.isEmpty else {
+      return SQLQueryExpression(QueryFragment(raw: "bm25(" + SQLNaming.quote(table) + ")"))
+    }
+    var byName = QueryFragment(raw: "CASE \"name\"")
+    for (keyPath, weight) in weights {
+      guard let column = self[keyPath: keyPath] as? any TableColumnExpression else {
+        preconditionFailure("\(keyPath) is not a column of \(QueryValue.self)")
+      }
+      byName +=
+        " WHEN " + QueryFragment(binding: column.name.queryBinding) + " THEN "
+        + QueryFragment(binding: weight.queryBinding)
+    }
+    byName += " ELSE 1 END"
+    // The virtual table's columns: every column but the rowid.
+    let count = Self.allColumns.filter { $0.name != "rowid" }.count
+    let perColumn = (0..<count).map { offset in
+      "(SELECT " + byName + " FROM pragma_table_info(" + QueryFragment(binding: table.queryBinding)
+        + QueryFragment(raw: ") WHERE \"cid\" = \(offset))")
+    }
+    return SQLQueryExpression(
+      QueryFragment(raw: "bm25(" + SQLNaming.quote(table) + ", ") + perColumn.joined() + ")")
+  }
+
   /// `bm25(table, weights…)`: the relevance with a weight per column (lower is better).
   public func bm25(_ weights: Double...) -> SQLQueryExpression<Double> {
     let arguments =

@@ -239,6 +239,20 @@ extension Table {
       decode: { _ in })
   }
 
+  /// `INSERT INTO … (column) SELECT …` of a select typed by the column, so that its values'
+  /// type comes from it: `insert { $0.title } select: { Values(#sql("'Milk'")) }`.
+  @_disfavoredOverload
+  public static func insert<V: QueryBindable>(
+    or conflictResolution: ConflictResolution? = nil,
+    _ columns: (TableColumns) -> TableColumn<Self, V>,
+    select: () -> some Statement<V.QueryOutput>
+  ) -> Insert<Self, Void> {
+    let names = [columns(Self.columns).name]
+    return Insert(
+      conflictResolution: conflictResolution,
+      source: .select(columns: names, query: select().query), decode: { _ in })
+  }
+
   /// `INSERT INTO … (columns) SELECT …`.
   public static func insert<each V: QueryBindable>(
     or conflictResolution: ConflictResolution? = nil,

@@ -482,3 +482,25 @@ extension QueryExpression {
     return SQLQueryExpression("CAST(" + queryFragment + QueryFragment(raw: " AS \(affinity))"))
   }
 }
+
+extension QueryExpression where QueryValue: _OptionalProtocol {
+  /// The transform of the value when there is one, NULL when there is none, as Swift's
+  /// `Optional.map`: `$0.dueDate.map { $0 < Date() }` is `CASE WHEN "dueDate" IS NULL THEN
+  /// NULL ELSE ("dueDate" < ?) END`.
+  @_disfavoredOverload
+  public func map<T>(
+    _ transform: (SQLQueryExpression<QueryValue.Wrapped>) -> some QueryExpression<T>
+  ) -> SQLQueryExpression<T?> {
+    let value = transform(SQLQueryExpression(queryFragment)).queryFragment
+    return SQLQueryExpression(
+      "CASE WHEN " + queryFragment + " IS NULL THEN NULL ELSE " + value + " END")
+  }
+
+  /// The transform of the value, itself optional: `$0.dueDate.flatMap { $0.max() }`.
+  @_disfavoredOverload
+  public func flatMap<T>(
+    _ transform: (SQLQueryExpression<QueryValue.Wrapped>) -> some QueryExpression<T?>
+  ) -> SQLQueryExpression<T?> {
+    SQLQueryExpression(transform(SQLQueryExpression(queryFragment)).queryFragment)
+  }
+}
