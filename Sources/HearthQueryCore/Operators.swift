@@ -124,6 +124,19 @@ extension QueryExpression {
     SQLQueryExpression("(" + queryFragment + " IN (" + subquery.query + "))")
   }
 
+  /// `a NOT IN (…)`: `$0.id.notIn(ids)`.
+  public func notIn(_ values: some Sequence<some QueryExpression<QueryValue>>)
+    -> SQLQueryExpression<Bool>
+  {
+    SQLQueryExpression(
+      "(" + queryFragment + " NOT IN (" + values.map(\.queryFragment).joined() + "))")
+  }
+
+  /// `a NOT IN (SELECT …)`.
+  public func notIn(_ subquery: some Statement<QueryValue>) -> SQLQueryExpression<Bool> {
+    SQLQueryExpression("(" + queryFragment + " NOT IN (" + subquery.query + "))")
+  }
+
   /// `a BETWEEN low AND high`.
   public func between(
     _ lowerBound: some QueryExpression<QueryValue>, and upperBound: some QueryExpression<QueryValue>

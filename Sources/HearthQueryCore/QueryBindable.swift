@@ -238,3 +238,17 @@ extension Decodable where Self: Encodable {
   /// The JSON text representation of this type, for `@Column(as:)`.
   public typealias JSONRepresentation = _CodableJSONRepresentation<Self>
 }
+
+// MARK: - Bytes
+
+/// Bytes as a blob, as `Data` is: what `randomblob` and `zeroblob` give.
+extension Array: QueryBindable, QueryExpression, QueryRepresentable, QueryDecodable
+where Element == UInt8 {
+  public typealias QueryValue = Self
+
+  public var queryBinding: QueryBinding { Data(self).databaseValue }
+
+  public init(decoder: inout QueryDecoder) throws {
+    self = [UInt8](try decoder.decodeColumn(Data.self))
+  }
+}

@@ -1,3 +1,5 @@
+import Foundation
+
 // Scalar functions beyond the operators: `ifnull`, `nullif`, `json_array_length`.
 
 extension QueryExpression where QueryValue: _OptionalProtocol {
@@ -169,4 +171,87 @@ private func jsonObjectArguments<Root>(_ columns: [any TableColumnExpression<Roo
     QueryFragment(raw: column.name.databaseValue.sqlLiteral + ", ")
       + column._jsonValue
   }.joined()
+}
+
+// SQLite's other core scalar functions, as the reference names them.
+
+extension QueryExpression where QueryValue == Bool {
+  /// `likelihood(x, p)`: `x`, with a hint to the query planner that it is true with
+  /// probability `p`. SQLite takes only a constant there, so `p` is written into the SQL.
+  public func likelihood(_ probability: Double) -> SQLQueryExpression<Bool> {
+    precondition((0...1).contains(probability), "a likelihood is between 0 and 1")
+    return SQLQueryExpression(
+      "likelihood(" + queryFragment + QueryFragment(raw: ", \(probability))"))
+  }
+
+  /// `likelihood(x, p)` with `p` an expression (which SQLite requires to be a constant:
+  /// `#sql("0.25")`).
+  @_disfavoredOverload
+  public func likelihood(_ probability: some QueryExpression<Double>) -> SQLQueryExpression<Bool> {
+    SQLQueryExpression("likelihood(" + queryFragment + ", " + probability.queryFragment + ")")
+  }
+
+  /// `likely(x)`: `x`, hinted to be usually true.
+  public func likely() -> SQLQueryExpression<Bool> {
+    SQLQueryExpression("likely(" + queryFragment + ")")
+  }
+
+  /// `unlikely(x)`: `x`, hinted to be usually false.
+  public func unlikely() -> SQLQueryExpression<Bool> {
+    SQLQueryExpression("unlikely(" + queryFragment + ")")
+  }
+}
+
+extension QueryExpression where QueryValue: BinaryInteger {
+  /// `randomblob(n)`: `n` random bytes.
+  public func randomblob() -> SQLQueryExpression<[UInt8]> {
+    SQLQueryExpression("randomblob(" + queryFragment + ")")
+  }
+
+  /// `zeroblob(n)`: `n` zero bytes.
+  public func zeroblob() -> SQLQueryExpression<[UInt8]> {
+    SQLQueryExpression("zeroblob(" + queryFragment + ")")
+  }
+}
+
+extension QueryExpression where QueryValue == String {
+  /// `unicode(x)`: the code point of the first character, NULL for an empty string.
+  public func unicode() -> SQLQueryExpression<Int?> {
+    SQLQueryExpression("unicode(" + queryFragment + ")")
+  }
+}
+
+extension QueryExpression where QueryValue == String? {
+  /// `unicode(x)` of an optional string.
+  public func unicode() -> SQLQueryExpression<Int?> {
+    SQLQueryExpression("unicode(" + queryFragment + ")")
+  }
+}
+
+extension QueryExpression where QueryValue: Numeric {
+  /// `sign(x)`: -1, 0 or 1.
+  public func sign() -> SQLQueryExpression<QueryValue> {
+    SQLQueryExpression("sign(" + queryFragment + ")")
+  }
+}
+
+extension QueryExpression where QueryValue: _OptionalProtocol, QueryValue.Wrapped: Numeric {
+  /// `sign(x)` of an optional number: NULL for NULL.
+  public func sign() -> SQLQueryExpression<QueryValue> {
+    SQLQueryExpression("sign(" + queryFragment + ")")
+  }
+}
+
+extension QueryExpression where QueryValue == [UInt8] {
+  /// `length(x)` of a blob: the number of bytes.
+  public func length() -> SQLQueryExpression<Int> {
+    SQLQueryExpression("length(" + queryFragment + ")")
+  }
+}
+
+extension QueryExpression where QueryValue == Data {
+  /// `length(x)` of a blob: the number of bytes.
+  public func length() -> SQLQueryExpression<Int> {
+    SQLQueryExpression("length(" + queryFragment + ")")
+  }
 }

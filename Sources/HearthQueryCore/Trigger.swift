@@ -47,6 +47,26 @@ public struct TemporaryTrigger<On: Table>: Statement, Sendable {
   }
 
   public func _decodeRow(_ decoder: inout QueryDecoder) throws {}
+
+  /// `DROP TRIGGER "name"`: removes this trigger (`ifExists`: and no error when it is gone).
+  public func drop(ifExists: Bool = false) -> SQLQueryExpression<Void> {
+    SQLQueryExpression(
+      QueryFragment(raw: "DROP TRIGGER " + (ifExists ? "IF EXISTS " : "") + SQLNaming.quote(name)))
+  }
+}
+
+/// A `CREATE TEMPORARY VIEW` statement, and the `DROP VIEW` that undoes it.
+public struct TemporaryView<View: Table>: Statement, Sendable {
+  public typealias QueryValue = Void
+  public let query: QueryFragment
+
+  public func _decodeRow(_ decoder: inout QueryDecoder) throws {}
+
+  /// `DROP VIEW "name"` (`ifExists`: and no error when it is gone).
+  public func drop(ifExists: Bool = false) -> SQLQueryExpression<Void> {
+    SQLQueryExpression(
+      "DROP VIEW " + QueryFragment(raw: ifExists ? "IF EXISTS " : "") + View.quotedTableName)
+  }
 }
 
 /// What fires a trigger and what it runs. `new` and `old` are the row's columns after and
@@ -243,10 +263,10 @@ extension Table {
   /// ```
   public static func createTemporaryView(
     ifNotExists: Bool = false, as select: some Statement<Self>
-  ) -> SQLQueryExpression<Void> {
+  ) -> TemporaryView<Self> {
     let names = columnList(TableColumns.allColumns.map(\.name))
-    return SQLQueryExpression(
-      QueryFragment(
+    return TemporaryView(
+      query: QueryFragment(
         raw: "CREATE TEMPORARY VIEW " + (ifNotExists ? "IF NOT EXISTS " : "")
           + SQLNaming.quote(tableName) + " " + names.sql + " AS " + select.query.inlinedSQL))
   }

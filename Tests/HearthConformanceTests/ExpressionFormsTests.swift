@@ -78,4 +78,68 @@ struct ListText: FTS5 {
         rows: "Groceries")
     }
   }
+
+  @Test func notInAValueListAndASubquery() throws {
+    try database.read { db in
+      let rest = try Reminder.where { $0.id.notIn([1, 2, 3, 4]) }.order(by: \.id).select(\.id)
+        .fetchAll(db)
+      #expect(rest == [5, 6])
+      let untagged = try Tag.where { $0.id.notIn(ReminderTag.select(\.tagID)) }.select(\.title)
+        .fetchAll(db)
+      #expect(untagged == [])
+      let unassigned = try User.where {
+        $0.id.notIn(Reminder.select { $0.assignedUserID.ifnull(0) })
+      }
+      .select(\.name).fetchAll(db)
+      #expect(unassigned == ["Blob Sr"])
+    }
+  }
+
+  @Test func sqlitesOtherScalarFunctions() throws {
+    try database.read { db in
+      try assertQuery(
+        Values(
+          #bind(-3).sign(), #bind(4).zeroblob(), #bind("é").unicode(),
+          #bind(16).randomblob().length()),
+        in: db, sql: "SELECT sign(?), zeroblob(?), unicode(?), length(randomblob(?))",
+        rows: "-1 | x'00000000' | 233 | 16")
+      let zeros = try Values(#bind(3).zeroblob()).fetchOne(db)
+      #expect(zeros == [0, 0, 0])
+      let flagged = try Reminder.where { $0.isFlagged.likely() }.select(\.id).fetchAll(db)
+      #expect(flagged == [2])
+      let completed = try Reminder.where {
+        $0.isCompleted.likelihood(0.25) && !$0.isFlagged.unlikely()
+      }
+      .order(by: \.id).select(\.id).fetchAll(db)
+      #expect(completed == [4, 6])
+    }
+  }
+
+  @Test func triggersAndViewsDrop() throws {
+    try database.write { db in
+      let trigger = Tag.createTemporaryTrigger(
+        "tagsTouched",
+        after: .insert { new in Tag.where { $0.id.eq(new.id) }.update { $0.title += "!" } })
+      try trigger.execute(db)
+      try Tag.insert { Tag.Draft(title: "new") }.execute(db)
+      #expect(try Tag.where { $0.title.eq("new!") }.fetchCount(db) == 1)
+      try trigger.drop().execute(db)
+      try Tag.insert { Tag.Draft(title: "plain") }.execute(db)
+      #expect(try Tag.where { $0.title.eq("plain") }.fetchCount(db) == 1)
+      try trigger.drop(ifExists: true).execute(db)
+      #expect(throws: (any Error).self) { try trigger.drop().execute(db) }
+
+      let view = TagTitle.createTemporaryView(as: Tag.select { TagTitle.Columns(title: $0.title) })
+      try view.execute(db)
+      #expect(try TagTitle.all.fetchCount(db) == 5)
+      try view.drop().execute(db)
+      #expect(throws: (any Error).self) { try TagTitle.all.fetchCount(db) }
+      try view.drop(ifExists: true).execute(db)
+    }
+  }
+}
+
+@Table
+struct TagTitle {
+  let title: String
 }
