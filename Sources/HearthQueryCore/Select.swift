@@ -14,6 +14,7 @@ import HearthSQLite
 /// `$1`, `$2`… for the joined ones.
 // `where` and `having` take an expression, a nullable one, or a builder, as the reference's.
 // swift-format-ignore: AmbiguousTrailingClosureOverload
+@dynamicMemberLookup
 public struct Select<Columns, From: Table, Joins>: Statement, Sendable {
   public typealias QueryValue = Columns
 

@@ -13,6 +13,7 @@ import HearthSQLite
 /// ```
 // `where` takes an expression, a nullable one, or a builder, as the reference's.
 // swift-format-ignore: AmbiguousTrailingClosureOverload
+@dynamicMemberLookup
 public struct Where<From: Table>: Statement, Sendable {
   public typealias QueryValue = From
 

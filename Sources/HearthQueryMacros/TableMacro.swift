@@ -277,7 +277,7 @@ public enum TableMacro: MemberMacro, ExtensionMacro {
       \(access)init(_ row: \(typeName)) {
       \(fromRow.joined(separator: "\n"))
       }
-      \(tableColumnsDeclaration(access: access, typeName: draftType, properties: draftProperties, primaryKey: nil))
+      @dynamicMemberLookup \(tableColumnsDeclaration(access: access, typeName: draftType, properties: draftProperties, primaryKey: nil))
       \(access)static let columns = TableColumns()
       \(access)static var tableName: String { \(stringLiteral(tableName)) }
       \(schemaName.map { "\(access)static var schemaName: String? { \(stringLiteral($0)) }" } ?? "")

@@ -1,0 +1,100 @@
+// A table's static helpers (`static let incomplete = Self.where { … }`, `static let
+// withReminderCount = group(by: \.id).join(…).select { … }`) reach on from any query of the
+// table, and from its `Draft`, as the reference's do: each adds its clauses to the query it
+// follows.
+//
+// ```swift
+// Reminder.where(\.isFlagged).incomplete               // both conditions
+// RemindersList.limit(1).select(\.title).withReminderCount
+// // SELECT "remindersLists"."title", count("reminders"."id") FROM "remindersLists"
+// //   JOIN "reminders" ON … GROUP BY "remindersLists"."id" LIMIT 1
+// Reminder.Draft.incomplete.select(\.id)
+// ```
+
+extension Where {
+  /// A helper's conditions added to these: `Reminder.where(\.isFlagged).incomplete`.
+  public subscript(dynamicMember keyPath: KeyPath<From.Type, Where<From>>) -> Where<From> {
+    adding(From.self[keyPath: keyPath].predicates)
+  }
+
+  /// A helper select of the table with these conditions added.
+  public subscript<Columns, Joins>(
+    dynamicMember keyPath: KeyPath<From.Type, Select<Columns, From, Joins>>
+  ) -> Select<Columns, From, Joins> {
+    let helper = From.self[keyPath: keyPath]
+    var clauses = helper.clauses
+    clauses.wheres = predicates + clauses.wheres
+    return Select(clauses: clauses, decode: helper.decode)
+  }
+}
+
+extension Select {
+  /// A helper's conditions added to this select's: `Reminder.select(\.id).incomplete`.
+  public subscript(dynamicMember keyPath: KeyPath<From.Type, Where<From>>) -> Self {
+    var clauses = clauses
+    clauses.wheres += From.self[keyPath: keyPath].predicates
+    return Select(clauses: clauses, decode: decode)
+  }
+
+  /// A helper select's clauses added to this one's, its columns after these:
+  /// `RemindersList.select(\.title).withReminderCount`.
+  public subscript<each C, Helper>(
+    dynamicMember keyPath: KeyPath<From.Type, Select<Helper, From, ()>>
+  ) -> Select<(repeat each C, Helper), From, Joins> where Columns == (repeat each C) {
+    let helper = From.self[keyPath: keyPath]
+    return Select<(repeat each C, Helper), From, Joins>(
+      clauses: clauses.merged(with: helper.clauses),
+      decode: concatenating(decode, { (try helper.decode(&$0)) }))
+  }
+
+  /// A helper select with a join: its clauses, the join among them, added to this one's.
+  public subscript<each C, Helper, each J, Joined: Table>(
+    dynamicMember keyPath: KeyPath<From.Type, Select<Helper, From, Joined>>
+  ) -> Select<(repeat each C, Helper), From, (repeat each J, Joined)>
+  where Columns == (repeat each C), Joins == (repeat each J) {
+    let helper = From.self[keyPath: keyPath]
+    return Select<(repeat each C, Helper), From, (repeat each J, Joined)>(
+      clauses: clauses.merged(with: helper.clauses),
+      decode: concatenating(decode, { (try helper.decode(&$0)) }))
+  }
+}
+
+extension SelectClauses {
+  /// These clauses and then `other`'s: columns, joins, conditions, groups and orders in turn;
+  /// `other`'s limit and offset where it has them.
+  func merged(with other: SelectClauses) -> SelectClauses {
+    precondition(
+      !columns.isEmpty || other.columns.isEmpty,
+      "a helper that selects columns follows a select of chosen columns: choose them first")
+    var merged = self
+    merged.distinct = distinct || other.distinct
+    merged.columns += other.columns
+    merged.joins += other.joins
+    merged.joinedTableColumns += other.joinedTableColumns
+    merged.wheres += other.wheres
+    merged.groups += other.groups
+    merged.havings += other.havings
+    merged.orders += other.orders
+    merged.limit = other.limit ?? limit
+    merged.offset = other.offset ?? offset
+    return merged
+  }
+}
+
+extension _TableDraft {
+  /// A helper of the table the draft is of, as a query of drafts: `Reminder.Draft.incomplete`.
+  public static subscript(dynamicMember keyPath: KeyPath<_Row.Type, Where<_Row>>) -> Where<Self> {
+    let helper = _Row.self[keyPath: keyPath]
+    return Where(predicates: helper.predicates, isUnscoped: helper.isUnscoped)
+  }
+}
+
+extension TableDefinition where QueryValue: _TableDraft {
+  /// A column or computed expression of the table the draft is of:
+  /// `Reminder.Draft.select(\.isHighPriority)`.
+  public subscript<Member>(dynamicMember keyPath: KeyPath<QueryValue._Row.TableColumns, Member>)
+    -> Member
+  {
+    QueryValue._Row.columns[keyPath: keyPath]
+  }
+}
