@@ -115,6 +115,15 @@ public struct Select<Columns, From: Table, Joins>: Statement, Sendable {
     with { $0.orders += ordering(From.columns, repeat (each J).columns) }
   }
 
+  /// The same, spelled with a label: `order(by: { ($0.listID, $0.title) })`.
+  @_disfavoredOverload
+  public func order<each J: Table>(
+    @OrderingBuilder by ordering: (From.TableColumns, repeat (each J).TableColumns)
+      -> [QueryFragment]
+  ) -> Self where Joins == (repeat each J) {
+    order(ordering)
+  }
+
   /// `LIMIT n [OFFSET m]`; a nil count is no limit (`LIMIT -1` when there is an offset).
   public func limit(_ count: Int?, offset: Int? = nil) -> Self {
     with {

@@ -153,6 +153,14 @@ public struct Where<From: Table>: Statement, Sendable {
     all.order(ordering)
   }
 
+  /// The same, spelled with a label: `order(by: { ($0.listID, $0.title) })`.
+  @_disfavoredOverload
+  public func order(@OrderingBuilder by ordering: (From.TableColumns) -> [QueryFragment])
+    -> Select<From, From, ()>
+  {
+    all.order(ordering)
+  }
+
   public func limit(_ count: Int?, offset: Int? = nil) -> Select<From, From, ()> {
     all.limit(count, offset: offset)
   }
@@ -321,6 +329,14 @@ extension Table {
   }
 
   public static func order(@OrderingBuilder _ ordering: (TableColumns) -> [QueryFragment])
+    -> Select<Self, Self, ()>
+  {
+    Where<Self>().order(ordering)
+  }
+
+  /// The same, spelled with a label: `order(by: { ($0.listID, $0.title) })`.
+  @_disfavoredOverload
+  public static func order(@OrderingBuilder by ordering: (TableColumns) -> [QueryFragment])
     -> Select<Self, Self, ()>
   {
     Where<Self>().order(ordering)

@@ -21,6 +21,8 @@ public enum TableMacro: MemberMacro, ExtensionMacro {
     var access: String
     /// Whether `init(decoder:)` can call the memberwise initializer.
     var hasMemberwiseInitializer: Bool
+    /// Whether the struct is generic, where a static stored property cannot be.
+    var isGeneric = false
     var primaryKey: TableProperty? { properties.first(where: \.isPrimaryKey) }
   }
 
@@ -59,7 +61,8 @@ public enum TableMacro: MemberMacro, ExtensionMacro {
       typeName: typeName, tableName: tableName, schemaName: try schemaName(node),
       properties: properties,
       access: structDecl.accessPrefix,
-      hasMemberwiseInitializer: hasMemberwiseInitializer(structDecl))
+      hasMemberwiseInitializer: hasMemberwiseInitializer(structDecl),
+      isGeneric: structDecl.genericParameterClause != nil)
   }
 
   public static func expansion(
@@ -78,7 +81,7 @@ public enum TableMacro: MemberMacro, ExtensionMacro {
       tableColumnsDeclaration(
         access: access, typeName: model.typeName, properties: model.properties,
         primaryKey: model.primaryKey),
-      "\(access)static let columns = TableColumns()",
+      columnsProperty(access: access, isGeneric: model.isGeneric),
       "\(access)static var tableName: String { \(stringLiteral(model.tableName)) }",
       model.schemaName.map {
         "\(access)static var schemaName: String? { \(stringLiteral($0)) }"
@@ -92,6 +95,7 @@ public enum TableMacro: MemberMacro, ExtensionMacro {
       members.append(
         draftDeclaration(
           access: access, typeName: model.typeName, tableName: model.tableName,
+          isGeneric: model.isGeneric,
           schemaName: model.schemaName,
           properties: model.properties, primaryKey: primaryKey))
     }
@@ -232,7 +236,7 @@ public enum TableMacro: MemberMacro, ExtensionMacro {
   /// `Draft`: the same columns with an optional primary key, an initializer with the
   /// struct's defaults, and an initializer from a full row.
   private static func draftDeclaration(
-    access: String, typeName: String, tableName: String, schemaName: String?,
+    access: String, typeName: String, tableName: String, isGeneric: Bool, schemaName: String?,
     properties: [TableProperty],
     primaryKey: TableProperty
   ) -> String {
@@ -278,12 +282,20 @@ public enum TableMacro: MemberMacro, ExtensionMacro {
       \(fromRow.joined(separator: "\n"))
       }
       @dynamicMemberLookup \(tableColumnsDeclaration(access: access, typeName: draftType, properties: draftProperties, primaryKey: nil))
-      \(access)static let columns = TableColumns()
+      \(columnsProperty(access: access, isGeneric: isGeneric))
       \(access)static var tableName: String { \(stringLiteral(tableName)) }
       \(schemaName.map { "\(access)static var schemaName: String? { \(stringLiteral($0)) }" } ?? "")
       \(decodingMembers(access: access, properties: draftProperties))
       }
       """
+  }
+
+  /// `columns`: stored once, or, in a generic type (which cannot store a static), made on
+  /// each use.
+  static func columnsProperty(access: String, isGeneric: Bool) -> String {
+    isGeneric
+      ? "\(access)static var columns: TableColumns { TableColumns() }"
+      : "\(access)static let columns = TableColumns()"
   }
 
   private static func optional(_ type: String) -> String {
