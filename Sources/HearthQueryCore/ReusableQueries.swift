@@ -98,3 +98,24 @@ extension TableDefinition where QueryValue: _TableDraft {
     QueryValue._Row.columns[keyPath: keyPath]
   }
 }
+
+extension Where {
+  /// The rows this matches, as a select: `all`, as the reference also names it.
+  public func asSelect() -> Select<From, From, ()> { all }
+}
+
+extension Select {
+  /// This select, as the reference names a select made from any statement of it.
+  public func asSelect() -> Self { self }
+
+  /// This select of every column of every table again, whatever columns it had chosen:
+  /// `SELECT "reminders".*, "remindersLists".* …` in effect.
+  public func selectStar<each J: Table>() -> Select<(From, repeat each J), From, Joins>
+  where Joins == (repeat each J) {
+    var clauses = clauses
+    clauses.columns = []
+    return Select<(From, repeat each J), From, Joins>(clauses: clauses) { decoder in
+      (try From(decoder: &decoder), repeat try (each J)(decoder: &decoder))
+    }
+  }
+}

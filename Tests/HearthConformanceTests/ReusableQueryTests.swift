@@ -57,4 +57,15 @@ extension Reminder {
         rows: "NULL\nNULL\n1")
     }
   }
+
+  @Test func asSelectAndSelectStar() throws {
+    try database.read { db in
+      let titles = try Reminder.incomplete.asSelect().select(\.title).limit(1).fetchAll(db)
+      #expect(titles == ["Groceries"])
+      let rows = try Reminder.join(RemindersList.all) { $0.remindersListID.eq($1.id) }
+        .select { ($0.id, $1.title) }.selectStar().where { reminder, _ in reminder.id.eq(5) }
+        .fetchAll(db)
+      #expect(rows.map { "\($0.0.title) \($0.1.title)" } == ["Send report Work"])
+    }
+  }
 }
