@@ -25,9 +25,9 @@ struct EmployeeReport {
   let name: String
 }
 
-// A row value's `union` once crashed Swift 6.3.1's type checker (`recordResolvedOverload`
-// assertion): the table type's static dynamic members were searched for an instance
-// `union`. A table value has its own `union`, `intersect` and `except` now; these compile.
+// Without a table value's own `union`, `intersect` and `except`, Swift 6.3.1's type checker
+// crashes on `row.union(…)` (a `recordResolvedOverload` assertion) while it searches the
+// table type's static dynamic members; these compile.
 @Suite struct RecursiveUnionTests {
   @Test func theReducedCaseCompiles() {
     let statement = Fibonacci(n: 1, prevFib: 0, fib: 1).union(Fibonacci.all.select { $0 })
