@@ -50,7 +50,7 @@ public struct ColumnGroup<Root: Table, Group: _ColumnGroup>: _ColumnFragments, S
     dynamicMember member: KeyPath<Group.AllCasePaths, AnyCasePath<Group, Value>>
   ) -> TableColumn<Root, Value?> where Group: _CaseGroup, Value.QueryOutput == Value {
     let path = Group.allCasePaths[keyPath: member]
-    let name = Group._caseColumns[Group._caseIndex(path.name)].columns[0]
+    let name = Group._columnNames[Group._columnRange(ofCase: path.name).lowerBound]
     return TableColumn(name, keyPath: _GroupPath(keyPath, \.[case: path]))
   }
 
@@ -69,11 +69,7 @@ public struct ColumnGroup<Root: Table, Group: _ColumnGroup>: _ColumnFragments, S
   public func `is`<Value>(_ member: KeyPath<Group.AllCasePaths, AnyCasePath<Group, Value>>)
     -> SQLQueryExpression<Bool> where Group: _CaseGroup
   {
-    let name = Group.allCasePaths[keyPath: member].name
-    let fragments = Group._caseColumns[Group._caseIndex(name)].columns.map {
-      QueryFragment(raw: Self.qualified($0))
-    }
-    return rowComparison(fragments, "IS NOT", fragments.map { _ in QueryFragment(raw: "NULL") })
+    caseIsPresent(Array(_columnFragments[Group._columnRange(ofCase: member)]))
   }
 
   var columns: [any TableColumnExpression<Root>] {
@@ -154,11 +150,25 @@ extension _CaseGroup {
     return index
   }
 
-  /// The columns of every case, with `fragments` in the columns of case `index` and NULL in
-  /// all the others.
-  static func _fragments(ofCase index: Int, _ fragments: [QueryFragment]) -> [QueryFragment] {
+  /// The positions, among the group's columns, of the columns of the case named `name`.
+  static func _columnRange(ofCase name: String) -> Range<Int> {
+    let index = _caseIndex(name)
+    let start = _caseColumns[..<index].reduce(0) { $0 + $1.columns.count }
+    return start..<start + _caseColumns[index].columns.count
+  }
+
+  /// The positions of the columns of the case `member` names.
+  static func _columnRange<Value>(ofCase member: KeyPath<AllCasePaths, AnyCasePath<Self, Value>>)
+    -> Range<Int>
+  {
+    _columnRange(ofCase: allCasePaths[keyPath: member].name)
+  }
+
+  /// A value for every column: `values` in the columns of case `index`, `null` in all the
+  /// others'.
+  static func _padded<T>(ofCase index: Int, _ values: [T], null: T) -> [T] {
     _caseColumns.enumerated().flatMap { offset, entry in
-      offset == index ? fragments : entry.columns.map { _ in QueryFragment(raw: "NULL") }
+      offset == index ? values : entry.columns.map { _ in null }
     }
   }
 }
@@ -182,9 +192,7 @@ public func _caseColumnNames<Value: _ColumnGroup>(_ name: String, as type: Value
 public func _caseBindings<Group: _CaseGroup>(
   _ group: Group.Type, case index: Int, _ bindings: [QueryBinding]
 ) -> [QueryBinding] {
-  Group._caseColumns.enumerated().flatMap { offset, entry in
-    offset == index ? bindings : entry.columns.map { _ in QueryBinding.null }
-  }
+  Group._padded(ofCase: index, bindings, null: .null)
 }
 
 /// The expressions of every column of an enum group set to case `index` (`Kind.Columns
@@ -192,7 +200,7 @@ public func _caseBindings<Group: _CaseGroup>(
 public func _caseFragments<Group: _CaseGroup>(
   _ group: Group.Type, case index: Int, _ value: some QueryExpression
 ) -> [QueryFragment] {
-  Group._fragments(ofCase: index, _columnFragments(value))
+  Group._padded(ofCase: index, _columnFragments(value), null: QueryFragment(raw: "NULL"))
 }
 
 extension _GroupColumns where QueryValue: _CaseGroup {
@@ -201,7 +209,9 @@ extension _GroupColumns where QueryValue: _CaseGroup {
   public subscript<Value: QueryBindable>(
     dynamicMember member: KeyPath<QueryValue.AllCasePaths, AnyCasePath<QueryValue, Value>>
   ) -> any QueryExpression<Value> {
-    get { SQLQueryExpression<Value>(caseSlice(member).joined()) }
+    get {
+      SQLQueryExpression<Value>(_columnFragments[QueryValue._columnRange(ofCase: member)].joined())
+    }
     set { setCase(member, newValue) }
   }
 
@@ -210,17 +220,11 @@ extension _GroupColumns where QueryValue: _CaseGroup {
   public subscript<Value: _ColumnGroup>(
     dynamicMember member: KeyPath<QueryValue.AllCasePaths, AnyCasePath<QueryValue, Value>>
   ) -> any QueryExpression<Value> {
-    get { Value.Columns(_columnFragments: caseSlice(member)) }
+    get {
+      Value.Columns(
+        _columnFragments: Array(_columnFragments[QueryValue._columnRange(ofCase: member)]))
+    }
     set { setCase(member, newValue) }
-  }
-
-  private func caseSlice<Value>(
-    _ member: KeyPath<QueryValue.AllCasePaths, AnyCasePath<QueryValue, Value>>
-  ) -> [QueryFragment] {
-    let index = QueryValue._caseIndex(QueryValue.allCasePaths[keyPath: member].name)
-    let start = QueryValue._caseColumns[..<index].reduce(0) { $0 + $1.columns.count }
-    let count = QueryValue._caseColumns[index].columns.count
-    return Array(_columnFragments[start..<start + count])
   }
 
   private mutating func setCase<Value>(
@@ -229,8 +233,7 @@ extension _GroupColumns where QueryValue: _CaseGroup {
   ) {
     let index = QueryValue._caseIndex(QueryValue.allCasePaths[keyPath: member].name)
     self = Self(
-      _columnFragments: QueryValue._fragments(
-        ofCase: index, HearthQueryCore._columnFragments(value)))
+      _columnFragments: _caseFragments(QueryValue.self, case: index, value))
   }
 }
 
@@ -295,17 +298,12 @@ public struct _CaseColumnGroup<Root: Table, Group: _ColumnGroup>: _ColumnFragmen
 
   /// `(a, b) IS (x, y)`: the case's columns against a value, or NULL in each (`is(nil)`).
   public func `is`(_ value: Group?) -> SQLQueryExpression<Bool> {
-    rowComparison(_columnFragments, "IS", groupValues(value))
+    rowComparison(_columnFragments, "IS", valueFragments(value))
   }
 
   /// `(a, b) IS NOT (x, y)`: `$0.kind.image.isNot(nil)` is true for rows of that case.
   public func isNot(_ value: Group?) -> SQLQueryExpression<Bool> {
-    rowComparison(_columnFragments, "IS NOT", groupValues(value))
-  }
-
-  private func groupValues(_ value: Group?) -> [QueryFragment] {
-    guard let value else { return Group._columnNames.map { _ in QueryFragment(raw: "NULL") } }
-    return Group._bindings(value).map { QueryFragment(binding: $0) }
+    rowComparison(_columnFragments, "IS NOT", valueFragments(value))
   }
 }
 
@@ -320,16 +318,24 @@ extension Optional {
 extension QueryExpression where QueryValue: _ColumnGroup {
   /// `(a, b) IS (x, y)`: a group's columns against a value, `$0.kind.is(.note("Hi"))`.
   public func `is`(_ value: QueryValue) -> SQLQueryExpression<Bool> {
-    rowComparison(
-      _columnFragments(self), "IS", QueryValue._bindings(value).map { QueryFragment(binding: $0) })
+    rowComparison(_columnFragments(self), "IS", valueFragments(value))
   }
 
   /// `(a, b) IS NOT (x, y)`.
   public func isNot(_ value: QueryValue) -> SQLQueryExpression<Bool> {
-    rowComparison(
-      _columnFragments(self), "IS NOT",
-      QueryValue._bindings(value).map { QueryFragment(binding: $0) })
+    rowComparison(_columnFragments(self), "IS NOT", valueFragments(value))
   }
+}
+
+/// A group's value as the expressions of its columns: each bound, or NULL in each for nil.
+func valueFragments<Group: _ColumnGroup>(_ value: Group?) -> [QueryFragment] {
+  guard let value else { return Group._columnNames.map { _ in QueryFragment(raw: "NULL") } }
+  return Group._bindings(value).map { QueryFragment(binding: $0) }
+}
+
+/// `(a, b) IS NOT (NULL, NULL)`: whether a row is of the case stored in these columns.
+func caseIsPresent(_ columns: [QueryFragment]) -> SQLQueryExpression<Bool> {
+  rowComparison(columns, "IS NOT", columns.map { _ in QueryFragment(raw: "NULL") })
 }
 
 /// `(a, b) op (x, y)`, or `(a op x)` for one column.
@@ -481,45 +487,32 @@ public struct _OptionalColumnGroup<Group: _ColumnGroup>: _ColumnFragments, Senda
   public subscript<Value: QueryBindable>(
     dynamicMember member: KeyPath<Group.AllCasePaths, AnyCasePath<Group, Value>>
   ) -> SQLQueryExpression<Value?> where Group: _CaseGroup {
-    SQLQueryExpression(caseColumns(member)[0])
+    SQLQueryExpression(_columnFragments[Group._columnRange(ofCase: member).lowerBound])
   }
 
   /// The columns of one case of an enum group that holds a group: `$1.kind.image`.
   public subscript<Value: _ColumnGroup>(
     dynamicMember member: KeyPath<Group.AllCasePaths, AnyCasePath<Group, Value>>
   ) -> _OptionalColumnGroup<Value> where Group: _CaseGroup {
-    _OptionalColumnGroup<Value>(_columnFragments: caseColumns(member))
+    _OptionalColumnGroup<Value>(
+      _columnFragments: Array(_columnFragments[Group._columnRange(ofCase: member)]))
   }
 
   /// Whether the row is of one case: `$1.kind.is(\.note)` (false where the join found none).
   public func `is`<Value>(_ member: KeyPath<Group.AllCasePaths, AnyCasePath<Group, Value>>)
     -> SQLQueryExpression<Bool> where Group: _CaseGroup
   {
-    let fragments = caseColumns(member)
-    return rowComparison(fragments, "IS NOT", fragments.map { _ in QueryFragment(raw: "NULL") })
+    caseIsPresent(Array(_columnFragments[Group._columnRange(ofCase: member)]))
   }
 
   /// `(a, b) IS NOT (NULL, NULL)` and the like: `$1.kind.image.isNot(nil)`.
   public func isNot(_ value: Group?) -> SQLQueryExpression<Bool> {
-    rowComparison(_columnFragments, "IS NOT", groupValues(value))
+    rowComparison(_columnFragments, "IS NOT", valueFragments(value))
   }
 
   /// `(a, b) IS (x, y)`.
   public func `is`(_ value: Group?) -> SQLQueryExpression<Bool> {
-    rowComparison(_columnFragments, "IS", groupValues(value))
-  }
-
-  private func groupValues(_ value: Group?) -> [QueryFragment] {
-    guard let value else { return Group._columnNames.map { _ in QueryFragment(raw: "NULL") } }
-    return Group._bindings(value).map { QueryFragment(binding: $0) }
-  }
-
-  private func caseColumns<Value>(
-    _ member: KeyPath<Group.AllCasePaths, AnyCasePath<Group, Value>>
-  ) -> [QueryFragment] where Group: _CaseGroup {
-    let index = Group._caseIndex(Group.allCasePaths[keyPath: member].name)
-    let start = Group._caseColumns[..<index].reduce(0) { $0 + $1.columns.count }
-    return Array(_columnFragments[start..<start + Group._caseColumns[index].columns.count])
+    rowComparison(_columnFragments, "IS", valueFragments(value))
   }
 }
 

@@ -46,7 +46,7 @@ public struct CompoundSelect<QueryValue>: Statement {
 // `union` among the table's static dynamic members.)
 extension Table {
   /// `SELECT ? AS "n", ? AS "prevFib", …`: this row's values as a one-row select.
-  public var selectedValues: Values<Self> {
+  var selectedValues: Values<Self> {
     let values = zip(TableColumns.allColumns, _columnBindings).map { column, binding in
       QueryFragment(binding: binding) + QueryFragment(raw: " AS " + SQLNaming.quote(column.name))
     }

@@ -43,7 +43,7 @@ extension Select {
   ) -> Select<(repeat each C, Helper), From, Joins> where Columns == (repeat each C) {
     let helper = From.self[keyPath: keyPath]
     return Select<(repeat each C, Helper), From, Joins>(
-      clauses: clauses.merged(with: helper.clauses),
+      clauses: clauses.merged(with: helper.clauses, wholeRows: From.columns.queryFragment),
       decode: concatenating(decode, { (try helper.decode(&$0)) }))
   }
 
@@ -54,20 +54,21 @@ extension Select {
   where Columns == (repeat each C), Joins == (repeat each J) {
     let helper = From.self[keyPath: keyPath]
     return Select<(repeat each C, Helper), From, (repeat each J, Joined)>(
-      clauses: clauses.merged(with: helper.clauses),
+      clauses: clauses.merged(with: helper.clauses, wholeRows: From.columns.queryFragment),
       decode: concatenating(decode, { (try helper.decode(&$0)) }))
   }
 }
 
 extension SelectClauses {
   /// These clauses and then `other`'s: columns, joins, conditions, groups and orders in turn;
-  /// `other`'s limit and offset where it has them.
-  func merged(with other: SelectClauses) -> SelectClauses {
-    precondition(
-      !columns.isEmpty || other.columns.isEmpty,
-      "a helper that selects columns follows a select of chosen columns: choose them first")
+  /// `other`'s limit and offset where it has them. Where these select whole rows and `other`
+  /// chooses columns, the whole rows (`wholeRows`, this select's tables' columns) come first.
+  func merged(with other: SelectClauses, wholeRows: QueryFragment) -> SelectClauses {
     var merged = self
     merged.distinct = distinct || other.distinct
+    if columns.isEmpty && !other.columns.isEmpty {
+      merged.columns = [wholeRows] + joinedTableColumns
+    }
     merged.columns += other.columns
     merged.joins += other.joins
     merged.joinedTableColumns += other.joinedTableColumns

@@ -11,16 +11,24 @@ struct PragmaColumn<Base: Table> {
 }
 
 @Suite struct GenericTableAndOrderFormsTests {
-  @Test func aGenericTableCompilesAndReads() throws {
+  @Test func aGenericTableWritesAndReads() throws {
     let database = try conformanceDatabase()
-    try database.read { db in
-      let columns = PragmaColumn<Reminder>.columns
-      #expect(columns.name.name == "name")
-      #expect(PragmaColumn<Tag>.tableName == PragmaColumn<Reminder>.tableName)
-      let names = try SQLQueryExpression<String>(
-        "SELECT name FROM pragma_table_info('tags') ORDER BY cid"
-      ).fetchAll(db)
-      #expect(names == ["id", "title"])
+    try database.write { db in
+      try db.execute(
+        sql: #"CREATE TABLE "pragmaColumns" ("cid" INTEGER NOT NULL, "name" TEXT NOT NULL)"#)
+      try assertQuery(
+        PragmaColumn<Reminder>.insert {
+          PragmaColumn<Reminder>(columnID: 0, name: "id")
+          PragmaColumn<Reminder>(columnID: 1, name: "title")
+        }, in: db,
+        sql: #"INSERT INTO "pragmaColumns" ("cid", "name") VALUES (?, ?), (?, ?)"#, rows: "")
+      try assertQuery(
+        PragmaColumn<Tag>.where { $0.columnID.gt(0) }.select(\.name), in: db,
+        sql:
+          #"SELECT "pragmaColumns"."name" FROM "pragmaColumns" WHERE ("pragmaColumns"."cid" > ?)"#,
+        rows: "title")
+      let rows = try PragmaColumn<Reminder>.all.fetchAll(db)
+      #expect(rows.map(\.name) == ["id", "title"])
     }
   }
 

@@ -45,6 +45,9 @@ extension Reminder {
         rows: "Personal | 4\nWork | 2")
       let rows = try RemindersList.limit(1).select(\.title).withReminderCount.fetchAll(db)
       #expect(rows.map { "\($0.0) \($0.1)" } == ["Personal 4"])
+      // After a select of whole rows, the helper's columns follow them.
+      let lists = try RemindersList.order(by: \.id).withReminderCount.fetchAll(db)
+      #expect(lists.map { "\($0.0.title) \($0.1)" } == ["Personal 4", "Work 2"])
     }
   }
 
