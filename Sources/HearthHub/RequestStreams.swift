@@ -31,15 +31,18 @@ final class RequestStreams: @unchecked Sendable {
   private enum State {
     /// Waiting for the client's greeting.
     case greeting
-    /// The hub has answered; waiting for the client's proof.
-    case proving(key: Data, hubNonce: Data, clientNonce: Data, publicKey: Data)
-    /// Proven: requests arrive under `userID` (the client's public key, Z85).
+    /// The hub has answered; waiting for the client's confirmation, the first frame only
+    /// the holder of the secret key of `publicKey` can seal.
+    case confirming(publicKey: Data)
+    /// Confirmed: requests arrive under `userID` (the client's public key, Z85).
     case open(userID: String, principal: String)
   }
 
   private struct Connection {
     let fd: Int32
     var state = State.greeting
+    /// The handshake's ciphers, from the hub's answer on: every frame after it is sealed.
+    var session: NoiseSession?
     var input = FrameBuffer()
     /// Frames waiting for the socket to take them, and how much of the first went.
     var output: [(header: [UInt8], body: Data)] = []
@@ -57,7 +60,7 @@ final class RequestStreams: @unchecked Sendable {
 
   private let listener: Int32
   let path: String
-  private let keys: (secret: Data, public: Data)
+  private let keys: Noise.KeyPair
   /// The largest frame taken (`HubLimits.transportMaxMessageSize`).
   private let limit: Int
   /// Most bytes waiting for one client to read before it is disconnected.
@@ -93,11 +96,11 @@ final class RequestStreams: @unchecked Sendable {
   private var chunk = [UInt8](repeating: 0, count: 1 << 16)
 
   init(path: String, keys: CurveKeyPair, limit: Int, limits: StreamLimits) throws {
-    guard let secret = CurveKeyPair.raw(keys.secretKey),
-      let publicKey = CurveKeyPair.raw(keys.publicKey)
-    else { throw HubError("the hub's CURVE keys are not Z85 keys") }
+    guard let pair = StreamHandshake.keyPair(keys) else {
+      throw HubError("the hub's CURVE keys are not a Z85 key pair")
+    }
     self.path = path
-    self.keys = (secret, publicKey)
+    self.keys = pair
     self.limit = limit
     self.limits = limits
     maximumOutput = min(limits.replyBudget, max(64 << 20, 2 * limit))
@@ -349,36 +352,35 @@ final class RequestStreams: @unchecked Sendable {
     while let state = connections[id]?.state, connections[id]?.closing == false {
       let open: String?
       if case .open(let userID, _) = state { open = userID } else { open = nil }
-      let frame: Data?
+      let sealed: Data?
       do {
-        frame = try connections[id]?.input.next(
-          limit: open == nil ? StreamHandshake.greetingSize : limit)
+        sealed = try connections[id]?.input.next(
+          limit: open == nil ? StreamHandshake.greetingSize : limit + Noise.tagSize)
       } catch {
         guard open != nil, let error = error as? FrameTooLarge else { return drop(id) }
         return refuse(
           id,
           ErrorReply(
             id: nil, code: .tooLarge,
-            message: "a frame of \(error.length) bytes is past the stream's limit of "
-              + "\(error.limit); the connection is closed"))
+            message: "a frame of \(error.length - Noise.tagSize) bytes is past the stream's "
+              + "limit of \(error.limit - Noise.tagSize); the connection is closed"))
       }
-      guard let frame else { return }
+      guard let sealed else { return }
+      if case .greeting = state {
+        greet(id, sealed)
+        continue
+      }
+      // A frame that does not decrypt was not sealed by the client of this handshake (or
+      // was changed, replayed or reordered): the connection ends without a word.
+      guard var session = connections[id]?.session,
+        let frame = try? session.receive.decrypt(sealed)
+      else { return drop(id) }
+      connections[id]?.session = session
       switch state {
       case .greeting:
-        greet(id, frame)
-      case .proving(let key, let hubNonce, let clientNonce, let publicKey):
-        guard frame.count == StreamHandshake.proofSize,
-          StreamHandshake.same(
-            frame,
-            StreamHandshake.clientProof(key: key, hubNonce: hubNonce, clientNonce: clientNonce)),
-          let userID = CurveKeyPair.z85(publicKey)
-        else {
-          return refuse(
-            id,
-            ErrorReply(
-              id: nil, code: .unauthorized,
-              message: "the client did not prove it holds the secret key of its public key"))
-        }
+        return
+      case .confirming(let publicKey):
+        guard frame.isEmpty, let userID = CurveKeyPair.z85(publicKey) else { return drop(id) }
         let name = principal(userID)
         guard openByPrincipal[name, default: 0] < limits.maximumConnectionsPerPrincipal else {
           counters.refusedForPrincipal += 1
@@ -404,24 +406,20 @@ final class RequestStreams: @unchecked Sendable {
     }
   }
 
-  /// Answers a greeting with the hub's nonce and proof; anything else than a greeting
-  /// closes the connection.
+  /// Answers a greeting (the first message of the Noise IK handshake) with the second;
+  /// anything else than a greeting whose handshake message holds closes the connection.
   private func greet(_ id: UInt64, _ frame: Data) {
     guard frame.count == StreamHandshake.greetingSize,
       frame.prefix(StreamHandshake.magic.count) == StreamHandshake.magic
     else { return drop(id) }
-    let publicKey = Data(frame.dropFirst(8).prefix(32))
-    let clientNonce = Data(frame.suffix(32))
-    guard
-      let key = StreamHandshake.sharedKey(
-        secret: keys.secret, peer: publicKey, client: publicKey, hub: keys.public)
+    var handshake = NoiseIK.responder(prologue: StreamHandshake.magic, local: keys)
+    guard (try? handshake.readFirst(Data(frame.dropFirst(StreamHandshake.magic.count)))) != nil,
+      let publicKey = handshake.remoteStatic,
+      let (answer, session) = try? handshake.writeSecond()
     else { return drop(id) }
-    let hubNonce = StreamHandshake.nonce()
-    connections[id]?.state = .proving(
-      key: key, hubNonce: hubNonce, clientNonce: clientNonce, publicKey: publicKey)
-    enqueue(
-      id,
-      hubNonce + StreamHandshake.hubProof(key: key, clientNonce: clientNonce, hubNonce: hubNonce))
+    connections[id]?.state = .confirming(publicKey: publicKey)
+    enqueue(id, answer)
+    connections[id]?.session = session
   }
 
   /// Sends `error` and closes the connection once it is out.
@@ -442,8 +440,16 @@ final class RequestStreams: @unchecked Sendable {
 
   // MARK: - Output
 
-  private func enqueue(_ id: UInt64, _ body: Data) {
+  /// Queues `body` for the connection, sealed once the handshake has its ciphers (in the
+  /// order the frames go out, as their counter says).
+  private func enqueue(_ id: UInt64, _ plain: Data) {
     guard var connection = connections[id] else { return }
+    var body = plain
+    if var session = connection.session {
+      guard let sealed = try? session.send.encrypt(plain) else { return drop(id) }
+      connection.session = session
+      body = sealed
+    }
     connection.output.append((FrameBuffer.header(body.count), body))
     connection.waitingBytes += 4 + body.count
     outputBytes += 4 + body.count

@@ -291,7 +291,8 @@ public struct NoiseIK {
       bytes.subdata(in: Noise.keySize..<(Noise.keySize + staticSize)))
     self.remoteStatic = remoteStatic
     symmetric.mixKey(try Noise.dh(local, remoteStatic))
-    return try symmetric.decryptAndHash(bytes.subdata(in: (Noise.keySize + staticSize)..<bytes.count))
+    return try symmetric.decryptAndHash(
+      bytes.subdata(in: (Noise.keySize + staticSize)..<bytes.count))
   }
 
   /// The responder's second message: e, ee, se, then `payload` encrypted; and its session.

@@ -1,88 +1,35 @@
-import CSodium
 import Foundation
 import HearthZMQ
 
 /// The hub's request stream (Protocols/README.md, "The request stream"): the same requests
 /// and replies as the ZeroMQ request socket, over a bare unix stream socket,
 /// `<runtime>/hub.stream`. Each message is a frame — a 4-byte big-endian length, then that
-/// many bytes — and the connection begins with a handshake in which the client proves it
-/// holds the secret half of its CURVE key and the hub proves it holds the hub's.
+/// many bytes. The connection begins with a Noise IK handshake (`NoiseIK`) between the
+/// client's CURVE key pair and the hub's, and every frame after it is a Noise transport
+/// message: sealed with the session's key for its direction and its place in the stream.
 ///
 /// No thread of libzmq stands between the caller and the kernel: a request is one `sendmsg`
 /// from the writer's own thread to the hub's, its reply one `recv` back.
 public enum StreamHandshake {
-  /// What a client's greeting begins with: the protocol and its version.
-  public static let magic = Data("hearth/1".utf8)
-  /// The greeting's size: the magic, the client's public key, the client's nonce.
-  public static let greetingSize = 8 + 32 + 32
-  /// The hub's answer's size: the hub's nonce and its proof.
-  public static let answerSize = 32 + 32
-  /// The client's proof's size.
-  public static let proofSize = 32
+  /// What a client's greeting begins with, and the Noise prologue of both ends: the
+  /// protocol and its version.
+  public static let magic = Data("hearth/2".utf8)
+  /// The greeting: the magic, then the first handshake message with no payload (the
+  /// client's ephemeral key, its static key sealed, an empty payload sealed).
+  public static let greetingSize = magic.count + NoiseIK.firstMessageSize()
+  /// The hub's answer: the second handshake message with no payload.
+  public static let answerSize = NoiseIK.secondMessageSize()
+  /// The client's confirmation, its first transport message: nothing, sealed.
+  public static let confirmationSize = Noise.tagSize
 
-  /// The key both ends derive: BLAKE2b-256 of the X25519 shared secret of `secret` and
-  /// `peer`, then the client's and the hub's public keys. Nil when `peer` is a point of
-  /// small order (the shared secret would be all zeros).
-  public static func sharedKey(secret: Data, peer: Data, client: Data, hub: Data) -> Data? {
-    guard secret.count == 32, peer.count == 32 else { return nil }
-    var shared = [UInt8](repeating: 0, count: 32)
-    let status = secret.withUnsafeBytes { secret in
-      peer.withUnsafeBytes { peer in
-        crypto_scalarmult(
-          &shared, secret.bindMemory(to: UInt8.self).baseAddress!,
-          peer.bindMemory(to: UInt8.self).baseAddress!)
-      }
-    }
-    defer { sodium_memzero(&shared, 32) }
-    guard status == 0 else { return nil }
-    return digest(Data(shared) + client + hub, key: nil)
-  }
-
-  /// A proof: BLAKE2b-256 keyed with `key` over `label`, then `first` and `second`.
-  private static func proof(key: Data, label: String, _ first: Data, _ second: Data) -> Data {
-    digest(Data(label.utf8) + first + second, key: key)
-  }
-
-  /// The hub's proof over the client's nonce then its own.
-  public static func hubProof(key: Data, clientNonce: Data, hubNonce: Data) -> Data {
-    proof(key: key, label: "hearth hub", clientNonce, hubNonce)
-  }
-
-  /// The client's proof over the hub's nonce then its own.
-  public static func clientProof(key: Data, hubNonce: Data, clientNonce: Data) -> Data {
-    proof(key: key, label: "hearth client", hubNonce, clientNonce)
-  }
-
-  /// Whether two proofs are equal, in time that does not depend on where they differ.
-  public static func same(_ a: Data, _ b: Data) -> Bool {
-    guard a.count == b.count else { return false }
-    return a.withUnsafeBytes { a in
-      b.withUnsafeBytes { b in sodium_memcmp(a.baseAddress, b.baseAddress, a.count) == 0 }
-    }
-  }
-
-  /// `count` random bytes.
-  public static func nonce(_ count: Int = 32) -> Data {
-    var bytes = [UInt8](repeating: 0, count: count)
-    randombytes_buf(&bytes, count)
-    return Data(bytes)
-  }
-
-  private static func digest(_ input: Data, key: Data?) -> Data {
-    var out = [UInt8](repeating: 0, count: 32)
-    input.withUnsafeBytes { input in
-      let bytes = input.bindMemory(to: UInt8.self).baseAddress
-      if let key {
-        key.withUnsafeBytes { key in
-          _ = crypto_generichash(
-            &out, 32, bytes, UInt64(input.count), key.bindMemory(to: UInt8.self).baseAddress,
-            key.count)
-        }
-      } else {
-        _ = crypto_generichash(&out, 32, bytes, UInt64(input.count), nil, 0)
-      }
-    }
-    return Data(out)
+  /// The Noise key pair of a CURVE key pair (Z85); nil when either key is not one, or the
+  /// public key is not the secret key's.
+  public static func keyPair(_ keys: CurveKeyPair) -> Noise.KeyPair? {
+    guard let secret = CurveKeyPair.raw(keys.secretKey),
+      let publicKey = CurveKeyPair.raw(keys.publicKey)
+    else { return nil }
+    let pair = Noise.KeyPair(secret: secret)
+    return pair.publicKey == publicKey ? pair : nil
   }
 }
 
@@ -188,18 +135,20 @@ public final class RequestStream {
     case unusable(String)
   }
 
+  /// The handshake's ciphers; nil until it is done.
+  private var session: NoiseSession?
+
   private init(fd: Int32) { self.fd = fd }
 
   deinit { close() }
 
-  /// Connects to `path` and proves `keys` to the hub whose public key is `hubKey` (both
-  /// Z85), waiting at most `timeout` for the hub's answer.
+  /// Connects to `path` and runs the handshake as `keys` with the hub whose public key is
+  /// `hubKey` (both Z85), waiting at most `timeout` for the hub's answer.
   public static func open(
     path: String, keys: CurveKeyPair, hubKey: String, timeout: Duration
   ) throws -> RequestStream {
-    guard let publicKey = CurveKeyPair.raw(keys.publicKey),
-      let secretKey = CurveKeyPair.raw(keys.secretKey), let hubPublic = CurveKeyPair.raw(hubKey)
-    else { throw Failure.unusable("a key is not a Z85 CURVE key") }
+    guard let pair = StreamHandshake.keyPair(keys), let hubPublic = CurveKeyPair.raw(hubKey)
+    else { throw Failure.unusable("a key is not a Z85 CURVE key, or not its pair's") }
     let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue | SOCK_CLOEXEC.rawValue), 0)
     guard fd >= 0 else { throw Failure.unusable(String(cString: strerror(errno))) }
     let stream = RequestStream(fd: fd)
@@ -207,26 +156,52 @@ public final class RequestStream {
       throw Failure.unusable("the path is too long for a unix socket: \(path)")
     }
     guard connected == 0 else { throw Failure.notListening }
-    let clientNonce = StreamHandshake.nonce()
-    try stream.send(StreamHandshake.magic + publicKey + clientNonce)
-    guard let answer = try? stream.receive(timeout: timeout, limit: 1 << 16),
-      answer.count == StreamHandshake.answerSize,
-      let key = StreamHandshake.sharedKey(
-        secret: secretKey, peer: hubPublic, client: publicKey, hub: hubPublic)
+    var handshake = NoiseIK.initiator(
+      prologue: StreamHandshake.magic, local: pair, remoteStatic: hubPublic)
+    do {
+      try stream.sendRaw(StreamHandshake.magic + handshake.writeFirst())
+    } catch let error as Noise.Failure {
+      throw Failure.unusable("the hub's key cannot be used: \(error)")
+    }
+    guard let answer = try? stream.receiveRaw(timeout: timeout, limit: 1 << 16),
+      answer.count == StreamHandshake.answerSize
     else { throw Failure.noAnswer }
-    let hubNonce = answer.prefix(32)
-    guard
-      StreamHandshake.same(
-        answer.suffix(32),
-        StreamHandshake.hubProof(key: key, clientNonce: clientNonce, hubNonce: Data(hubNonce)))
-    else { throw Failure.notTheHub }
-    try stream.send(
-      StreamHandshake.clientProof(key: key, hubNonce: Data(hubNonce), clientNonce: clientNonce))
+    // Only the holder of the hub's secret key makes an answer that decrypts.
+    guard let (_, session) = try? handshake.readSecond(answer) else { throw Failure.notTheHub }
+    stream.session = session
+    try stream.send(Data())
     return stream
   }
 
-  /// Sends one frame whole (blocking while the hub's buffer is full).
+  /// Sends one request (or any body), sealed, as one frame (blocking while the hub's buffer
+  /// is full).
   public func send(_ body: Data) throws {
+    guard var session else { throw StreamClosed(reason: "the handshake is not done") }
+    let sealed = try session.send.encrypt(body)
+    self.session = session
+    try sendRaw(sealed)
+  }
+
+  /// The next frame, opened, waiting at most `timeout`: nil when none came in time. Throws
+  /// `StreamClosed` when the hub closed the connection or sent a frame that does not
+  /// decrypt, `FrameTooLarge` past `limit`.
+  public func receive(timeout: Duration, limit: Int = Int(Int32.max)) throws -> Data? {
+    guard var session else { throw StreamClosed(reason: "the handshake is not done") }
+    guard
+      let sealed = try receiveRaw(
+        timeout: timeout, limit: min(limit, Int(Int32.max)) + Noise.tagSize)
+    else { return nil }
+    do {
+      let body = try session.receive.decrypt(sealed)
+      self.session = session
+      return body
+    } catch {
+      close()
+      throw StreamClosed(reason: "a frame from the hub did not decrypt (\(error))")
+    }
+  }
+
+  private func sendRaw(_ body: Data) throws {
     let header = FrameBuffer.header(body.count)
     var sent = 0
     while sent < 4 + body.count {
@@ -239,9 +214,7 @@ public final class RequestStream {
     }
   }
 
-  /// The next frame, waiting at most `timeout`: nil when none came in time. Throws
-  /// `StreamClosed` when the hub closed the connection, `FrameTooLarge` past `limit`.
-  public func receive(timeout: Duration, limit: Int = Int(Int32.max)) throws -> Data? {
+  private func receiveRaw(timeout: Duration, limit: Int) throws -> Data? {
     let deadline = ContinuousClock.now + timeout
     while true {
       if let frame = try input.next(limit: limit) { return frame }

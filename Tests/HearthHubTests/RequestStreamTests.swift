@@ -3,11 +3,11 @@ import HearthData
 import HearthDataTestSupport
 import HearthPlugin
 import HearthSQLite
-import HearthWire
 import HearthZMQ
 import Testing
 
 @testable import HearthHub
+@testable import HearthWire
 
 /// The request stream (`RequestStream`, Protocols/README.md "The request stream") against a
 /// real hub: its handshake, requests and replies, and what the hub does with a client that
@@ -87,19 +87,165 @@ import Testing
       try Self.object(reader.receive(timeout: .seconds(5)))["code"] as? String == "unauthorized")
   }
 
+  /// A greeting sealed for another key than the hub's: the hub cannot read it and closes
+  /// the connection. A process at the path that answers without the hub's secret key (it
+  /// has the public one, as everyone does): the client refuses it. Nothing at the path:
+  /// `notListening`.
   @Test func aClientRefusesAProcessThatDoesNotProveTheHubsKey() throws {
     let running = try RunningHub()
     defer { running.stopAndRemove() }
-    #expect(throws: RequestStream.Failure.notTheHub) {
+    #expect(throws: RequestStream.Failure.noAnswer) {
       try RequestStream.open(
         path: running.paths.requestStreamPath, keys: .generate(),
         hubKey: CurveKeyPair.generate().publicKey, timeout: .seconds(5))
+    }
+    let impostor = running.paths.runtimeDirectory + "/impostor.stream"
+    let listener = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+    defer { close(listener) }
+    #expect(withUnixAddress(impostor, { bind(listener, $0, $1) }) == 0)
+    #expect(listen(listener, 4) == 0)
+    let answered = Thread {
+      let fd = accept(listener, nil, nil)
+      guard fd >= 0 else { return }
+      defer { close(fd) }
+      var greeting = [UInt8](repeating: 0, count: 4 + StreamHandshake.greetingSize)
+      _ = recv(fd, &greeting, greeting.count, Int32(MSG_WAITALL))
+      // An answer of the right size that no secret key made.
+      let answer =
+        FrameBuffer.header(StreamHandshake.answerSize)
+        + (0..<StreamHandshake.answerSize).map { _ in UInt8.random(in: 0...255) }
+      _ = send(fd, answer, answer.count, 0)
+      var rest = [UInt8](repeating: 0, count: 64)
+      _ = recv(fd, &rest, rest.count, 0)
+    }
+    answered.start()
+    #expect(throws: RequestStream.Failure.notTheHub) {
+      try RequestStream.open(
+        path: impostor, keys: .generate(), hubKey: #require(running.paths.hubPublicKey()),
+        timeout: .seconds(5))
     }
     #expect(throws: RequestStream.Failure.notListening) {
       try RequestStream.open(
         path: running.paths.runtimeDirectory + "/nothing.stream", keys: .generate(),
         hubKey: CurveKeyPair.generate().publicKey, timeout: .seconds(5))
     }
+  }
+
+  /// Key-compromise impersonation: a process that has stolen the hub's secret key, and has
+  /// no plugin's, tries to act as plugin `s` on the stream. It can make the first handshake
+  /// message in `s`'s name (its `ss` is the hub's secret with `s`'s public key), but not
+  /// the keys after the second (`se` needs `s`'s secret key): its confirmation and its
+  /// write do not decrypt, the hub closes the connection, and nothing is written.
+  @Test func theHubsSecretKeyAloneCannotActAsAPlugin() throws {
+    let running = try RunningHub()
+    defer { running.stopAndRemove() }
+    let database = try HubDatabase.registered(Self.registration, paths: running.paths)
+    let plugin = try #require(try running.paths.keyring.pluginKeys("s"))
+    let hub = try #require(StreamHandshake.keyPair(running.paths.keyring.hubKeys()))
+    let pluginPublic = try #require(CurveKeyPair.raw(plugin.publicKey))
+
+    let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+    defer { close(fd) }
+    #expect(withUnixAddress(running.paths.requestStreamPath, { connect(fd, $0, $1) }) == 0)
+    var timeout = timeval(tv_sec: 5, tv_usec: 0)
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+    // The initiator's first message, step by step, with the hub's secret in `ss`.
+    var symmetric = NoiseSymmetric(protocolName: Noise.protocolName)
+    symmetric.mixHash(StreamHandshake.magic)
+    symmetric.mixHash(hub.publicKey)
+    let ephemeral = Noise.KeyPair.generate()
+    var first = ephemeral.publicKey
+    symmetric.mixHash(ephemeral.publicKey)
+    symmetric.mixKey(try Noise.dh(ephemeral, hub.publicKey))
+    first += try symmetric.encryptAndHash(pluginPublic)
+    symmetric.mixKey(try Noise.dh(hub, pluginPublic))
+    first += try symmetric.encryptAndHash(Data())
+    Self.sendFrame(fd, StreamHandshake.magic + first)
+    // The hub accepts the first message and answers.
+    let answer = try #require(Self.readFrame(fd))
+    #expect(answer.count == StreamHandshake.answerSize)
+    // `ee` it can do; `se` (the plugin's secret with the hub's ephemeral key) it cannot:
+    // its best guess is the hub's secret again.
+    let hubEphemeral = answer.prefix(32)
+    symmetric.mixHash(hubEphemeral)
+    symmetric.mixKey(try Noise.dh(ephemeral, hubEphemeral))
+    symmetric.mixKey(try Noise.dh(hub, hubEphemeral))
+    #expect(throws: Noise.Failure.decryption) {
+      try symmetric.decryptAndHash(answer.dropFirst(32))
+    }
+    var (toHub, _) = symmetric.split()
+    Self.sendFrame(fd, try toHub.encrypt(Data()))
+    Self.sendFrame(fd, try toHub.encrypt(Self.insert("stolen", "impostor")))
+    // The hub closes the connection without a word.
+    #expect(Self.readFrame(fd) == nil)
+    let rows = try database.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM s_rows") }
+    #expect(rows == 0)
+  }
+
+  /// A relay between a real plugin and the hub passes the plugin's handshake and first
+  /// write through, then slips in a write of its own, in the clear: every frame after the
+  /// handshake is sealed for its place in the session, so the hub closes the connection
+  /// and the relay's write never runs.
+  @Test func aFrameInjectedAfterARealHandshakeIsRefused() throws {
+    let running = try RunningHub()
+    defer { running.stopAndRemove() }
+    let database = try HubDatabase.registered(Self.registration, paths: running.paths)
+    let keys = try HubTransport.pluginKeys("s", paths: running.paths, [:])
+    let hubKey = try #require(running.paths.hubPublicKey())
+    let relayPath = running.paths.runtimeDirectory + "/relay.stream"
+    let listener = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+    defer { close(listener) }
+    #expect(withUnixAddress(relayPath, { bind(listener, $0, $1) }) == 0)
+    #expect(listen(listener, 4) == 0)
+    // The plugin, on its own thread, talks to the relay as if it were the hub.
+    Thread {
+      guard
+        let stream = try? RequestStream.open(
+          path: relayPath, keys: keys, hubKey: hubKey, timeout: .seconds(5))
+      else { return }
+      try? stream.send(Self.insert("own", "plugin"))
+      _ = try? stream.receive(timeout: .seconds(5))
+      _ = try? stream.receive(timeout: .seconds(5))
+    }.start()
+    let plugin = accept(listener, nil, nil)
+    defer { close(plugin) }
+    let hub = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+    defer { close(hub) }
+    #expect(withUnixAddress(running.paths.requestStreamPath, { connect(hub, $0, $1) }) == 0)
+    var timeout = timeval(tv_sec: 5, tv_usec: 0)
+    for fd in [plugin, hub] {
+      setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+    }
+    // Greeting, answer, confirmation, the plugin's write and its reply: passed through.
+    for (from, to) in [(plugin, hub), (hub, plugin), (plugin, hub), (plugin, hub), (hub, plugin)] {
+      Self.sendFrame(to, try #require(Self.readFrame(from)))
+    }
+    Self.sendFrame(hub, Self.insert("relay", "injected"))
+    #expect(Self.readFrame(hub) == nil)
+    let values = try database.read { db in try String.fetchAll(db, sql: "SELECT v FROM s_rows") }
+    #expect(values == ["plugin"])
+  }
+
+  static func sendFrame(_ fd: Int32, _ body: Data) {
+    let bytes = FrameBuffer.header(body.count) + [UInt8](body)
+    _ = send(fd, bytes, bytes.count, Int32(MSG_NOSIGNAL))
+  }
+
+  /// The next frame on a blocking socket; nil when it closes (or its receive timeout ends).
+  static func readFrame(_ fd: Int32) -> Data? {
+    func exactly(_ count: Int) -> [UInt8]? {
+      var bytes = [UInt8](repeating: 0, count: count)
+      var got = 0
+      while got < count {
+        let n = bytes.withUnsafeMutableBytes { recv(fd, $0.baseAddress! + got, count - got, 0) }
+        if n <= 0 { return nil }
+        got += n
+      }
+      return bytes
+    }
+    guard let header = exactly(4) else { return nil }
+    let length = header.reduce(0) { $0 << 8 | Int($1) }
+    return exactly(length).map { Data($0) }
   }
 
   @Test func aFramePastTheTransportLimitIsRefusedAndTheConnectionClosed() throws {
