@@ -22,15 +22,15 @@ final class HubOutbox: @unchecked Sendable {
   private enum Item {
     /// A commit's events are durable: the hub's sequence number moves past them.
     case durable([ChangeFeed.PublishedCommit])
-    case reply(client: Data, body: Data)
+    case reply(to: ReplyRoute, body: Data)
     /// A commit's events, to publish once its replies are out.
     case publish([ChangeFeed.PublishedCommit])
   }
 
   /// What only the hub's thread sends.
   enum HubThreadItem {
-    /// A reply to a ZeroMQ client.
-    case reply(client: Data, body: Data)
+    /// A reply to a ZeroMQ client (by its identity).
+    case reply(to: Data, body: Data)
     /// A commit's events, for the bus.
     case publish([ChangeFeed.PublishedCommit])
   }
@@ -48,7 +48,7 @@ final class HubOutbox: @unchecked Sendable {
   private var committed = 0
   /// The one writer of the commits since `aloneSince` (nil: several, or the hub itself),
   /// and whether the last commits wait for `syncHereIfAlone`.
-  private var lastWriter: Data?
+  private var lastWriter: ReplyRoute?
   private var aloneSince: UInt64 = 0
   private var syncsHere = false
   /// How long one writer must have written alone before its commits are synced on the
@@ -72,7 +72,7 @@ final class HubOutbox: @unchecked Sendable {
   /// ticket, and a sync is asked for — or, while one writer writes alone, left for
   /// `syncHereIfAlone` to make on the hub's thread. Replies handed over from now on wait
   /// for it.
-  func commit(_ events: [ChangeFeed.PublishedCommit], by writers: [Data]) {
+  func commit(_ events: [ChangeFeed.PublishedCommit], by writers: [ReplyRoute]) {
     let ticket: Int? = lock.withLock {
       committed += 1
       held.append((committed, .durable(events)))
@@ -113,15 +113,14 @@ final class HubOutbox: @unchecked Sendable {
 
   /// Sends a reply now when nothing is held (nor, for a ZeroMQ client, left for the hub's
   /// thread), else after what is. The hub's thread only.
-  func send(_ client: Data, _ body: Data) {
+  func send(_ route: ReplyRoute, _ body: Data) {
     lock.withLock {
-      let isStream = RequestStreams.isStreamClient(client)
       if !held.isEmpty {
-        held.append((committed, .reply(client: client, body: body)))
-      } else if !isStream, !forHubThread.isEmpty {
-        forHubThread.append(.reply(client: client, body: body))
+        held.append((committed, .reply(to: route, body: body)))
+      } else if case .router(let identity) = route, !forHubThread.isEmpty {
+        forHubThread.append(.reply(to: identity, body: body))
       } else {
-        sendNow(client, body)
+        sendNow(route, body)
       }
     }
   }
@@ -150,12 +149,12 @@ final class HubOutbox: @unchecked Sendable {
       switch item {
       case .durable(let events):
         for event in events { onDurable(event.event.seq) }
-      case .reply(let client, let body) where RequestStreams.isStreamClient(client):
+      case .reply(.stream(let connection), let body):
         // Sent from either thread while ZeroMQ replies wait for the hub's: a client is on
         // one transport, so no client's replies change order.
-        streams.send(client, body)
-      case .reply(let client, let body):
-        forHubThread.append(.reply(client: client, body: body))
+        streams.send(connection, body)
+      case .reply(.router(let identity), let body):
+        forHubThread.append(.reply(to: identity, body: body))
       case .publish(let events):
         forHubThread.append(.publish(events))
       }
@@ -164,9 +163,12 @@ final class HubOutbox: @unchecked Sendable {
   }
 
   /// Sends an encoded reply, whatever is held. A ZeroMQ client's only on the hub's thread.
-  func sendNow(_ client: Data, _ body: Data) {
-    if RequestStreams.isStreamClient(client) { return streams.send(client, body) }
-    // A client that went away is not an error of the hub: its reply is dropped.
-    try? router.send([client, body], dontWait: true)
+  func sendNow(_ route: ReplyRoute, _ body: Data) {
+    switch route {
+    case .stream(let connection): streams.send(connection, body)
+    case .router(let identity):
+      // A client that went away is not an error of the hub: its reply is dropped.
+      try? router.send([identity, body], dontWait: true)
+    }
   }
 }

@@ -10,9 +10,9 @@ import HearthZMQ
 struct HubSession {
   /// A request waiting for the writer, held by a transaction in several messages.
   enum Work {
-    case transaction(client: Data, request: TransactionRequest)
-    case register(client: Data, request: RegisterRequest)
-    case sync(client: Data, request: SyncRequest)
+    case transaction(client: ReplyRoute, request: TransactionRequest)
+    case register(client: ReplyRoute, request: RegisterRequest)
+    case sync(client: ReplyRoute, request: SyncRequest)
   }
 
   let hub: Hub
@@ -34,12 +34,12 @@ struct HubSession {
   /// `sync` requests of action `now`, waiting for a round to finish, and sharing actions
   /// (`ticket`), waiting for their outcome.
   typealias SyncWaiter = (
-    client: Data, id: String, round: Int, deadline: Duration, ticket: Int?
+    client: ReplyRoute, id: String, round: Int, deadline: Duration, ticket: Int?
   )
   var syncWaiters: [SyncWaiter] = []
   /// Requests received on the ZeroMQ socket and not yet served, by principal and
   /// connection (the request stream keeps its own).
-  var routerWaiting = FairQueue<Data, ReceivedMessage>()
+  var routerWaiting = FairQueue<Data, ArrivedRequest>()
 
   /// The most one-message transactions one COMMIT carries.
   static let maximumGroup = 64
@@ -103,11 +103,10 @@ struct HubSession {
     if !burst.isEmpty {
       let turnStart = DispatchTime.now().uptimeNanoseconds
       let requests = lightFirst(parse(burst))
-      var group: [(client: Data, request: TransactionRequest)] = []
+      var group: [(client: ReplyRoute, request: TransactionRequest)] = []
       var index = 0
       while index < requests.count {
         let (message, parsed) = requests[index]
-        let frames = message.frames
         index += 1
         // One-message writes share a COMMIT; a transaction that returns rows commits alone
         // (its rows may be large, and a group's replies all wait for its COMMIT).
@@ -115,12 +114,12 @@ struct HubSession {
           request.isOneMessage, !request.returnsRows,
           !group.contains(where: { $0.request.id == request.id })
         {
-          group.append((frames[0], request))
+          group.append((message.route, request))
           continue
         }
         commit(group)
         group.removeAll()
-        dispatch(frames, parsed)
+        dispatch(message, parsed)
         // A turn that has taken its time hands back what it did not reach: the next turn
         // serves every principal waiting, so nobody waits behind a long burst.
         if index < requests.count,
@@ -151,34 +150,36 @@ struct HubSession {
   /// connection's messages without bound in number, so the bound is kept here.
   mutating func receiveFromRouter(principal: (String?) -> String) throws {
     for _ in 0..<Self.maximumGroup {
-      guard let message = try router.receiveMessage(timeout: .zero) else { return }
-      guard let client = message.frames.first else { continue }
-      guard routerWaiting.count(of: client) < Self.maximumWaitingPerConnection else {
+      guard let received = try router.receiveMessage(timeout: .zero) else { return }
+      guard let message = ArrivedRequest(router: received),
+        case .router(let identity) = message.route
+      else { continue }
+      guard routerWaiting.count(of: identity) < Self.maximumWaitingPerConnection else {
         let id =
-          message.frames.count == 2
-          ? (try? WireRequest.parse(message.frames[1], limits: configuration.limits).get())?.id
+          message.frames.count == 1
+          ? (try? WireRequest.parse(message.frames[0], limits: configuration.limits).get())?.id
           : nil
         reply(
-          client,
+          message.route,
           ErrorReply(
             id: id, code: .busy,
             message: "this connection has \(Self.maximumWaitingPerConnection) requests waiting "
               + "at the hub, its most; wait for their replies"))
         continue
       }
-      routerWaiting.append(message, principal: principal(message.userID), source: client)
+      routerWaiting.append(message, principal: principal(message.userID), source: identity)
     }
   }
 
-  typealias Parsed = (message: ReceivedMessage, parsed: Result<WireRequest, ErrorReply>?)
+  typealias Parsed = (message: ArrivedRequest, parsed: Result<WireRequest, ErrorReply>?)
 
   /// Each frame parsed (nil: a message of other than one frame) and checked against its
   /// connection's key.
-  mutating func parse(_ messages: [ReceivedMessage]) -> [Parsed] {
+  mutating func parse(_ messages: [ArrivedRequest]) -> [Parsed] {
     messages.map { message in
       let frames = message.frames
       var parsed =
-        frames.count == 2 ? WireRequest.parse(frames[1], limits: configuration.limits) : nil
+        frames.count == 1 ? WireRequest.parse(frames[0], limits: configuration.limits) : nil
       if case .success(let request)? = parsed,
         let refusal = identities.refusal(of: request, from: message.userID)
       {
@@ -193,9 +194,9 @@ struct HubSession {
   /// of its requests is put back, the ones after it follow it.
   func lightFirst(_ requests: [Parsed]) -> [Parsed] {
     var (light, heavy) = ([Parsed](), [Parsed]())
-    var deferred = Set<Data>()
+    var deferred = Set<ReplyRoute>()
     for request in requests {
-      let client = request.message.frames[0]
+      let client = request.message.route
       let bulky: Bool =
         switch request.parsed {
         case .success(.transaction(let transaction))?: transaction.returnsRows
@@ -214,25 +215,25 @@ struct HubSession {
 
   /// Hands requests taken and not served back to their queues, in order.
   mutating func putBack(
-    _ messages: [ReceivedMessage], principal: (String?) -> String
+    _ messages: [ArrivedRequest], principal: (String?) -> String
   ) {
-    streams.putBack(messages.filter { RequestStreams.isStreamClient($0.frames[0]) })
-    for message in messages.reversed() where !RequestStreams.isStreamClient(message.frames[0]) {
-      routerWaiting.putBack(
-        message, principal: principal(message.userID), source: message.frames[0])
+    streams.putBack(messages.filter { if case .stream = $0.route { true } else { false } })
+    for message in messages.reversed() {
+      guard case .router(let identity) = message.route else { continue }
+      routerWaiting.putBack(message, principal: principal(message.userID), source: identity)
     }
   }
 
   /// Answers one request: `parsed` is its frame parsed, nil when it came as other than one
   /// frame.
-  mutating func dispatch(_ frames: [Data], _ parsed: Result<WireRequest, ErrorReply>?) {
-    guard let client = frames.first else { return }
+  mutating func dispatch(_ message: ArrivedRequest, _ parsed: Result<WireRequest, ErrorReply>?) {
+    let client = message.route
     guard let parsed else {
       return reply(
         client,
         ErrorReply(
           id: nil, code: .malformed,
-          message: "a request is one frame of JSON (got \(frames.count - 1) frames)"))
+          message: "a request is one frame of JSON (got \(message.frames.count) frames)"))
     }
     switch parsed {
     case .failure(let refusal):
@@ -268,7 +269,7 @@ struct HubSession {
     }
   }
 
-  mutating func enqueue(_ work: Work, client: Data, id: String) {
+  mutating func enqueue(_ work: Work, client: ReplyRoute, id: String) {
     guard queue.count < configuration.maximumQueuedRequests else {
       return reply(
         client,
@@ -342,7 +343,7 @@ struct HubSession {
 
   /// One message of a transaction: a lone one-message commit is a group of one; the rest is
   /// the executor's (or waits for the open transaction to end).
-  mutating func transaction(client: Data, request: TransactionRequest) {
+  mutating func transaction(client: ReplyRoute, request: TransactionRequest) {
     if executor.open == nil, request.isOneMessage { return commit([(client, request)]) }
     switch executor.receive(
       request, from: client, feed: feed, seq: hub.committedSequence + 1, at: hub.millisecondsNow(),
@@ -360,7 +361,7 @@ struct HubSession {
   }
 
   /// Commits one-message transactions together (see `TransactionExecutor.commit`).
-  mutating func commit(_ group: [(client: Data, request: TransactionRequest)]) {
+  mutating func commit(_ group: [(client: ReplyRoute, request: TransactionRequest)]) {
     guard !group.isEmpty else { return }
     let outcomes = executor.commit(
       group.map(\.request), feed: feed, seq: hub.committedSequence + 1, at: hub.millisecondsNow())
@@ -380,7 +381,7 @@ struct HubSession {
   }
 
   /// Registers a plugin (see `Registrar`).
-  mutating func register(client: Data, request: RegisterRequest) {
+  mutating func register(client: ReplyRoute, request: RegisterRequest) {
     let seq = hub.committedSequence + 1
     let now = hub.millisecondsNow()
     let outcome: Result<(RegisteredReply, ChangeFeed.PublishedCommit?), ErrorReply>
@@ -405,7 +406,7 @@ struct HubSession {
   /// commit is durable (`sendDurable`) — the writers first, so that publishing never delays
   /// an acknowledgement.
   func announce(
-    _ events: [ChangeFeed.PublishedCommit], by writers: [Data], answer: () -> Void
+    _ events: [ChangeFeed.PublishedCommit], by writers: [ReplyRoute], answer: () -> Void
   ) {
     for _ in events { hub.advanceCommittedSequence() }
     outbox.commit(events, by: writers)
@@ -428,8 +429,8 @@ struct HubSession {
     }
     for item in outbox.takeForHubThread() {
       switch item {
-      case .reply(let client, let body):
-        outbox.sendNow(client, body)
+      case .reply(let identity, let body):
+        outbox.sendNow(.router(identity), body)
       case .publish(let events):
         if let service = hub.sync.service,
           events.contains(where: { hub.sync.capture.captures(any: $0.event.tables.keys) })
@@ -443,7 +444,7 @@ struct HubSession {
 
   // MARK: - Output
 
-  func reply(_ client: Data, _ message: any Encodable) {
+  func reply(_ client: ReplyRoute, _ message: any Encodable) {
     if let error = message as? ErrorReply, error.sqlite?.code == 5 {  // SQLITE_BUSY
       hub.locks.writerWasBusy()
     }
@@ -452,11 +453,11 @@ struct HubSession {
   }
 
   /// Sends an encoded reply (after what the outbox holds).
-  func send(_ client: Data, _ body: Data) { outbox.send(client, body) }
+  func send(_ client: ReplyRoute, _ body: Data) { outbox.send(client, body) }
 }
 
 extension HubSession.Work {
-  var client: Data {
+  var client: ReplyRoute {
     switch self {
     case .transaction(let client, _), .register(let client, _), .sync(let client, _): client
     }

@@ -167,7 +167,7 @@ extension HubSession {
   /// The `sync` request: declares tables and runs the action (writes, so they wait for an
   /// open transaction to end), rings the service, answers with the state — for `now`, once
   /// a round begun after the request has finished (see `answerSyncWaiters`).
-  mutating func sync(client: Data, request: SyncRequest) {
+  mutating func sync(client: ReplyRoute, request: SyncRequest) {
     let (sync, now) = (hub.sync, hub.millisecondsNow())
     do {
       // Declaring tables already synced (a plugin does at each start) writes nothing.

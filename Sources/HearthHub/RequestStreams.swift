@@ -9,9 +9,8 @@ import HearthZMQ
 /// a client does not read waits in its connection's output, and a client that lets too much
 /// wait is disconnected.
 ///
-/// A request that arrives here is handed to the session as the ROUTER would hand it: the
-/// frames `[client, body]` with the connection's key as its user id, `client` being an id
-/// no ROUTER makes (`isStreamClient`).
+/// A request that arrives here is handed to the session with its route
+/// (`ReplyRoute.stream`, the connection's number) and the connection's key as its user id.
 ///
 /// What one local process may hold here is bounded (Protocols/README.md "Limits"): the
 /// connections of a principal (a plugin, or every key of no plugin together), the
@@ -68,7 +67,7 @@ final class RequestStreams: @unchecked Sendable {
   private var connections: [UInt64: Connection] = [:]
   private var nextID: UInt64 = 1
   /// The requests read and not yet taken, and their bytes.
-  private var waiting = FairQueue<UInt64, ReceivedMessage>()
+  private var waiting = FairQueue<UInt64, ArrivedRequest>()
   private var waitingBytes = 0
   /// The replies waiting for their clients to read them, all together.
   private var outputBytes = 0
@@ -121,34 +120,17 @@ final class RequestStreams: @unchecked Sendable {
     }
   }
 
-  /// Whether `client` names a connection of the stream: nine bytes, the first zero. A
-  /// ROUTER's own ids are five bytes (a zero, then a number), and an id a peer chooses may
-  /// not begin with a zero.
-  static func isStreamClient(_ client: Data) -> Bool {
-    client.count == 9 && client.first == 0
-  }
-
-  private static func client(_ id: UInt64) -> Data {
-    var bytes = [UInt8](repeating: 0, count: 9)
-    for index in 0..<8 { bytes[8 - index] = UInt8(truncatingIfNeeded: id >> (8 * index)) }
-    return Data(bytes)
-  }
-
-  private static func connection(_ client: Data) -> UInt64 {
-    client.dropFirst().reduce(0) { $0 << 8 | UInt64($1) }
-  }
-
   /// Whether requests wait for the session (the loop should not sleep).
   var hasRequests: Bool { lock.withLock { !waiting.isEmpty } }
 
   /// How many principals have requests waiting.
   var waitingPrincipals: Int { lock.withLock { waiting.waitingPrincipals } }
 
-  /// Whether `client` is still connected: false for a stream client whose connection has
-  /// closed; true for any other (ZeroMQ does not say when its peers leave).
-  func isConnected(_ client: Data) -> Bool {
-    guard Self.isStreamClient(client) else { return true }
-    return lock.withLock { connections[Self.connection(client)] != nil }
+  /// Whether the client of `route` is still connected: false for a stream connection that
+  /// has closed; true for a ZeroMQ client (ZeroMQ does not say when its peers leave).
+  func isConnected(_ route: ReplyRoute) -> Bool {
+    guard case .stream(let id) = route else { return true }
+    return lock.withLock { connections[id] != nil }
   }
 
   /// The connections open now, the replies waiting to be read, the bounds and what they
@@ -217,7 +199,7 @@ final class RequestStreams: @unchecked Sendable {
 
   /// Up to `count` requests, taken in turn by principal (one of each while several wait,
   /// or while `oneEach`: others wait elsewhere).
-  func take(upTo count: Int, oneEach: Bool = false) -> [ReceivedMessage] {
+  func take(upTo count: Int, oneEach: Bool = false) -> [ArrivedRequest] {
     lock.lock()
     defer { lock.unlock() }
     let taken = waiting.take(upTo: count, oneEach: oneEach)
@@ -227,24 +209,23 @@ final class RequestStreams: @unchecked Sendable {
 
   /// Hands back requests taken and not served (see `FairQueue.putBack`), last first; those
   /// of a connection that has closed meanwhile are dropped.
-  func putBack(_ messages: some BidirectionalCollection<ReceivedMessage>) {
+  func putBack(_ messages: some BidirectionalCollection<ArrivedRequest>) {
     lock.lock()
     defer { lock.unlock() }
     for message in messages.reversed() {
-      guard let client = message.frames.first,
-        case .open(_, let principal)? = connections[Self.connection(client)]?.state
+      guard case .stream(let id) = message.route,
+        case .open(_, let principal)? = connections[id]?.state
       else { continue }
-      waiting.putBack(message, principal: principal, source: Self.connection(client))
+      waiting.putBack(message, principal: principal, source: id)
       waitingBytes += message.frames.last?.count ?? 0
     }
   }
 
-  /// Sends `body` to `client`: now as far as the socket takes it, the rest when it is
-  /// writable. A connection gone drops it.
-  func send(_ client: Data, _ body: Data) {
+  /// Sends `body` on connection `id`: now as far as the socket takes it, the rest when it
+  /// is writable. A connection gone drops it.
+  func send(_ id: UInt64, _ body: Data) {
     lock.lock()
     defer { lock.unlock() }
-    let id = Self.connection(client)
     guard connections[id] != nil else { return }
     enqueue(id, body)
     keepWithinReplyBudget()
@@ -398,7 +379,7 @@ final class RequestStreams: @unchecked Sendable {
         connections[id]?.deadline = nil
       case .open(let userID, let name):
         waiting.append(
-          ReceivedMessage(frames: [Self.client(id), frame], userID: userID), principal: name,
+          ArrivedRequest(route: .stream(id), frames: [frame], userID: userID), principal: name,
           source: id)
         waitingBytes += frame.count
         if waiting.count(of: id) >= limits.maximumWaitingPerConnection { return }

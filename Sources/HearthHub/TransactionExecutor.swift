@@ -10,7 +10,7 @@ struct TransactionExecutor {
   struct OpenTransaction {
     var id: String
     var plugin: String
-    var client: Data
+    var client: ReplyRoute
     var nextPart: Int
     /// When its last message came, on the hub's clock.
     var lastActivity: Duration
@@ -213,7 +213,7 @@ struct TransactionExecutor {
   /// Takes one message of a transaction that is not a lone one-message commit (checked by
   /// `WireRequest.parse`). `seq` is the number a commit now would take.
   mutating func receive(
-    _ request: TransactionRequest, from client: Data, feed: ChangeFeed, seq: Int64,
+    _ request: TransactionRequest, from client: ReplyRoute, feed: ChangeFeed, seq: Int64,
     at now: Int64, clock: Duration
   ) -> Step {
     let part = request.part ?? 0
@@ -248,7 +248,7 @@ struct TransactionExecutor {
   }
 
   private mutating func begin(
-    _ request: TransactionRequest, from client: Data, feed: ChangeFeed, seq: Int64,
+    _ request: TransactionRequest, from client: ReplyRoute, feed: ChangeFeed, seq: Int64,
     at now: Int64, clock: Duration
   ) -> Step {
     enum Beginning {

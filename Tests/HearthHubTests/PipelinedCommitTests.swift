@@ -176,13 +176,16 @@ import Testing
       timeout: .seconds(5))
     defer { stream.close() }
     try stream.send(Data("hello".utf8))
-    var streamClient: Data?
+    var streamClient: ReplyRoute?
     for _ in 0..<250 where streamClient == nil {
-      streamClient = served.streams.take(upTo: 1).first?.frames.first
+      streamClient = served.streams.take(upTo: 1).first?.route
       if streamClient == nil { usleep(20_000) }
     }
-    let streamIdentity = try #require(streamClient)
-    #expect(RequestStreams.isStreamClient(streamIdentity))
+    let streamRoute = try #require(streamClient)
+    guard case .stream = streamRoute else {
+      Issue.record("a request of the stream came with the route \(streamRoute)")
+      return
+    }
 
     let syncer = try WALSyncer(databasePath: database)
     let durableMarks = Mutex<[Int64]>([])
@@ -192,14 +195,14 @@ import Testing
     syncer.deliverAfterEachSync { outbox.deliverDurable() }
 
     // Nothing waits for the disk: a reply goes at once.
-    outbox.send(identity, Data("first".utf8))
+    outbox.send(.router(identity), Data("first".utf8))
     #expect(try received() == "first")
     // After a commit, its replies and any later one wait for the sync.
     let event = CommitEvent(
       hub: "h", seq: 7, plugin: "p", request: "r", at: 0, changes: DatabaseChanges())
     outbox.commit([ChangeFeed.PublishedCommit(event: event, body: Data())], by: [])
-    outbox.send(identity, Data("second".utf8))
-    outbox.send(streamIdentity, Data("on the stream".utf8))
+    outbox.send(.router(identity), Data("second".utf8))
+    outbox.send(streamRoute, Data("on the stream".utf8))
     #expect(try received() == nil)
     #expect(try stream.receive(timeout: .milliseconds(200)) == nil)
     #expect(outbox.takeForHubThread().isEmpty && !outbox.isEmpty)
@@ -213,14 +216,14 @@ import Testing
     #expect(streamed.map { String(decoding: $0, as: UTF8.self) } == "on the stream")
     #expect(durableMarks.withLock { $0 } == [7])
     #expect(try received() == nil)
-    outbox.send(identity, Data("third".utf8))
+    outbox.send(.router(identity), Data("third".utf8))
     #expect(try received() == nil)
     let items = outbox.takeForHubThread()
     #expect(items.count == 2 && outbox.isEmpty)
-    for case .reply(let to, let body) in items { outbox.sendNow(to, body) }
+    for case .reply(let to, let body) in items { outbox.sendNow(.router(to), body) }
     #expect(try received() == "second")
     #expect(try received() == "third")
-    outbox.send(identity, Data("fourth".utf8))
+    outbox.send(.router(identity), Data("fourth".utf8))
     #expect(try received() == "fourth")
     syncer.deliverAfterEachSync(nil)
   }
