@@ -128,7 +128,7 @@ let package = Package(
       name: "HearthHub",
       dependencies: [
         "HearthWire", "HearthZMQ", "HearthSQLite", "HearthDependencies", "HearthService",
-        "HearthSupport", "HearthSync", "HearthPostgres", "HearthCommandLine",
+        "HearthSupport", "HearthSync", "HearthCommandLine",
       ],
       swiftSettings: strict),
     .target(

@@ -1,5 +1,4 @@
 import Foundation
-import HearthPostgres
 import HearthSQLite
 import HearthService
 import HearthSync
@@ -352,8 +351,6 @@ extension HubSession {
     case .failure(let error as ShareError):
       reply(
         waiter.client, ErrorReply(id: waiter.id, code: .shareRefused, message: error.description))
-    case .failure(let error as PostgresError) where error.sqlState == "42501":
-      reply(waiter.client, ErrorReply(id: waiter.id, code: .shareRefused, message: error.message))
     case .failure(let error):
       reply(waiter.client, ErrorReply(id: waiter.id, code: .syncFailed, message: "\(error)"))
     }

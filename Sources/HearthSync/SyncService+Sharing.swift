@@ -35,11 +35,17 @@ public struct ServerOutcome: Sendable, Hashable {
   public var verification: SyncVerification?
 }
 
-/// A sharing action refused by this hub (the server's refusals are `PostgresError`s of
-/// SQLSTATE 42501).
+/// A sharing action refused, by this hub or by the server (whose refusals come as
+/// SQLSTATE 42501, insufficient privilege: the outcome of an action carries them as this).
 public struct ShareError: Error, Hashable, Sendable, CustomStringConvertible {
   public var description: String
   public init(_ description: String) { self.description = description }
+
+  /// `error` as a share error when it is the server's refusal; any other error as it is.
+  static func fromServer(_ error: any Error) -> any Error {
+    guard let refusal = error as? PostgresError, refusal.sqlState == "42501" else { return error }
+    return ShareError(refusal.message)
+  }
 }
 
 extension SyncService {
@@ -67,7 +73,7 @@ extension SyncService {
       return actions.queued
     }
     return queued.map { ticket, action in
-      (ticket, Result { try run(action, server) })
+      (ticket, Result { try run(action, server) }.mapError(ShareError.fromServer))
     }
   }
 

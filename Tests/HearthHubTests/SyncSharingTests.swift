@@ -78,6 +78,16 @@ extension SyncSuites {
       let invitation = try #require(shared.invitation)
       try await engineC.acceptShare(metadata: ShareMetadata(invitation: invitation))
       #expect(try Self.titles(c) == ["Bob's", "Groceries", "Milk"])
+      // An invitation the server does not know: its refusal reaches the plugin as a refused
+      // share, with the server's words.
+      do {
+        try await engineC.acceptShare(
+          metadata: ShareMetadata(invitation: SyncServer.newInvitation()))
+        Issue.record("an unknown invitation was accepted")
+      } catch let error as DatabaseError {
+        #expect(error.hubCode == .shareRefused, "\(error)")
+        #expect("\(error)".contains("unknown, used or expired"), "\(error)")
+      }
       let metadata = try await c.todo.read { db in
         try SyncMetadata.where { $0.recordName.eq("groceries:lists") }.fetchOne(db)
       }
