@@ -228,7 +228,7 @@ let package = Package(
       path: "Plugins/syncups/hearth-syncups", swiftSettings: strict),
     .testTarget(
       name: "HearthSQLiteTests",
-      dependencies: ["HearthSQLite", "CSQLite", "HearthDataTestSupport"],
+      dependencies: ["HearthSQLite", "HearthWire", "CSQLite", "HearthDataTestSupport"],
       swiftSettings: strict),
     .testTarget(name: "HearthQueryTests", dependencies: ["HearthQuery"], swiftSettings: strict),
     .testTarget(
@@ -242,7 +242,7 @@ let package = Package(
       swiftSettings: strict),
     .testTarget(name: "HearthZMQTests", dependencies: ["HearthZMQ"], swiftSettings: strict),
     .testTarget(
-      name: "HearthSyncTests", dependencies: ["HearthSync", "HearthDataTestSupport"],
+      name: "HearthSyncTests", dependencies: ["HearthSync", "HearthWire", "HearthDataTestSupport"],
       swiftSettings: strict),
     .testTarget(
       name: "HearthPostgresTests", dependencies: ["HearthPostgres", "HearthTestbed"],

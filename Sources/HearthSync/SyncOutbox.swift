@@ -1,5 +1,6 @@
 import Foundation
 import HearthSQLite
+import HearthWire
 
 /// What this hub owes the server: the rows with pending changes, as records to push (only
 /// the changed columns, with their current values), and the acknowledgement that clears

@@ -1,5 +1,6 @@
 import Foundation
 import HearthSQLite
+import HearthWire
 
 /// One row as the server keeps it: a record of type `type` (the table) named `name` (the
 /// primary key), the value and time of each column it has heard of, and the times of the

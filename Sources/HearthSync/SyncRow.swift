@@ -1,5 +1,6 @@
 import Foundation
 import HearthSQLite
+import HearthWire
 
 /// A synced row's entry in `hearth_sync_rows` (see `SyncStore`), read, merged with a pulled
 /// record, and written back.

@@ -4,6 +4,7 @@ import HearthDataTestSupport
 import HearthPlugin
 import HearthPostgres
 import HearthSQLite
+import HearthWire
 import HearthSync
 import HearthTestbed
 import Testing

@@ -1,5 +1,6 @@
 import Foundation
 import HearthSQLite
+import HearthWire
 import Testing
 
 /// Collects what commit observers report.

@@ -1,5 +1,6 @@
 import Foundation
 import HearthSQLite
+import HearthWire
 import Testing
 
 @testable import HearthSync

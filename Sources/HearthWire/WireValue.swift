@@ -1,4 +1,5 @@
 import Foundation
+import HearthSQLite
 
 /// A SQLite value in JSON, losslessly — as the wire protocol carries values and the change
 /// feed records primary keys: `null`, `{"int": "-42"}` (a decimal string, so
