@@ -67,6 +67,8 @@ public final class Hub: Sendable {
     let pool = try DatabasePool(
       path: configuration.databasePath, configuration: databaseConfiguration)
     database = pool
+    let syncer = try WALSyncer(databasePath: configuration.databasePath)
+    self.syncer = syncer
     let (last, pageSize, sync) = try pool.inWriterDatabase { db in
       // The change feed names the columns that updates changed, and lists the rows of a
       // table up to a bound.
@@ -81,7 +83,7 @@ public final class Hub: Sendable {
       try HubStore.prepare(db)
       return (
         try HubTables.lastSequence(db), try Int.fetchOne(db, sql: "PRAGMA page_size") ?? 4096,
-        try HubSync(configuration: configuration, database: pool, db)
+        try HubSync(configuration: configuration, database: pool, syncer: syncer, db)
       )
     }
     self.sync = sync
@@ -92,7 +94,6 @@ public final class Hub: Sendable {
     self.walBound = walBound
     sequence = Atomic(last)
     committed = Atomic(last)
-    syncer = try WALSyncer(databasePath: configuration.databasePath)
   }
 
   /// A file that exists must be a SQLite database, of this hub's format, before the hub

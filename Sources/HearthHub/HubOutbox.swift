@@ -74,7 +74,7 @@ final class HubOutbox: @unchecked Sendable {
   /// for it.
   func commit(_ events: [ChangeFeed.PublishedCommit], by writers: [ReplyRoute]) {
     let ticket: Int? = lock.withLock {
-      committed += 1
+      committed = syncer.issueTicket()
       held.append((committed, .durable(events)))
       let now = DispatchTime.now().uptimeNanoseconds
       if writers.count != 1 || writers.first != lastWriter {

@@ -15,7 +15,9 @@ struct HubSync: Sendable {
   let settings: SyncService.Settings?
 
   /// Prepares the sync tables and the capture on the writer (`db`), and the service.
-  init(configuration: HubConfiguration, database: DatabasePool, _ db: Database) throws {
+  init(
+    configuration: HubConfiguration, database: DatabasePool, syncer: WALSyncer, _ db: Database
+  ) throws {
     try SyncStore.prepare(db)
     databasePath = configuration.databasePath
     let hub = try SyncStore.value("hub", db) ?? "hub"
@@ -24,8 +26,7 @@ struct HubSync: Sendable {
       clock: SyncClock(hub: hub, last: last, offset: configuration.syncClockOffset))
     capture.addFunctions(to: db)
     try capture.install(SyncStore.syncedTables(db), on: db)
-    let path = configuration.databasePath
-    jobs = try SyncJobs(makeDurable: { try WALSyncer.syncNow(databasePath: path) })
+    jobs = try SyncJobs(makeDurable: { try syncer.makeDurable() })
     if let server = configuration.syncServer {
       var settings = SyncService.Settings(server: server)
       settings.zone = configuration.syncZone

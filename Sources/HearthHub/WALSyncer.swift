@@ -16,17 +16,28 @@ import Synchronization
 /// While one writer writes alone, the hub syncs on its own thread instead (`syncHere`): its
 /// write then waits for no hand-off to this thread and back, and nothing else waits.
 ///
+/// This is the one way the hub's commits reach the disk: the tickets are issued here
+/// (`issueTicket`), and a thread that must know every commit so far is durable before it
+/// goes on (the sync service, before it pushes what was committed) asks here too
+/// (`makeDurable`). The first ticket is the log as the hub found it, synced as the thread
+/// starts: a commit of an earlier hub that reached the page cache and not the disk is not
+/// taken for durable.
+///
 /// A failed sync is final: the kernel may have dropped the pages it could not write, so no
 /// later sync can vouch for them. The hub then stops without acknowledging anything more
 /// (see `failure`); SQLite recovers what reached the disk at the next start.
 final class WALSyncer: @unchecked Sendable {
-  // Safe to share: `requested`, `synced`, `isStopping` and `delivery` are read and written
-  // only with `condition` locked; `log` only by the syncing thread and `hereLog` only by the hub's
+  // Safe to share: `requested`, `synced`, `issued`, `isStopping`, `hasEnded` and `delivery`
+  // are read and written only with `condition` locked; `log` only by the syncing thread and `hereLog` only by the hub's
   // (each a descriptor of its own); the rest is atomic or immutable.
   private let condition = NSCondition()
-  private var requested = 0
+  private var requested = 1
   private var isStopping = false
+  /// The syncing thread has returned: nothing more becomes durable.
+  private var hasEnded = false
   private var synced = 0
+  /// The last ticket issued.
+  private var issued = 1
   private var log: LogFile
   private var hereLog: LogFile
   private let durableTicket = Atomic<Int>(0)
@@ -56,12 +67,37 @@ final class WALSyncer: @unchecked Sendable {
   /// Why syncing failed, once it has; the hub must stop.
   var failure: String? { failed.withLock { $0 } }
 
+  /// The ticket of a commit just made (the hub's thread): tickets number commits in order.
+  func issueTicket() -> Int {
+    condition.lock()
+    defer { condition.unlock() }
+    issued += 1
+    return issued
+  }
+
+  /// Waits until every commit made so far is durable, on a thread other than the hub's (whose
+  /// loop may be what makes it so). Throws when syncing failed or the syncer has ended.
+  func makeDurable() throws {
+    condition.lock()
+    defer { condition.unlock() }
+    let ticket = issued
+    if ticket > requested {
+      requested = ticket
+      condition.broadcast()
+    }
+    while durable < ticket {
+      if let failure { throw HubError("the write-ahead log could not be made durable: \(failure)") }
+      if hasEnded { throw HubError("the hub is stopping") }
+      condition.wait()
+    }
+  }
+
   /// Asks for the commits up to `ticket` to be made durable.
   func request(_ ticket: Int) {
     condition.lock()
     if ticket > requested {
       requested = ticket
-      condition.signal()
+      condition.broadcast()
     }
     condition.unlock()
   }
@@ -86,6 +122,9 @@ final class WALSyncer: @unchecked Sendable {
     } else {
       // No bell: the caller sends what this made durable at once.
       durableTicket.max(ticket, ordering: .releasing)
+      condition.lock()
+      condition.broadcast()
+      condition.unlock()
     }
     return true
   }
@@ -101,13 +140,19 @@ final class WALSyncer: @unchecked Sendable {
   func stop() {
     condition.lock()
     isStopping = true
-    condition.signal()
+    condition.broadcast()
     condition.unlock()
   }
 
   /// The syncing thread's loop: until `stop`, one sync whenever a ticket past the last one
   /// is asked for.
   func run() {
+    defer {
+      condition.lock()
+      hasEnded = true
+      condition.broadcast()
+      condition.unlock()
+    }
     while true {
       condition.lock()
       while requested <= synced, !isStopping { condition.wait() }
@@ -132,6 +177,7 @@ final class WALSyncer: @unchecked Sendable {
     durableTicket.max(ticket, ordering: .releasing)
     condition.lock()
     let deliver = delivery
+    condition.broadcast()
     condition.unlock()
     deliver?()
     bell.ring()
@@ -139,17 +185,10 @@ final class WALSyncer: @unchecked Sendable {
 
   private func fail(_ error: String) {
     failed.withLock { $0 = error }
+    condition.lock()
+    condition.broadcast()
+    condition.unlock()
     bell.ring()
-  }
-
-  /// Makes every commit so far durable, from any thread (through descriptors of its own):
-  /// the log, or the database file when there is no log.
-  static func syncNow(databasePath: String) throws {
-    let wal = databasePath + "-wal"
-    let failure =
-      FileManager.default.fileExists(atPath: wal)
-      ? LogFile.dataSync(wal) : LogFile.dataSync(databasePath)
-    if let failure { throw HubError(failure) }
   }
 }
 

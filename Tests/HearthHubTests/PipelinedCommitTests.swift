@@ -54,7 +54,8 @@ import Testing
       atPath: database + "-wal", contents: Data(repeating: 7, count: 8192))
     let running = RunningSyncer(try WALSyncer(databasePath: database))
     defer { running.stop() }
-    #expect(running.syncer.durable == 0)
+    // Ticket 1 is the log as the syncer found it: synced as its thread starts.
+    while running.syncer.durable < 1 { running.awaitRing() }
     running.syncer.request(3)
     while running.syncer.durable < 3 { running.awaitRing() }
     #expect(running.syncer.durable == 3 && running.syncer.failure == nil)
@@ -75,6 +76,8 @@ import Testing
     FileManager.default.createFile(atPath: database + "-wal", contents: Data(count: 4096))
     let running = RunningSyncer(try WALSyncer(databasePath: database))
     defer { running.stop() }
+    // While the thread syncs the log as it found it, the hub's thread leaves the sync to it.
+    while running.syncer.durable < 1 { running.awaitRing() }
     #expect(running.syncer.syncHere(upTo: 2))
     #expect(running.syncer.durable == 2 && running.syncer.failure == nil)
     // Its caller sends what became durable itself: no ring for the hub's loop to answer.
@@ -87,6 +90,37 @@ import Testing
     #expect(running.syncer.durable == 4)
     #expect(running.syncer.syncHere(upTo: 6))
     #expect(running.syncer.durable == 6)
+  }
+
+  /// Another thread (the sync service's) waits until every ticket issued so far is
+  /// durable, whoever syncs it; once the syncer has ended it is told so at once.
+  @Test func makeDurableWaitsForEveryTicketIssuedAndNoLongerOnceTheSyncerEnds() throws {
+    let directory = try Self.directory()
+    defer { try? FileManager.default.removeItem(atPath: directory) }
+    let database = directory + "/hearth.sqlite"
+    FileManager.default.createFile(atPath: database + "-wal", contents: Data(count: 4096))
+    let syncer = try WALSyncer(databasePath: database)
+    let tickets = (0..<3).map { _ in syncer.issueTicket() }
+    #expect(tickets == [2, 3, 4])
+    // Nothing runs the syncer yet: the wait lasts until it does.
+    let waited = DispatchSemaphore(value: 0)
+    let outcome = Mutex<String?>(nil)
+    Thread.detachNewThread {
+      do {
+        try syncer.makeDurable()
+        outcome.withLock { $0 = "durable \(syncer.durable)" }
+      } catch {
+        outcome.withLock { $0 = "\(error)" }
+      }
+      waited.signal()
+    }
+    #expect(waited.wait(timeout: .now() + 0.2) == .timedOut)
+    let running = RunningSyncer(syncer)
+    #expect(waited.wait(timeout: .now() + 10) == .success)
+    #expect(outcome.withLock { $0 } == "durable 4")
+    running.stop()
+    _ = syncer.issueTicket()
+    #expect(throws: HubError.self) { try syncer.makeDurable() }
   }
 
   @Test func aFailedSyncIsFinalAndVouchesForNothing() throws {
