@@ -26,6 +26,9 @@ public final class Hub: Sendable {
   /// looked at on the hub's thread, when asked.
   let locks: SharedMemoryLocks
   private let isStopping = Atomic<Bool>(false)
+  /// Rung by `stop()`: the loop waits on it beside its sockets, so it ends at once rather
+  /// than at its next timer.
+  let stopBell: Doorbell
   private let isReady = Atomic<Bool>(false)
   /// The last sequence number whose commit is durable (and announced).
   private let sequence: Atomic<Int64>
@@ -69,6 +72,7 @@ public final class Hub: Sendable {
     database = pool
     let syncer = try WALSyncer(databasePath: configuration.databasePath)
     self.syncer = syncer
+    stopBell = try Doorbell()
     let (last, pageSize, sync) = try pool.inWriterDatabase { db in
       // The change feed names the columns that updates changed, and lists the rows of a
       // table up to a bound.
@@ -162,7 +166,10 @@ public final class Hub: Sendable {
   public var ready: Bool { isReady.load(ordering: .relaxed) }
 
   /// Asks `run()` to finish: in-flight work is completed or rolled back, then it returns.
-  public func stop() { isStopping.store(true, ordering: .relaxed) }
+  public func stop() {
+    isStopping.store(true, ordering: .relaxed)
+    stopBell.ring()
+  }
 
   /// The write-ahead log: its size, bound and last checkpoint.
   public var walStatus: WALStatus { walBound.status }
@@ -220,6 +227,8 @@ public final class Hub: Sendable {
     isReady.store(true, ordering: .relaxed)
     onReady()
     defer { isReady.store(false, ordering: .relaxed) }
+    // Each turn waits for a request, a bell (the syncer's, the sync jobs', `stop()`'s) or
+    // 50 ms at most: the timers (heartbeats, expiry, pruning) are looked at every turn.
     while !isStopping.load(ordering: .relaxed) {
       try session.serveOnce(waitingAtMost: .milliseconds(50))
     }

@@ -70,7 +70,9 @@ struct HubSession {
   /// message that comes after its transaction's timeout finds it expired), what arrived
   /// within `timeout`, the queue, a batch of pruning and the heartbeat when they are due.
   mutating func serveOnce(waitingAtMost timeout: Duration) throws {
-    let bells = [hub.sync.jobs.bell.descriptor, hub.syncer.bell.descriptor]
+    let bells = [
+      hub.sync.jobs.bell.descriptor, hub.syncer.bell.descriptor, hub.stopBell.descriptor,
+    ]
     let (readable, ready) = try router.wait(
       orDescriptors: bells.map { ($0, .readable) } + streams.descriptors(),
       timeout: streams.hasRequests || !routerWaiting.isEmpty ? .zero : timeout)
