@@ -128,27 +128,39 @@ let hubWritesBenchmark = Benchmark(
   let perWriter = options.value(options.writes, quick: 100, full: 500)
   let rounds = options.value(options.rounds, quick: 1, full: 3)
   let warmup = options.value(options.warmup, quick: 40, full: 2_500)
+  let idealSeconds: Double = options.quick ? 1 : 3
+  let ideal = try IdealHub()
   var figures: [Figure] = []
   for writers in writerCounts {
     let warmupPerWriter = (warmup + writers - 1) / writers
     let total = Double(writers * perWriter * rounds)
     var runs: [WriterPath: [WriterRun]] = [:]
+    var idealRuns: [IdealHub.Run] = []
     for round in 0..<rounds {
-      let order = round.isMultiple(of: 2) ? WriterPath.allCases : WriterPath.allCases.reversed()
-      for path in order {
+      let forward = round.isMultiple(of: 2)
+      let runIdeal = {
+        idealRuns.append(try ideal.best(writers: writers, warmup: 1, seconds: idealSeconds))
+      }
+      if !forward { try runIdeal() }
+      for path in forward ? WriterPath.allCases : WriterPath.allCases.reversed() {
         runs[path, default: []].append(
           try runWriters(path, writers: writers, perWriter: perWriter, warmup: warmupPerWriter))
       }
+      if forward { try runIdeal() }
       let roundRate = { (path: WriterPath) in
         Double(writers * perWriter) / (runs[path]?.last?.seconds ?? .nan)
       }
+      let idealRate = idealRuns.last?.transactionsPerSecond ?? .nan
       printError(
         String(
           format:
-            "hub-writes-%d round %d: hub %.0f, pre-encoded %.0f, over ZeroMQ %.0f, direct %.0f "
-            + "tx/s (%.2f)",
+            "hub-writes-%d round %d: hub %.0f, pre-encoded %.0f, over ZeroMQ %.0f, direct %.0f, "
+            + "ideal hub %.0f tx/s (hub ÷ direct %.2f, hub ÷ ideal %.2f); hub CPU %.0f µs/tx, "
+            + "ideal %.0f",
           writers, round + 1, roundRate(.hub), roundRate(.raw), roundRate(.zeroMQ),
-          roundRate(.direct), roundRate(.hub) / roundRate(.direct)))
+          roundRate(.direct), idealRate, roundRate(.hub) / roundRate(.direct),
+          roundRate(.hub) / idealRate, runs[.hub]?.last?.cpuPerTransaction ?? .nan,
+          idealRuns.last?.cpuPerTransaction ?? .nan))
     }
     let (throughHub, raw, direct) = (runs[.hub] ?? [], runs[.raw] ?? [], runs[.direct] ?? [])
     let zeroMQ = runs[.zeroMQ] ?? []
@@ -171,10 +183,20 @@ let hubWritesBenchmark = Benchmark(
     let timings = { (runs: [WriterRun]) in runs.flatMap(\.timings) }
     let hubP99 = timings(throughHub).map(\.p99).max() ?? .nan
     let directP99 = timings(direct).map(\.p99).max() ?? .nan
+    let mean = { (values: [Double]) in values.reduce(0, +) / Double(values.count) }
     figures += [
       Figure(
         bench: "hub-writes-\(writers)-tps", ours: rate(throughHub), baseline: rate(direct),
         unit: "tx/s"),
+      // Against the ideal hub in the same rounds: what is left to gain, in speed and in the
+      // hub's CPU a transaction (each side's warm-up included).
+      Figure(
+        bench: "hub-writes-\(writers)-vs-ideal-tps", ours: rate(throughHub),
+        baseline: mean(idealRuns.map(\.transactionsPerSecond)), unit: "tx/s"),
+      Figure(
+        bench: "hub-writes-\(writers)-cpu-vs-ideal",
+        ours: mean(throughHub.map(\.cpuPerTransaction)),
+        baseline: mean(idealRuns.map(\.cpuPerTransaction)), unit: "us/tx"),
       // p50: the median writer's; p99: the worst writer's.
       Figure(
         bench: "hub-writes-\(writers)-p50", ours: median(timings(throughHub).map(\.p50)),
@@ -220,7 +242,9 @@ enum WriterPath: CaseIterable {
   case hub, raw, zeroMQ, direct
 }
 
-typealias WriterRun = (timings: [LoadgenTimings], seconds: Double)
+/// One run of `runWriters`: each writer's timings, the timed part's length, and — through
+/// the hub — the hub's CPU a transaction in µs (warm-up included; NaN for direct writers).
+typealias WriterRun = (timings: [LoadgenTimings], seconds: Double, cpuPerTransaction: Double)
 
 /// `writers` `hearth-loadgen` processes writing `perWriter` one-INSERT transactions each, on
 /// a new database: through a new hub, or directly; each first writes `warmup` untimed.
@@ -237,16 +261,20 @@ func runWriters(_ path: WriterPath, writers: Int, perWriter: Int, warmup: Int) t
   guard path != .direct else {
     let database = directory.path("direct.sqlite")
     _ = try DatabasePool(path: database)  // WAL, as the hub's
-    return try runLoadgens(
+    let (timings, seconds) = try runLoadgens(
       (0..<writers).map { common($0) + ["--direct", "--database", database] })
+    return (timings, seconds, .nan)
   }
   let hub = try BenchHub(directory: directory)
   defer { hub.stop() }
-  return try runLoadgens(
+  let cpuBefore = processCPUMicroseconds()
+  let (timings, seconds) = try runLoadgens(
     (0..<writers).map { index in
       common(index) + (path == .raw ? ["--raw"] : [])
         + ["--database", hub.paths.databasePath, "--runtime-dir", hub.paths.runtimeDirectory]
     }, environment: path == .zeroMQ ? ["HEARTH_HUB_STREAM": "off"] : [:])
+  let transactions = Double(writers * (perWriter + warmup))
+  return (timings, seconds, (processCPUMicroseconds() - cpuBefore) / transactions)
 }
 
 /// Counts a table's rows and records when each count was fetched: when a remote
