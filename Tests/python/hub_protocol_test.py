@@ -297,6 +297,15 @@ check(liar.recv(1) == b"", "the hub closed the stream of a client without its ke
 relayed = open_stream(*key_pair(key_file))
 send_frame(relayed.sock, json.dumps({"v": 1, "type": "hello", "id": "r1"}).encode())
 check(relayed.recv(1) == b"", "the hub closed the stream after a frame it could not open")
+# The example of Protocols/README.md ("The request stream"), run as it is written: the spec's
+# own client says hello.
+readme = open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "Protocols",
+                           "README.md")).read()
+example_at = readme.index("secret = zmq.utils.z85.decode(secret_z85)")
+example = readme[readme.rindex("```python", 0, example_at) + len("```python"):readme.index("```", example_at)]
+scope = {"secret_z85": zmq.curve_keypair()[1], "runtime": runtime}
+exec(example, scope)
+check(scope["welcome"]["type"] == "welcome" and scope["welcome"]["id"] == "h1", scope["welcome"])
 # Not a greeting: closed without a word.
 stranger = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
 stranger.settimeout(5)
