@@ -4,9 +4,9 @@ import HearthDataTestSupport
 import HearthPlugin
 import HearthPostgres
 import HearthSQLite
-import HearthWire
 import HearthSync
 import HearthTestbed
+import HearthWire
 import Testing
 
 extension SyncSuites {
