@@ -347,20 +347,11 @@ final class RequestStreams: @unchecked Sendable {
               + "limit of \(error.limit - Noise.tagSize); the connection is closed"))
       }
       guard let sealed else { return }
-      if case .greeting = state {
-        greet(id, sealed)
-        continue
-      }
-      // A frame that does not decrypt was not sealed by the client of this handshake (or
-      // was changed, replayed or reordered): the connection ends without a word.
-      guard var session = connections[id]?.session,
-        let frame = try? session.receive.decrypt(sealed)
-      else { return drop(id) }
-      connections[id]?.session = session
       switch state {
       case .greeting:
-        return
+        greet(id, sealed)
       case .confirming(let publicKey):
+        guard let frame = unseal(id, sealed) else { return }
         guard frame.isEmpty, let userID = CurveKeyPair.z85(publicKey) else { return drop(id) }
         let name = principal(userID)
         guard openByPrincipal[name, default: 0] < limits.maximumConnectionsPerPrincipal else {
@@ -378,6 +369,7 @@ final class RequestStreams: @unchecked Sendable {
         connections[id]?.state = .open(userID: userID, principal: name)
         connections[id]?.deadline = nil
       case .open(let userID, let name):
+        guard let frame = unseal(id, sealed) else { return }
         waiting.append(
           ArrivedRequest(route: .stream(id), frames: [frame], userID: userID), principal: name,
           source: id)
@@ -385,6 +377,20 @@ final class RequestStreams: @unchecked Sendable {
         if waiting.count(of: id) >= limits.maximumWaitingPerConnection { return }
       }
     }
+  }
+
+  /// The plaintext of a frame after the handshake; nil, the connection closed without a
+  /// word, when it does not decrypt: it was not sealed by the client of this handshake, or
+  /// was changed, replayed or reordered.
+  private func unseal(_ id: UInt64, _ sealed: Data) -> Data? {
+    guard var session = connections[id]?.session,
+      let frame = try? session.receive.decrypt(sealed)
+    else {
+      drop(id)
+      return nil
+    }
+    connections[id]?.session = session
+    return frame
   }
 
   /// Answers a greeting (the first message of the Noise IK handshake) with the second;

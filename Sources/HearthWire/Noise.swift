@@ -107,8 +107,6 @@ public struct NoiseCipher: Sendable {
 
   init(key: Data? = nil) { self.key = key }
 
-  var hasKey: Bool { key != nil }
-
   /// `plaintext` sealed with `associated` data (returned unchanged while there is no key).
   public mutating func encrypt(_ plaintext: Data, associated: Data = Data()) throws -> Data {
     guard let key else { return plaintext }

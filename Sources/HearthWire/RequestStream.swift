@@ -19,8 +19,6 @@ public enum StreamHandshake {
   public static let greetingSize = magic.count + NoiseIK.firstMessageSize()
   /// The hub's answer: the second handshake message with no payload.
   public static let answerSize = NoiseIK.secondMessageSize()
-  /// The client's confirmation, its first transport message: nothing, sealed.
-  public static let confirmationSize = Noise.tagSize
 
   /// The Noise key pair of a CURVE key pair (Z85); nil when either key is not one, or the
   /// public key is not the secret key's.
