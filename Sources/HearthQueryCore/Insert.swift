@@ -364,14 +364,10 @@ extension Database {
   ///   Reminder(id: 1, remindersListID: 1, title: "Get milk")
   /// }
   /// ```
-  public func seed(@InsertValuesBuilder<any Table> _ rows: () -> [any Table]) throws {
-    for row in rows() {
-      try seedRow(row)
+  public func seed(@SeedsBuilder _ rows: () -> [any Table]) throws {
+    for insert in Seeds(rows) {
+      try insert.execute(self)
     }
-  }
-
-  private func seedRow<T: Table>(_ row: T) throws {
-    try T.insert(row).execute(self)
   }
 }
 

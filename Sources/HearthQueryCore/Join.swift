@@ -318,6 +318,7 @@ extension Optional: Table where Wrapped: Table {
   public static var tableName: String { Wrapped.tableName }
   public static var tableAlias: String? { Wrapped.tableAlias }
   public static var schemaName: String? { Wrapped.schemaName }
+  public static var tableFragment: QueryFragment { Wrapped.tableFragment }
 }
 
 /// The columns of a table on the optional side of an outer join: each reads as optional.

@@ -143,14 +143,28 @@ extension QueryFragment: ExpressibleByStringInterpolation {
       fragment.append(T.quotedTableName)
     }
 
-    /// An identifier, quoted: `\(quote: name)` → `"name"`.
-    public mutating func appendInterpolation(quote identifier: String) {
-      fragment.append(raw: SQLNaming.quote(identifier))
+    /// An identifier, quoted: `\(quote: name)` → `"name"`; or text, as a string literal:
+    /// `\(quote: name, delimiter: .text)` → `'name'`.
+    public mutating func appendInterpolation(
+      quote identifier: String, delimiter: QuoteDelimiter = .identifier
+    ) {
+      fragment.append(raw: delimiter.quote(identifier))
     }
 
     /// Raw SQL text. Never pass input here: it is not escaped.
     public mutating func appendInterpolation(raw sql: some CustomStringConvertible) {
       fragment.append(raw: sql.description)
     }
+  }
+}
+
+/// How `\(quote:delimiter:)` quotes text: as an identifier (`"…"`) or a string literal
+/// (`'…'`), the quote doubled inside.
+public enum QuoteDelimiter: String, Sendable {
+  case identifier = "\""
+  case text = "'"
+
+  func quote(_ text: String) -> String {
+    rawValue + text.replacingOccurrences(of: rawValue, with: rawValue + rawValue) + rawValue
   }
 }

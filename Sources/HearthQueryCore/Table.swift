@@ -40,6 +40,20 @@ public protocol Table: QueryRepresentable where QueryOutput == Self {
   /// The attached database the table lives in (`@Table(schema: "archive")`), or nil for
   /// the main one.
   static var schemaName: String? { get }
+
+  /// What `FROM` and `JOIN` read: the quoted table name by default; a table-valued
+  /// function for a table declared over one (give it a `tableAlias` to qualify its columns).
+  ///
+  /// ```swift
+  /// @Table struct ReminderColumn {
+  ///   static var tableAlias: String? { "reminderColumns" }
+  ///   static var tableFragment: QueryFragment {
+  ///     "pragma_table_info(\(quote: Reminder.tableName, delimiter: .text))"
+  ///   }
+  ///   let name: String
+  /// }
+  /// ```
+  static var tableFragment: QueryFragment { get }
 }
 
 extension Table {
@@ -54,6 +68,8 @@ extension Table {
 
   public static var schemaName: String? { nil }
 
+  public static var tableFragment: QueryFragment { quotedTableName }
+
   /// The table's quoted name, after its schema's: `"reminders"`, `"archive"."reminders"`.
   static var quotedTableName: QueryFragment {
     QueryFragment(
@@ -65,8 +81,8 @@ extension Table {
 
   /// The table in a `FROM` or `JOIN`: `"users"`, or `"users" AS "referrers"`.
   static var tableReference: QueryFragment {
-    guard let tableAlias else { return quotedTableName }
-    return quotedTableName + QueryFragment(raw: " AS " + SQLNaming.quote(tableAlias))
+    guard let tableAlias else { return tableFragment }
+    return tableFragment + QueryFragment(raw: " AS " + SQLNaming.quote(tableAlias))
   }
 
   /// The values of this row, in column order.

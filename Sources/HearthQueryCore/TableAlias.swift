@@ -45,6 +45,7 @@ public struct TableAlias<Base: Table, Name: AliasName>: Table {
   public static var tableName: String { Base.tableName }
   public static var tableAlias: String? { Name.aliasName }
   public static var schemaName: String? { Base.schemaName }
+  public static var tableFragment: QueryFragment { Base.tableFragment }
   public static var _columnWidth: Int { Base._columnWidth }
 
   public init(decoder: inout QueryDecoder) throws {
