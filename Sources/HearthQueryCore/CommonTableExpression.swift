@@ -29,7 +29,7 @@ public struct With<QueryValue>: Statement, Sendable {
     "WITH RECURSIVE " + clauses.joined() + " " + main.query
   }
 
-  public func _decodeRow(_ decoder: inout QueryDecoder) throws -> QueryValue {
+  public func _decodeRow(_ decoder: inout QueryRowDecoder) throws -> QueryValue {
     try main._decodeRow(&decoder)
   }
 }
@@ -58,10 +58,10 @@ public enum CommonTableExpressionBuilder {
 /// ```
 public struct Values<QueryValue>: Statement, Sendable {
   let values: [QueryFragment]
-  let decode: @Sendable (inout QueryDecoder) throws -> QueryValue
+  let decode: @Sendable (inout QueryRowDecoder) throws -> QueryValue
 
   init(
-    values: [QueryFragment], decode: @escaping @Sendable (inout QueryDecoder) throws -> QueryValue
+    values: [QueryFragment], decode: @escaping @Sendable (inout QueryRowDecoder) throws -> QueryValue
   ) {
     self.values = values
     self.decode = decode
@@ -95,7 +95,7 @@ public struct Values<QueryValue>: Statement, Sendable {
 
   public var query: QueryFragment { "SELECT " + values.joined() }
 
-  public func _decodeRow(_ decoder: inout QueryDecoder) throws -> QueryValue {
+  public func _decodeRow(_ decoder: inout QueryRowDecoder) throws -> QueryValue {
     try decode(&decoder)
   }
 }

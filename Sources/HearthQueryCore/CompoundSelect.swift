@@ -18,7 +18,7 @@ public struct CompoundSelect<QueryValue>: Statement {
     ordering.isEmpty ? parts : parts + " ORDER BY " + ordering.joined()
   }
 
-  public func _decodeRow(_ decoder: inout QueryDecoder) throws -> QueryValue {
+  public func _decodeRow(_ decoder: inout QueryRowDecoder) throws -> QueryValue {
     try first._decodeRow(&decoder)
   }
 

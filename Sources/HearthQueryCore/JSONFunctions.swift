@@ -151,7 +151,7 @@ where Key.QueryOutput: Sendable, Value.QueryOutput: Sendable {
   public static var columns: TableColumns { TableColumns() }
   public static var _columnWidth: Int { 2 }
 
-  public init(decoder: inout QueryDecoder) throws {
+  public init(decoder: inout QueryRowDecoder) throws {
     key = try decoder.decode(Key.self)
     value = try decoder.decode(Value.self)
   }

@@ -4,20 +4,20 @@ import HearthSQLite
 /// A Swift value that can be read from the columns of a result row.
 public protocol QueryDecodable: SendableMetatype {
   /// Reads the value from the decoder's next column(s).
-  init(decoder: inout QueryDecoder) throws
+  init(decoder: inout QueryRowDecoder) throws
 
   /// How many columns the value spans (1, or a table's column count).
   static var _columnWidth: Int { get }
 
   /// Reads the value, or nil when its columns are all NULL (how `Optional` decodes).
-  static func _decodeOptional(decoder: inout QueryDecoder) throws -> Self?
+  static func _decodeOptional(decoder: inout QueryRowDecoder) throws -> Self?
 }
 
 extension QueryDecodable {
   @inlinable public static var _columnWidth: Int { 1 }
 
   @inlinable
-  public static func _decodeOptional(decoder: inout QueryDecoder) throws -> Self? {
+  public static func _decodeOptional(decoder: inout QueryRowDecoder) throws -> Self? {
     if try decoder.nextColumnsAreNull(_columnWidth) {
       decoder.skip(_columnWidth)
       return nil
@@ -35,7 +35,7 @@ extension QueryDecodable {
 ///   var queryOutput: Color
 ///   init(queryOutput: Color) { self.queryOutput = queryOutput }
 ///   var queryBinding: QueryBinding { queryOutput.hex.databaseValue }
-///   init(decoder: inout QueryDecoder) throws { queryOutput = Color(hex: try decoder.decode(Int.self)) }
+///   init(decoder: inout QueryRowDecoder) throws { queryOutput = Color(hex: try decoder.decode(Int.self)) }
 /// }
 /// ```
 public protocol QueryRepresentable<QueryOutput>: QueryDecodable {
@@ -80,13 +80,13 @@ extension Bool {
 extension QueryBindable where Self: DatabaseValueConvertible {
   @inlinable public var queryBinding: QueryBinding { databaseValue }
 
-  @inlinable public init(decoder: inout QueryDecoder) throws {
+  @inlinable public init(decoder: inout QueryRowDecoder) throws {
     self = try decoder.decodeColumn(Self.self)
   }
 
   /// One read of the column does both the NULL check and the decoding.
   @inlinable
-  public static func _decodeOptional(decoder: inout QueryDecoder) throws -> Self? {
+  public static func _decodeOptional(decoder: inout QueryRowDecoder) throws -> Self? {
     try decoder.decodeColumn(Self?.self)
   }
 }
@@ -112,7 +112,7 @@ extension DatabaseValue: QueryBindable {}
 extension URL: QueryBindable {
   public var queryBinding: QueryBinding { absoluteString.databaseValue }
 
-  public init(decoder: inout QueryDecoder) throws {
+  public init(decoder: inout QueryRowDecoder) throws {
     let text = try decoder.decodeColumn(String.self)
     guard let url = URL(string: text) else {
       throw QueryDecodingError(
@@ -128,7 +128,7 @@ extension URL: QueryBindable {
 extension QueryBindable where Self: RawRepresentable, RawValue: QueryBindable {
   public var queryBinding: QueryBinding { rawValue.queryBinding }
 
-  public init(decoder: inout QueryDecoder) throws {
+  public init(decoder: inout QueryRowDecoder) throws {
     let stored = try decoder.peek()
     let rawValue = try RawValue(decoder: &decoder)
     guard let value = Self(rawValue: rawValue) else {
@@ -151,7 +151,7 @@ extension Optional: _OptionalProtocol {}
 
 extension Optional: QueryDecodable where Wrapped: QueryDecodable {
   @inlinable
-  public init(decoder: inout QueryDecoder) throws {
+  public init(decoder: inout QueryRowDecoder) throws {
     self = try Wrapped._decodeOptional(decoder: &decoder)
   }
 
@@ -209,7 +209,7 @@ public struct _CodableJSONRepresentation<QueryOutput: Codable>: QueryBindable {
     "json(" + value + ")"
   }
 
-  public init(decoder: inout QueryDecoder) throws {
+  public init(decoder: inout QueryRowDecoder) throws {
     let text = try decoder.decodeColumn(String.self)
     let json = JSONDecoder()
     json.dateDecodingStrategy = .custom { decoder in
@@ -248,7 +248,7 @@ where Element == UInt8 {
 
   public var queryBinding: QueryBinding { Data(self).databaseValue }
 
-  public init(decoder: inout QueryDecoder) throws {
+  public init(decoder: inout QueryRowDecoder) throws {
     self = [UInt8](try decoder.decodeColumn(Data.self))
   }
 }

@@ -1,8 +1,9 @@
+import Foundation
 import HearthSQLite
 
 /// Reads the columns of one result row in order, the way generated `init(decoder:)`
 /// initializers consume them: by index, with no lookup by name.
-public struct QueryDecoder {
+public struct QueryRowDecoder {
   @usableFromInline let row: Row
   /// The next column to read.
   @usableFromInline var index: Int
@@ -70,4 +71,129 @@ public struct QueryDecodingError: Error, Hashable, Sendable, CustomStringConvert
   }
 
   public var description: String { "cannot decode \(type) from \(value): \(reason)" }
+}
+
+/// What a custom type's `init(decoder:)` may read from, as the reference declares it: each
+/// `decode` reads the next column and gives nil for NULL.
+///
+/// ```swift
+/// struct Celsius: QueryRepresentable, QueryBindable {
+///   var queryOutput: Double
+///   init(queryOutput: Double) { self.queryOutput = queryOutput }
+///   var queryBinding: QueryBinding { .double(queryOutput) }
+///   init(decoder: inout some QueryDecoder) throws {
+///     guard let value = try decoder.decode(Double.self) else { throw QueryDecodingError(…) }
+///     queryOutput = value
+///   }
+/// }
+/// ```
+///
+/// Hearth's rows are read by `QueryRowDecoder`, which conforms; a type written against this
+/// protocol decodes through it unchanged.
+public protocol QueryDecoder {
+  /// The next value of `type`, or nil when its columns are NULL.
+  mutating func _decodeIfPresent<T: QueryRepresentable>(_ type: T.Type) throws -> T.QueryOutput?
+  /// The next value of `type`, read by its own `init(decoder:)`.
+  mutating func _decodeValue<T: QueryDecodable>(_ type: T.Type) throws -> T
+}
+
+extension QueryDecoder {
+  public mutating func decode(_ columnType: [UInt8].Type) throws -> [UInt8]? {
+    try _decodeIfPresent([UInt8].self)
+  }
+  public mutating func decode(_ columnType: Double.Type) throws -> Double? {
+    try _decodeIfPresent(Double.self)
+  }
+  public mutating func decode(_ columnType: Int64.Type) throws -> Int64? {
+    try _decodeIfPresent(Int64.self)
+  }
+  /// An integer column read as unsigned: a negative value is an error, not a wrap.
+  public mutating func decode(_ columnType: UInt64.Type) throws -> UInt64? {
+    guard let value = try _decodeIfPresent(Int64.self) else { return nil }
+    guard let unsigned = UInt64(exactly: value) else {
+      throw QueryDecodingError(type: "UInt64", value: "\(value)", reason: "it is negative")
+    }
+    return unsigned
+  }
+  public mutating func decode(_ columnType: String.Type) throws -> String? {
+    try _decodeIfPresent(String.self)
+  }
+  public mutating func decode(_ columnType: Bool.Type) throws -> Bool? {
+    try _decodeIfPresent(Bool.self)
+  }
+  public mutating func decode(_ columnType: Int.Type) throws -> Int? {
+    try _decodeIfPresent(Int.self)
+  }
+  public mutating func decode(_ columnType: Date.Type) throws -> Date? {
+    try _decodeIfPresent(Date.self)
+  }
+  public mutating func decode(_ columnType: UUID.Type) throws -> UUID? {
+    try _decodeIfPresent(UUID.self)
+  }
+  public mutating func decode<T: QueryRepresentable>(_ columnType: T.Type) throws
+    -> T.QueryOutput?
+  {
+    try _decodeIfPresent(T.self)
+  }
+  /// Several values in a row, each read whole (not as optional).
+  public mutating func decodeColumns<each T: QueryRepresentable>(
+    _ columnTypes: (repeat each T).Type
+  ) throws -> (repeat (each T).QueryOutput) {
+    (repeat try _decodeValue((each T).self).queryOutput)
+  }
+  public mutating func decode<Root, Value>(_ column: TableColumn<Root, Value>) throws
+    -> Value.QueryOutput?
+  {
+    try _decodeIfPresent(Value.self)
+  }
+}
+
+extension QueryRowDecoder: QueryDecoder {
+  @inlinable
+  public mutating func _decodeIfPresent<T: QueryRepresentable>(_ type: T.Type) throws
+    -> T.QueryOutput?
+  {
+    try T._decodeOptional(decoder: &self)?.queryOutput
+  }
+
+  @inlinable
+  public mutating func _decodeValue<T: QueryDecodable>(_ type: T.Type) throws -> T {
+    try T(decoder: &self)
+  }
+
+  // The same reads as the protocol's, typed as Hearth's own code reads them: a value, with
+  // NULL an error unless the type is optional.
+  @inlinable public mutating func decode(_ columnType: [UInt8].Type) throws -> [UInt8] {
+    try [UInt8](decoder: &self)
+  }
+  @inlinable public mutating func decode(_ columnType: Double.Type) throws -> Double {
+    try Double(decoder: &self)
+  }
+  @inlinable public mutating func decode(_ columnType: Int64.Type) throws -> Int64 {
+    try Int64(decoder: &self)
+  }
+  @inlinable public mutating func decode(_ columnType: String.Type) throws -> String {
+    try String(decoder: &self)
+  }
+  @inlinable public mutating func decode(_ columnType: Bool.Type) throws -> Bool {
+    try Bool(decoder: &self)
+  }
+  @inlinable public mutating func decode(_ columnType: Int.Type) throws -> Int {
+    try Int(decoder: &self)
+  }
+  @inlinable public mutating func decode(_ columnType: Date.Type) throws -> Date {
+    try Date(decoder: &self)
+  }
+  @inlinable public mutating func decode(_ columnType: UUID.Type) throws -> UUID {
+    try UUID(decoder: &self)
+  }
+}
+
+extension QueryDecodable {
+  /// Reads the value from a decoder known only by the protocol, as a type written for the
+  /// reference does: `queryOutput = try String(decoder: &decoder)`. A conforming type still
+  /// declares its own `init(decoder:)`.
+  public init(decoder: inout some QueryDecoder) throws {
+    self = try decoder._decodeValue(Self.self)
+  }
 }

@@ -35,7 +35,7 @@ public struct SQLQueryExpression<QueryValue>: QueryExpression, Sendable {
   public let queryFragment: QueryFragment
   /// How a row of this SQL decodes when `QueryValue` is a tuple (which the type alone cannot
   /// say at run time); nil for every other type.
-  let decodeTuple: (@Sendable (inout QueryDecoder) throws -> QueryValue)?
+  let decodeTuple: (@Sendable (inout QueryRowDecoder) throws -> QueryValue)?
 
   public init(_ queryFragment: QueryFragment, as type: QueryValue.Type = QueryValue.self) {
     self.queryFragment = queryFragment

@@ -23,7 +23,7 @@ extension Date {
       .init(storage: .integer(Int64(queryOutput.timeIntervalSince1970.rounded(.down))))
     }
 
-    public init(decoder: inout QueryDecoder) throws {
+    public init(decoder: inout QueryRowDecoder) throws {
       queryOutput = Date(timeIntervalSince1970: Double(try decoder.decodeColumn(Int64.self)))
     }
   }
@@ -39,7 +39,7 @@ extension Date {
       .init(storage: .double(2_440_587.5 + queryOutput.timeIntervalSince1970 / 86_400))
     }
 
-    public init(decoder: inout QueryDecoder) throws {
+    public init(decoder: inout QueryRowDecoder) throws {
       let day = try decoder.decodeColumn(Double.self)
       queryOutput = Date(timeIntervalSince1970: (day - 2_440_587.5) * 86_400)
     }
@@ -55,7 +55,7 @@ extension Date {
 
     public var queryBinding: QueryBinding { queryOutput.databaseValue }
 
-    public init(decoder: inout QueryDecoder) throws {
+    public init(decoder: inout QueryRowDecoder) throws {
       queryOutput = try decoder.decodeColumn(Date.self)
     }
   }
@@ -79,7 +79,7 @@ extension UUID {
       withUnsafeBytes(of: queryOutput.uuid) { Data($0) }.databaseValue
     }
 
-    public init(decoder: inout QueryDecoder) throws {
+    public init(decoder: inout QueryRowDecoder) throws {
       let data = try decoder.decodeColumn(Data.self)
       guard data.count == 16 else {
         throw QueryDecodingError(
@@ -101,7 +101,7 @@ extension UUID {
 
     public var queryBinding: QueryBinding { queryOutput.uuidString.databaseValue }
 
-    public init(decoder: inout QueryDecoder) throws {
+    public init(decoder: inout QueryRowDecoder) throws {
       let text = try decoder.decodeColumn(String.self)
       guard let uuid = UUID(uuidString: text) else {
         throw QueryDecodingError(

@@ -42,7 +42,7 @@ extension Select {
   /// This select with more columns after its own, decoded after them.
   func adding<each S, each T>(
     _ fragments: [QueryFragment],
-    decode decodeMore: @escaping @Sendable (inout QueryDecoder) throws -> (repeat each T)
+    decode decodeMore: @escaping @Sendable (inout QueryRowDecoder) throws -> (repeat each T)
   ) -> Select<(repeat each S, repeat each T), From, Joins> where Columns == (repeat each S) {
     var clauses = self.clauses
     clauses.columns += fragments
@@ -83,7 +83,7 @@ extension Select {
   }
 
   func replacingColumns<T>(
-    _ fragments: [QueryFragment], decode: @escaping @Sendable (inout QueryDecoder) throws -> T
+    _ fragments: [QueryFragment], decode: @escaping @Sendable (inout QueryRowDecoder) throws -> T
   ) -> Select<T, From, Joins> {
     var clauses = self.clauses
     clauses.columns = fragments
@@ -156,9 +156,9 @@ extension _ColumnSelecting {
 
 /// Reads the columns of `first`, then those of `second`, as one row.
 func concatenating<each S, each T>(
-  _ first: @escaping @Sendable (inout QueryDecoder) throws -> (repeat each S),
-  _ second: @escaping @Sendable (inout QueryDecoder) throws -> (repeat each T)
-) -> @Sendable (inout QueryDecoder) throws -> (repeat each S, repeat each T) {
+  _ first: @escaping @Sendable (inout QueryRowDecoder) throws -> (repeat each S),
+  _ second: @escaping @Sendable (inout QueryRowDecoder) throws -> (repeat each T)
+) -> @Sendable (inout QueryRowDecoder) throws -> (repeat each S, repeat each T) {
   { decoder in
     let head = try first(&decoder)
     let tail = try second(&decoder)

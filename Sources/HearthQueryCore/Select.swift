@@ -19,16 +19,16 @@ public struct Select<Columns, From: Table, Joins>: Statement, Sendable {
   public typealias QueryValue = Columns
 
   @usableFromInline var clauses: SelectClauses
-  @usableFromInline let decode: @Sendable (inout QueryDecoder) throws -> Columns
+  @usableFromInline let decode: @Sendable (inout QueryRowDecoder) throws -> Columns
 
   @usableFromInline
-  init(clauses: SelectClauses, decode: @escaping @Sendable (inout QueryDecoder) throws -> Columns) {
+  init(clauses: SelectClauses, decode: @escaping @Sendable (inout QueryRowDecoder) throws -> Columns) {
     self.clauses = clauses
     self.decode = decode
   }
 
   @inlinable
-  public func _decodeRow(_ decoder: inout QueryDecoder) throws -> Columns { try decode(&decoder) }
+  public func _decodeRow(_ decoder: inout QueryRowDecoder) throws -> Columns { try decode(&decoder) }
 
   public var query: QueryFragment {
     var sql: QueryFragment = clauses.distinct ? "SELECT DISTINCT " : "SELECT "

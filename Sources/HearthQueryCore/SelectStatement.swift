@@ -12,7 +12,7 @@ public protocol PartialSelectStatement<QueryValue>: Statement {}
 extension PartialSelectStatement {
   /// Reads a row as `QueryValue`, which must be decodable from a row (a column's type, a
   /// table, a `@Selection`).
-  public func _decodeRow(_ decoder: inout QueryDecoder) throws -> QueryValue {
+  public func _decodeRow(_ decoder: inout QueryRowDecoder) throws -> QueryValue {
     guard let type = QueryValue.self as? any QueryDecodable.Type else {
       throw QueryDecodingError(
         type: "\(QueryValue.self)", value: "a row",

@@ -17,7 +17,7 @@ public protocol Statement<QueryValue>: QueryExpression, Sendable {
   var query: QueryFragment { get }
 
   /// Reads one result row.
-  func _decodeRow(_ decoder: inout QueryDecoder) throws -> QueryValue
+  func _decodeRow(_ decoder: inout QueryRowDecoder) throws -> QueryValue
 }
 
 extension Statement {
@@ -40,14 +40,14 @@ extension Statement {
     var values: [QueryValue] = []
     if rows.isLive {
       // One live row serves every step: no new `Row` per row.
-      var decoder = QueryDecoder(row: rows.row)
+      var decoder = QueryRowDecoder(row: rows.row)
       while try rows.step() {
         decoder.index = 0
         values.append(try _decodeRow(&decoder))
       }
     } else {
       while try rows.step() {
-        var decoder = QueryDecoder(row: rows.row)
+        var decoder = QueryRowDecoder(row: rows.row)
         values.append(try _decodeRow(&decoder))
       }
     }
@@ -84,10 +84,10 @@ extension Statement {
 /// Decodes the rows of a statement one at a time. Valid inside the closure that made it.
 public final class QueryCursor<Element> {
   @usableFromInline let rows: RowCursor
-  @usableFromInline let decode: (inout QueryDecoder) throws -> Element
+  @usableFromInline let decode: (inout QueryRowDecoder) throws -> Element
 
   @usableFromInline
-  init(rows: RowCursor, decode: @escaping (inout QueryDecoder) throws -> Element) {
+  init(rows: RowCursor, decode: @escaping (inout QueryRowDecoder) throws -> Element) {
     self.rows = rows
     self.decode = decode
   }
@@ -96,7 +96,7 @@ public final class QueryCursor<Element> {
   @inlinable
   public func next() throws -> Element? {
     guard let row = try rows.next() else { return nil }
-    var decoder = QueryDecoder(row: row)
+    var decoder = QueryRowDecoder(row: row)
     return try decode(&decoder)
   }
 }
@@ -113,7 +113,7 @@ extension SQLQueryExpression: Statement {
   public var query: QueryFragment { queryFragment }
 
   /// `#sql` rows decode through the declared type, checked at run time.
-  public func _decodeRow(_ decoder: inout QueryDecoder) throws -> QueryValue {
+  public func _decodeRow(_ decoder: inout QueryRowDecoder) throws -> QueryValue {
     if let decodeTuple { return try decodeTuple(&decoder) }
     if QueryValue.self == Void.self { return () as! QueryValue }
     guard let type = QueryValue.self as? any QueryDecodable.Type else {
@@ -129,7 +129,7 @@ extension SQLQueryExpression: Statement {
 /// `select { … }` and `returning { … }` share.
 func selectedColumns<each C: QueryExpression>(_ columns: repeat each C) -> (
   fragments: [QueryFragment],
-  decode: @Sendable (inout QueryDecoder) throws -> (repeat (each C).QueryValue.QueryOutput)
+  decode: @Sendable (inout QueryRowDecoder) throws -> (repeat (each C).QueryValue.QueryOutput)
 ) where repeat (each C).QueryValue: QueryRepresentable {
   (
     queryFragments(repeat each columns),

@@ -48,7 +48,7 @@ public struct TableAlias<Base: Table, Name: AliasName>: Table {
   public static var tableFragment: QueryFragment { Base.tableFragment }
   public static var _columnWidth: Int { Base._columnWidth }
 
-  public init(decoder: inout QueryDecoder) throws {
+  public init(decoder: inout QueryRowDecoder) throws {
     base = try Base(decoder: &decoder)
   }
 

@@ -46,7 +46,7 @@ public struct TemporaryTrigger<On: Table>: Statement, Sendable {
     return QueryFragment(raw: sql)
   }
 
-  public func _decodeRow(_ decoder: inout QueryDecoder) throws {}
+  public func _decodeRow(_ decoder: inout QueryRowDecoder) throws {}
 
   /// `DROP TRIGGER "name"`: removes this trigger (`ifExists`: and no error when it is gone).
   public func drop(ifExists: Bool = false) -> SQLQueryExpression<Void> {
@@ -60,7 +60,7 @@ public struct TemporaryView<View: Table>: Statement, Sendable {
   public typealias QueryValue = Void
   public let query: QueryFragment
 
-  public func _decodeRow(_ decoder: inout QueryDecoder) throws {}
+  public func _decodeRow(_ decoder: inout QueryRowDecoder) throws {}
 
   /// `DROP VIEW "name"` (`ifExists`: and no error when it is gone).
   public func drop(ifExists: Bool = false) -> SQLQueryExpression<Void> {

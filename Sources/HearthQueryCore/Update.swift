@@ -14,9 +14,9 @@ public struct Update<From: Table, Returning>: Statement, Sendable {
   var assignments: [(String, QueryFragment)]
   var wheres: [QueryFragment]
   var returningColumns: [QueryFragment] = []
-  let decode: @Sendable (inout QueryDecoder) throws -> Returning
+  let decode: @Sendable (inout QueryRowDecoder) throws -> Returning
 
-  public func _decodeRow(_ decoder: inout QueryDecoder) throws -> Returning { try decode(&decoder) }
+  public func _decodeRow(_ decoder: inout QueryRowDecoder) throws -> Returning { try decode(&decoder) }
 
   public var query: QueryFragment {
     var sql: QueryFragment = "UPDATE"

@@ -49,7 +49,7 @@ public struct Where<From: Table>: Statement, Sendable {
 
   public var query: QueryFragment { all.query }
 
-  public func _decodeRow(_ decoder: inout QueryDecoder) throws -> From {
+  public func _decodeRow(_ decoder: inout QueryRowDecoder) throws -> From {
     try From(decoder: &decoder)
   }
 

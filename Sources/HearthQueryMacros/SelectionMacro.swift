@@ -261,7 +261,7 @@ extension SelectionMacro {
     }
     let source = """
       extension \(type): \(conformances), HearthQuery._CaseGroup {
-      \(access)init(decoder: inout HearthQuery.QueryDecoder) throws {
+      \(access)init(decoder: inout HearthQuery.QueryRowDecoder) throws {
       \(reads.joined(separator: "\n"))
       \(choices.joined(separator: " else "))
       else { throw HearthQuery._noCaseError(Self.self) }

@@ -190,7 +190,7 @@ public enum TableMacro: MemberMacro, ExtensionMacro {
         .joined(separator: "\n")
     let widths = properties.map { "\(types)._$\($0.name)._columnWidth" }
     return """
-      \(access)init(decoder: inout HearthQuery.QueryDecoder) throws {
+      \(access)init(decoder: inout HearthQuery.QueryRowDecoder) throws {
       \(body)
       }
       \(access)static var _columnWidth: Int { \(widths.joined(separator: " + ")) }

@@ -65,7 +65,7 @@ extension SharedReaderKey {
       let rows = try Row.fetchCursor(db, sql: sql, arguments: arguments)
       var elements: [Element] = []
       while let row = try rows.next() {
-        var decoder = QueryDecoder(row: row)
+        var decoder = QueryRowDecoder(row: row)
         elements.append(try Element(decoder: &decoder))
       }
       return elements
@@ -85,7 +85,7 @@ extension SharedReaderKey {
         guard let none = none as? Value else { throw FetchOneNotFound(sql: sql) }
         return none
       }
-      var decoder = QueryDecoder(row: row)
+      var decoder = QueryRowDecoder(row: row)
       return try Value(decoder: &decoder)
     }
   }

@@ -102,7 +102,7 @@ func normalized(_ code: String) -> String {
         normalized(
           """
           extension RemindersList: HearthQuery.Table, HearthQuery.PrimaryKeyedTable {
-            init(decoder: inout HearthQuery.QueryDecoder) throws {
+            init(decoder: inout HearthQuery.QueryRowDecoder) throws {
               try self.init(
                 id: decoder.decode(TableColumns._$id.self),
                 title: decoder.decode(TableColumns._$title.self),
@@ -191,7 +191,7 @@ func normalized(_ code: String) -> String {
     let (code, _) = expand(
       "@Table public struct Fact { public let id: Int; public var body = \"\" }")
     #expect(code.contains("public struct TableColumns"))
-    #expect(code.contains("public init(decoder: inout HearthQuery.QueryDecoder) throws"))
+    #expect(code.contains("public init(decoder: inout HearthQuery.QueryRowDecoder) throws"))
   }
 
   @Test func infersColumnTypesFromDefaultValuesAsSwiftDoes() {

@@ -17,7 +17,7 @@ struct Color: Hashable, Sendable {
       return hex.queryBinding
     }
 
-    init(decoder: inout QueryDecoder) throws {
+    init(decoder: inout QueryRowDecoder) throws {
       let hex = try decoder.decode(Int.self)
       queryOutput = Color(
         red: UInt8((hex >> 16) & 0xFF), green: UInt8((hex >> 8) & 0xFF), blue: UInt8(hex & 0xFF))

@@ -142,7 +142,7 @@ struct Color: Hashable, Codable, Sendable {
     var queryOutput: Color
     init(queryOutput: Color) { self.queryOutput = queryOutput }
     var queryBinding: QueryBinding { queryOutput.rgb.databaseValue }
-    init(decoder: inout QueryDecoder) throws {
+    init(decoder: inout QueryRowDecoder) throws {
       queryOutput = Color(rgb: try decoder.decode(Int.self))
     }
   }
