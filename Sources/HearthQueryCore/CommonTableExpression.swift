@@ -61,7 +61,8 @@ public struct Values<QueryValue>: Statement, Sendable {
   let decode: @Sendable (inout QueryRowDecoder) throws -> QueryValue
 
   init(
-    values: [QueryFragment], decode: @escaping @Sendable (inout QueryRowDecoder) throws -> QueryValue
+    values: [QueryFragment],
+    decode: @escaping @Sendable (inout QueryRowDecoder) throws -> QueryValue
   ) {
     self.values = values
     self.decode = decode

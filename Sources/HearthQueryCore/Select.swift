@@ -22,13 +22,17 @@ public struct Select<Columns, From: Table, Joins>: Statement, Sendable {
   @usableFromInline let decode: @Sendable (inout QueryRowDecoder) throws -> Columns
 
   @usableFromInline
-  init(clauses: SelectClauses, decode: @escaping @Sendable (inout QueryRowDecoder) throws -> Columns) {
+  init(
+    clauses: SelectClauses, decode: @escaping @Sendable (inout QueryRowDecoder) throws -> Columns
+  ) {
     self.clauses = clauses
     self.decode = decode
   }
 
   @inlinable
-  public func _decodeRow(_ decoder: inout QueryRowDecoder) throws -> Columns { try decode(&decoder) }
+  public func _decodeRow(_ decoder: inout QueryRowDecoder) throws -> Columns {
+    try decode(&decoder)
+  }
 
   public var query: QueryFragment {
     var sql: QueryFragment = clauses.distinct ? "SELECT DISTINCT " : "SELECT "

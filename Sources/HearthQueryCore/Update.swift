@@ -16,7 +16,9 @@ public struct Update<From: Table, Returning>: Statement, Sendable {
   var returningColumns: [QueryFragment] = []
   let decode: @Sendable (inout QueryRowDecoder) throws -> Returning
 
-  public func _decodeRow(_ decoder: inout QueryRowDecoder) throws -> Returning { try decode(&decoder) }
+  public func _decodeRow(_ decoder: inout QueryRowDecoder) throws -> Returning {
+    try decode(&decoder)
+  }
 
   public var query: QueryFragment {
     var sql: QueryFragment = "UPDATE"
