@@ -106,14 +106,26 @@ public struct Where<From: Table>: Statement, Sendable {
   /// `!a`: as `a.not()`.
   public static prefix func ! (operand: Self) -> Self { operand.not() }
 
-  /// Both clauses' conditions: `(a) AND (b)`.
+  /// Both clauses' conditions: `(a) AND (b)`. A clause with no condition (`all`) adds
+  /// nothing: the other clause is the result.
   public func and(_ other: Self) -> Self {
-    Where(predicates: [combined(predicates, other.predicates, "AND")], isUnscoped: isUnscoped)
+    guard !predicates.isEmpty else {
+      return Where(predicates: other.predicates, isUnscoped: isUnscoped)
+    }
+    guard !other.predicates.isEmpty else { return self }
+    return Where(
+      predicates: [combined(predicates, other.predicates, "AND")], isUnscoped: isUnscoped)
   }
 
-  /// Either clause's conditions: `(a) OR (b)`; the default scope still applies to both.
+  /// Either clause's conditions: `(a) OR (b)`; the default scope still applies to both. As
+  /// in the reference, a clause with no condition (`all`) adds nothing: the other clause is
+  /// the result, so `Reminder.all.or(Reminder.where(\.isFlagged))` matches the flagged rows.
   public func or(_ other: Self) -> Self {
-    Where(predicates: [combined(predicates, other.predicates, "OR")], isUnscoped: isUnscoped)
+    guard !predicates.isEmpty else {
+      return Where(predicates: other.predicates, isUnscoped: isUnscoped)
+    }
+    guard !other.predicates.isEmpty else { return self }
+    return Where(predicates: [combined(predicates, other.predicates, "OR")], isUnscoped: isUnscoped)
   }
 
   /// The rows this does not match: `NOT (a AND b)`.
@@ -200,9 +212,7 @@ public struct Where<From: Table>: Statement, Sendable {
 private func combined(_ lhs: [QueryFragment], _ rhs: [QueryFragment], _ op: String)
   -> QueryFragment
 {
-  let left = lhs.isEmpty ? "1" : lhs.joinedWithAnd()
-  let right = rhs.isEmpty ? "1" : rhs.joinedWithAnd()
-  return "(" + left + ") " + QueryFragment(raw: op) + " (" + right + ")"
+  "(" + lhs.joinedWithAnd() + ") " + QueryFragment(raw: op) + " (" + rhs.joinedWithAnd() + ")"
 }
 
 /// What a table's `all` can be: a `Where` (conditions) or a `Select` of whole rows

@@ -256,6 +256,19 @@ struct Post: Equatable, Identifiable {
       sql:
         #"SELECT "reminders"."id" FROM "reminders" WHERE ("reminders"."isCompleted") AND (("reminders"."priority" IS NOT ?))"#,
       rows: "6")
+    // A clause with no condition adds nothing to `and` or `or`, as in the reference.
+    try assertConformance(
+      Reminder.all.or(Reminder.where(\.isFlagged)).select(\.id),
+      sql: #"SELECT "reminders"."id" FROM "reminders" WHERE "reminders"."isFlagged""#,
+      rows: "2")
+    try assertConformance(
+      (Reminder.where(\.isFlagged) || Reminder.all).select(\.id),
+      sql: #"SELECT "reminders"."id" FROM "reminders" WHERE "reminders"."isFlagged""#,
+      rows: "2")
+    try assertConformance(
+      Reminder.all.and(Reminder.where(\.isCompleted)).select(\.id),
+      sql: #"SELECT "reminders"."id" FROM "reminders" WHERE "reminders"."isCompleted""#,
+      rows: "4\n6")
     try assertConformance(
       Reminder.where(\.isCompleted).not().select(\.id).order(by: \.id),
       sql:
