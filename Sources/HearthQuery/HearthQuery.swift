@@ -92,6 +92,45 @@ public macro Column<Representation: QueryRepresentable>(
   _ name: String = "", as representation: Representation.Type, primaryKey: Bool = false
 ) = #externalMacro(module: "HearthQueryMacros", type: "ColumnMacro")
 
+/// Declares a SQL function that calls the Swift function it is attached to: `$name`, to call
+/// in queries and to add to a connection. The function's parameters and result are its SQL
+/// arguments and result; a single `some Sequence<Element>` parameter makes it an aggregate.
+///
+/// ```swift
+/// @DatabaseFunction
+/// func exclaim(_ text: String) -> String { text + "!" }
+///
+/// @DatabaseFunction("product")
+/// func product(of values: some Sequence<Double>) -> Double { values.reduce(1, *) }
+///
+/// db.add(function: $exclaim)
+/// db.add(function: $product)
+/// Reminder.select { $exclaim($0.title) }
+/// ```
+///
+/// `as:` gives the types the arguments and the result are represented by in SQL:
+/// `@DatabaseFunction(as: (([String].JSONRepresentation) -> Int).self)`.
+@attached(peer, names: overloaded, prefixed(`$`))
+public macro DatabaseFunction(_ name: String = "", isDeterministic: Bool = false) =
+  #externalMacro(module: "HearthQueryMacros", type: "DatabaseFunctionMacro")
+
+@attached(peer, names: overloaded, prefixed(`$`))
+public macro DatabaseFunction<each T: QueryRepresentable, R>(
+  _ name: String = "", as representableFunctionType: ((repeat each T) -> R).Type,
+  isDeterministic: Bool = false
+) = #externalMacro(module: "HearthQueryMacros", type: "DatabaseFunctionMacro")
+
+@attached(peer, names: overloaded, prefixed(`$`))
+public macro DatabaseFunction<each T: QueryRepresentable, R>(
+  _ name: String = "", as representableFunctionType: ((any Sequence<(repeat each T)>) -> R).Type,
+  isDeterministic: Bool = false
+) = #externalMacro(module: "HearthQueryMacros", type: "DatabaseFunctionMacro")
+
+@attached(peer, names: overloaded, prefixed(`$`))
+public macro DatabaseFunction<R: QueryBindable>(
+  _ name: String = "", as representableType: R.Type, isDeterministic: Bool = false
+) = #externalMacro(module: "HearthQueryMacros", type: "DatabaseFunctionMacro")
+
 /// A stored property of a `@Table` that is not a column. It needs a default value.
 @attached(peer)
 public macro Ephemeral() = #externalMacro(module: "HearthQueryMacros", type: "EphemeralMacro")

@@ -252,3 +252,17 @@ where Element == UInt8 {
     self = [UInt8](try decoder.decodeColumn(Data.self))
   }
 }
+
+// The reference's spellings of a binding, for representations written against it:
+// `var queryBinding: QueryBinding { .text(queryOutput.hex) }`.
+extension DatabaseValue {
+  public static func text(_ text: String) -> Self { Self(storage: .text(text)) }
+  public static func int(_ integer: Int64) -> Self { Self(storage: .integer(integer)) }
+  public static func double(_ double: Double) -> Self { Self(storage: .double(double)) }
+  public static func blob(_ bytes: [UInt8]) -> Self { Self(storage: .blob(Data(bytes))) }
+  public static func bool(_ bool: Bool) -> Self { Self(storage: .integer(bool ? 1 : 0)) }
+  /// A date as Hearth stores dates: text, `yyyy-MM-dd HH:mm:ss.SSS` in UTC.
+  public static func date(_ date: Date) -> Self { date.queryBinding }
+  /// A UUID as Hearth stores UUIDs: lowercase text.
+  public static func uuid(_ uuid: UUID) -> Self { uuid.queryBinding }
+}

@@ -55,7 +55,7 @@ extension Database {
   }
 }
 
-private func setResult(_ value: DatabaseValue, _ context: OpaquePointer?) {
+func setResult(_ value: DatabaseValue, _ context: OpaquePointer?) {
   switch value.storage {
   case .null: sqlite3_result_null(context)
   case .integer(let integer): sqlite3_result_int64(context, integer)

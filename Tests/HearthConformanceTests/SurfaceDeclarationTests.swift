@@ -126,4 +126,16 @@ struct Stars: QueryRepresentable, QueryBindable {
       #expect(try decoder._decodeIfPresent(Int.self) == 7)
     }
   }
+
+  @Test func bindingsSpelledAsTheReferenceSpellsThem() {
+    #expect(QueryBinding.text("a") == "a")
+    #expect(QueryBinding.int(7) == 7)
+    #expect(QueryBinding.double(0.5) == 0.5)
+    #expect(QueryBinding.bool(true) == 1)
+    #expect(QueryBinding.blob([1, 2]) == DatabaseValue(storage: .blob(Data([1, 2]))))
+    let date = Date(timeIntervalSince1970: 0)
+    #expect(QueryBinding.date(date) == "1970-01-01 00:00:00.000")
+    let uuid = UUID(uuidString: "DEADBEEF-0000-0000-0000-000000000001")!
+    #expect(QueryBinding.uuid(uuid) == "deadbeef-0000-0000-0000-000000000001")
+  }
 }

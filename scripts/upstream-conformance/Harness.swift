@@ -21,6 +21,9 @@ final class Database {
 
   init() throws { queue = try DatabaseQueue() }
 
+  /// What the reference's fixture hands `install(_:)`: the connection itself here.
+  var handle: Database { self }
+
   func execute(_ sql: String) throws {
     try queue.inDatabase { try $0.execute(sql: sql) }
   }
@@ -307,4 +310,17 @@ struct SnapshotsTrait: SuiteTrait, TestTrait {
 
 extension Trait where Self == SnapshotsTrait {
   static func snapshots(record: SnapshotsTrait.Record) -> Self { SnapshotsTrait(record: record) }
+}
+
+// The reference's fixture adds a function to its raw connection; here, to the connection.
+extension ScalarDatabaseFunction {
+  func install(_ database: Database) {
+    database.queue.inDatabase { $0.add(function: self) }
+  }
+}
+
+extension AggregateDatabaseFunction {
+  func install(_ database: Database) {
+    database.queue.inDatabase { $0.add(function: self) }
+  }
 }
