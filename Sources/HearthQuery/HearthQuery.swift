@@ -82,14 +82,23 @@ public macro CasePathable() =
 /// @Column("due_date") var dueDate: Date?
 /// @Column(as: Color.HexRepresentation.self) var color: Color
 /// @Column(primaryKey: true) var title: String
+/// @Column(generated: .virtual) let isOverdue: Bool       // computed by the database
+/// @Column(lazyInitializable: true) var createdAt: Date    // optional in Draft
 /// ```
+///
+/// A generated column is read with its row but never written: inserts and updates of whole
+/// rows leave it out, and `Draft` has no such field.
 @attached(peer)
-public macro Column(_ name: String = "", primaryKey: Bool = false) =
-  #externalMacro(module: "HearthQueryMacros", type: "ColumnMacro")
+public macro Column(
+  _ name: String = "", generated: GeneratedColumnStorage? = nil, primaryKey: Bool = false,
+  lazyInitializable: Bool? = nil
+) = #externalMacro(module: "HearthQueryMacros", type: "ColumnMacro")
 
 @attached(peer)
 public macro Column<Representation: QueryRepresentable>(
-  _ name: String = "", as representation: Representation.Type, primaryKey: Bool = false
+  _ name: String = "", as representation: Representation.Type,
+  generated: GeneratedColumnStorage? = nil, primaryKey: Bool = false,
+  lazyInitializable: Bool? = nil
 ) = #externalMacro(module: "HearthQueryMacros", type: "ColumnMacro")
 
 /// Declares a SQL function that calls the Swift function it is attached to: `$name`, to call

@@ -282,19 +282,20 @@ extension PrimaryKeyedTable {
     @InsertValuesBuilder<Draft> _ drafts: () -> [Draft]
   ) -> Insert<Self, Void> {
     let drafts = drafts()
-    let keyName = columns.primaryKey.name
-    let allColumns = Draft.TableColumns.allColumns
-    let keyIndex = allColumns.firstIndex { $0.name == keyName }
-    let omitKey =
-      keyIndex.map { index in drafts.allSatisfy { allColumns[index]._binding(for: $0).isNull } }
-      ?? false
-    let kept = allColumns.enumerated().filter { !(omitKey && $0.offset == keyIndex) }
+    // The key, and any column filled in later, is left out when no draft has a value for
+    // it, so that the database's default (a rowid, `uuid()`, a `DEFAULT`) applies.
+    let filledLater = (TableColumns.self as? any _FilledLaterColumns.Type)?._filledLaterColumnNames
+    let leftToDatabase = Set([columns.primaryKey.name] + (filledLater ?? []))
+    let kept = Draft.TableColumns.allColumns.filter { column in
+      !leftToDatabase.contains(column.name)
+        || !drafts.allSatisfy { column._binding(for: $0).isNull }
+    }
     let rows = drafts.map { draft in
-      kept.map { QueryFragment(binding: $0.element._binding(for: draft)) }
+      kept.map { QueryFragment(binding: $0._binding(for: draft)) }
     }
     return Insert(
       conflictResolution: conflictResolution,
-      source: .values(columns: kept.map(\.element.name), rows: rows), decode: { _ in })
+      source: .values(columns: kept.map(\.name), rows: rows), decode: { _ in })
   }
 
   /// Inserts one draft.
@@ -324,7 +325,7 @@ extension PrimaryKeyedTable {
   private static func upserting(_ insert: Insert<Self, Void>) -> Insert<Self, Void> {
     let key = columns.primaryKey.name
     return insert.upserting([key]) { updates, _ in
-      for name in TableColumns.allColumns.map(\.name) where name != key {
+      for name in TableColumns.writableColumns.map(\.name) where name != key {
         updates.assignments.append(
           (name, QueryFragment(raw: "\"excluded\"." + SQLNaming.quote(name))))
       }
@@ -350,8 +351,8 @@ func nonEmptyColumnNames<T: Table, each V>(_ columns: repeat TableColumn<T, each
 func insertRows<T: Table>(of type: T.Type, _ rows: [T], or conflictResolution: ConflictResolution?)
   -> Insert<T, Void>
 {
-  let names = T.TableColumns.allColumns.map(\.name)
-  let values = rows.map { $0._columnBindings.map { QueryFragment(binding: $0) } }
+  let names = T.TableColumns.writableColumns.map(\.name)
+  let values = rows.map { $0._writableColumnBindings.map { QueryFragment(binding: $0) } }
   return Insert(
     conflictResolution: conflictResolution, source: .values(columns: names, rows: values),
     decode: { _ in })

@@ -481,18 +481,22 @@ extension QueryExpression {
       QueryFragment(raw: isDistinct ? "count(DISTINCT " : "count(") + queryFragment + ")")
   }
 
-  /// `CAST(x AS type)`: the value as another SQLite type.
+  /// `CAST(x AS type)`: the value as another SQLite type, the `typeAffinity` of `Other`
+  /// (of its wrapped type for an optional): `$0.priority.cast(as: Double?.self)`.
   public func cast<Other: QueryBindable>(as type: Other.Type = Other.self)
     -> SQLQueryExpression<Other>
   {
-    let affinity: String
-    switch Other.self {
-    case is any BinaryInteger.Type, is Bool.Type: affinity = "INTEGER"
-    case is any BinaryFloatingPoint.Type: affinity = "REAL"
-    case is String.Type: affinity = "TEXT"
-    default: affinity = "BLOB"
+    let affinity: QueryFragment
+    if let sqliteType = Other.self as? any SQLiteType.Type {
+      affinity = sqliteType.typeAffinity.rawValue
+    } else if let optional = Other.self as? any _OptionalProtocol.Type,
+      let wrapped = optional._wrappedType as? any SQLiteType.Type
+    {
+      affinity = wrapped.typeAffinity.rawValue
+    } else {
+      affinity = SQLiteTypeAffinity.blob.rawValue
     }
-    return SQLQueryExpression("CAST(" + queryFragment + QueryFragment(raw: " AS \(affinity))"))
+    return SQLQueryExpression("CAST(" + queryFragment + " AS " + affinity + ")")
   }
 }
 

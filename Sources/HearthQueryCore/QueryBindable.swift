@@ -145,9 +145,13 @@ extension QueryBindable where Self: RawRepresentable, RawValue: QueryBindable {
 /// (`IS` instead of `=`, `??`).
 public protocol _OptionalProtocol {
   associatedtype Wrapped
+  /// `Wrapped`, for code that holds only the optional's type.
+  static var _wrappedType: Any.Type { get }
 }
 
-extension Optional: _OptionalProtocol {}
+extension Optional: _OptionalProtocol {
+  public static var _wrappedType: Any.Type { Wrapped.self }
+}
 
 extension Optional: QueryDecodable where Wrapped: QueryDecodable {
   @inlinable

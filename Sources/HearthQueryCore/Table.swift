@@ -86,6 +86,11 @@ extension Table {
   }
 
   /// The values of this row, in column order.
+  /// The values of this row's writable columns, in column order.
+  var _writableColumnBindings: [QueryBinding] {
+    TableColumns.writableColumns.map { $0._binding(for: self) }
+  }
+
   var _columnBindings: [QueryBinding] {
     TableColumns.allColumns.map { $0._binding(for: self) }
   }
@@ -102,6 +107,19 @@ public protocol PrimaryKeyedTable: Table where TableColumns: PrimaryKeyedTableDe
 public protocol TableDefinition<QueryValue>: QueryExpression, Sendable where QueryValue: Table {
   /// Every column, in declaration order (the order rows are decoded in).
   static var allColumns: [any TableColumnExpression<QueryValue>] { get }
+  /// The columns an insert or an update of a whole row writes: all but the generated ones
+  /// (`@Column(generated: .virtual)`), which the database computes.
+  static var writableColumns: [any TableColumnExpression<QueryValue>] { get }
+}
+
+/// The columns of a table that a draft may leave to the database
+/// (`@Column(lazyInitializable: true)`), which `@Table` declares when it has some.
+public protocol _FilledLaterColumns {
+  static var _filledLaterColumnNames: [String] { get }
+}
+
+extension TableDefinition {
+  public static var writableColumns: [any TableColumnExpression<QueryValue>] { allColumns }
 }
 
 extension TableDefinition {
@@ -162,4 +180,11 @@ public struct TableColumn<Root: Table, Value: QueryBindable>: TableColumnExpress
   }
 
   public var _jsonValue: QueryFragment { Value._jsonEncoded(queryFragment) }
+}
+
+/// How the database keeps a generated column (`@Column(generated: .virtual)`): computed when
+/// read, or stored when the row is written. Either way Hearth reads it and never writes it.
+public enum GeneratedColumnStorage: Sendable {
+  case virtual
+  case stored
 }

@@ -96,12 +96,28 @@ public struct Updates<From: Table> {
     get { SQLQueryExpression(From.columns[keyPath: keyPath].queryFragment) }
     set { assignments.append((From.columns[keyPath: keyPath].name, newValue.queryFragment)) }
   }
+
+  /// A signed numeric column, for `negate()`: `$0.balance.negate()`.
+  @_disfavoredOverload
+  public subscript<Value: QueryBindable & SignedNumeric>(
+    dynamicMember keyPath: KeyPath<From.TableColumns, TableColumn<From, Value>>
+  ) -> SQLQueryExpression<Value> {
+    get { SQLQueryExpression(From.columns[keyPath: keyPath].queryFragment) }
+    set { assignments.append((From.columns[keyPath: keyPath].name, newValue.queryFragment)) }
+  }
 }
 
 extension SQLQueryExpression<Bool> {
   /// `NOT (x)`: in an update, `$0.isFlagged.toggle()` sets the column to its opposite.
   public mutating func toggle() {
     self = SQLQueryExpression("NOT (" + queryFragment + ")")
+  }
+}
+
+extension SQLQueryExpression where QueryValue: SignedNumeric {
+  /// `-(x)`: in an update, `$0.balance.negate()` sets the column to its negation.
+  public mutating func negate() {
+    self = SQLQueryExpression("-(" + queryFragment + ")")
   }
 }
 

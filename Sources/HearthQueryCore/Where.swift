@@ -420,7 +420,7 @@ extension PrimaryKeyedTable {
   /// Updates every column of the row with `row`'s primary key to `row`'s values.
   public static func update(_ row: Self) -> Update<Self, Void> {
     let key = columns.primaryKey
-    let assignments = TableColumns.allColumns.filter { $0.name != key.name }.map {
+    let assignments = TableColumns.writableColumns.filter { $0.name != key.name }.map {
       ($0.name, QueryFragment(binding: $0._binding(for: row)))
     }
     let matching = Where<Self>().adding([

@@ -97,7 +97,7 @@ public enum TableMacro: MemberMacro, ExtensionMacro {
           access: access, typeName: model.typeName, tableName: model.tableName,
           isGeneric: model.isGeneric,
           schemaName: model.schemaName,
-          properties: model.properties, primaryKey: primaryKey))
+          properties: model.properties.filter { !$0.isGenerated }, primaryKey: primaryKey))
     }
     return members.map { DeclSyntax(stringLiteral: $0) }
   }
@@ -147,7 +147,22 @@ public enum TableMacro: MemberMacro, ExtensionMacro {
     lines.append(
       "\(access)static var allColumns: [any HearthQuery.TableColumnExpression<\(typeName)>] { [\(all)].flatMap { $0 } }"
     )
+    let filledLater = properties.filter(\.isLazyInitializable).map { stringLiteral($0.columnName) }
+    if !filledLater.isEmpty {
+      lines.append(
+        "\(access)static var _filledLaterColumnNames: [String] { [\(filledLater.joined(separator: ", "))] }"
+      )
+    }
+    if properties.contains(where: \.isGenerated) {
+      let writable = properties.filter { !$0.isGenerated }.map {
+        "HearthQuery._flatColumns(\(typeName).columns.\(backticked($0.name)))"
+      }
+      lines.append(
+        "\(access)static var writableColumns: [any HearthQuery.TableColumnExpression<\(typeName)>] { [\(writable.joined(separator: ", "))].flatMap { $0 } }"
+      )
+    }
     var protocols = ["HearthQuery.TableDefinition"]
+    if !filledLater.isEmpty { protocols.append("HearthQuery._FilledLaterColumns") }
     if let primaryKey {
       protocols.append("HearthQuery.PrimaryKeyedTableDefinition")
       lines.append(
@@ -246,12 +261,12 @@ public enum TableMacro: MemberMacro, ExtensionMacro {
     var assignments: [String] = []
     var fromRow: [String] = []
     for property in properties {
-      let type =
-        property.isPrimaryKey && !property.isOptional ? optional(property.type) : property.type
+      let isFilledLater = property.isPrimaryKey || property.isLazyInitializable
+      let type = isFilledLater && !property.isOptional ? optional(property.type) : property.type
       let name = backticked(property.name)
       stored.append("\(access)var \(name): \(type)")
       var defaultValue = ""
-      if property.isPrimaryKey {
+      if isFilledLater {
         defaultValue = " = nil"
       } else if let initializer = property.initializer {
         defaultValue = " = " + qualifySelf(initializer, typeName: typeName)
@@ -264,7 +279,7 @@ public enum TableMacro: MemberMacro, ExtensionMacro {
     }
     let draftProperties = properties.map { property -> TableProperty in
       var draft = property
-      if property.isPrimaryKey && !property.isOptional {
+      if (property.isPrimaryKey || property.isLazyInitializable) && !property.isOptional {
         draft.type = optional(property.type)
         draft.representation = property.representation.map(optional)
       }

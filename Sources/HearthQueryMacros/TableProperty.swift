@@ -14,6 +14,12 @@ struct TableProperty {
   var initializer: ExprSyntax?
   var isLet: Bool
   var node: Syntax
+  /// `@Column(generated: .virtual)` or `.stored`: the database computes it; rows read it,
+  /// inserts and updates leave it out, and `Draft` has no such field.
+  var isGenerated = false
+  /// `@Column(lazyInitializable: true)`: optional in `Draft`, so the database (a default) or
+  /// the code can fill it in later.
+  var isLazyInitializable = false
 
   /// The type stored in the database: the representation, or the property's own type.
   var columnValueType: String { representation ?? type }
@@ -87,7 +93,8 @@ struct TableProperty {
           name: name, columnName: column.name ?? name, type: type,
           representation: column.representation, isPrimaryKey: column.primaryKey,
           explicitPrimaryKey: column.primaryKey, initializer: binding.initializer?.value,
-          isLet: isLet, node: Syntax(variable)))
+          isLet: isLet, node: Syntax(variable), isGenerated: column.isGenerated,
+          isLazyInitializable: column.isLazyInitializable))
     }
     return properties
   }
@@ -166,6 +173,8 @@ struct ColumnArguments {
   var name: String?
   var representation: String?
   var primaryKey = false
+  var isGenerated = false
+  var isLazyInitializable = false
 
   init(_ attributes: AttributeListSyntax, diagnostics: inout [Diagnostic]) {
     for element in attributes {
@@ -194,6 +203,10 @@ struct ColumnArguments {
           representation = String(text.dropLast(5))
         case "primaryKey":
           primaryKey = argument.expression.trimmedDescription == "true"
+        case "generated":
+          isGenerated = argument.expression.trimmedDescription != "nil"
+        case "lazyInitializable":
+          isLazyInitializable = argument.expression.trimmedDescription == "true"
         default:
           diagnostics.append(.error(argument, "columnArgument", "unknown @Column argument"))
         }

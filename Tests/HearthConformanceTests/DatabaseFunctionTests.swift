@@ -93,7 +93,7 @@ func joinedTitles(_ rows: some Sequence<(String, separator: String)>) -> String 
 
   @Test func aThrownErrorFailsTheStatementWithItsDescription() throws {
     try database.read { db in
-      #expect {
+      _ = #expect {
         try Values($refuse("x")).fetchAll(db)
       } throws: { error in
         "\(error)".contains("refused on purpose")

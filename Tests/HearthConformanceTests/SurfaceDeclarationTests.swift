@@ -138,4 +138,26 @@ struct Stars: QueryRepresentable, QueryBindable {
     let uuid = UUID(uuidString: "DEADBEEF-0000-0000-0000-000000000001")!
     #expect(QueryBinding.uuid(uuid) == "deadbeef-0000-0000-0000-000000000001")
   }
+
+  @Test func aCastUsesTheAffinityOfItsTypeOrOfTheWrappedType() throws {
+    let database = try conformanceDatabase()
+    try database.read { db in
+      try assertQuery(
+        Reminder.where { $0.id.eq(3) }.select { $0.priority.cast(as: Double?.self) }, in: db,
+        sql:
+          #"SELECT CAST("reminders"."priority" AS REAL) FROM "reminders" WHERE ("reminders"."id" = ?)"#,
+        rows: "3.0")
+      try assertQuery(
+        Values(#sql("'12 apples'", as: String.self).cast(as: Int.self)), in: db, rows: "12")
+      #expect(String.typeAffinity.rawValue.sql == "TEXT")
+    }
+  }
+
+  @Test func negateInAnUpdateSetsTheColumnToItsNegation() throws {
+    try assertConformance(
+      RemindersList.find(2).update { $0.position.negate() }.returning(\.position),
+      sql:
+        #"UPDATE "remindersLists" SET "position" = -("remindersLists"."position") WHERE ("remindersLists"."id" = ?) RETURNING "remindersLists"."position""#,
+      rows: "-1")
+  }
 }

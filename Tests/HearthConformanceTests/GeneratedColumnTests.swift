@@ -1,0 +1,69 @@
+import Foundation
+import HearthDataTestSupport
+import HearthQuery
+import Testing
+
+/// A table with a column the database computes, and one the database fills in when a draft
+/// leaves it out.
+@Table
+struct Parcel: Equatable, Identifiable {
+  let id: Int
+  var widthCM = 0
+  var heightCM = 0
+  @Column(generated: .virtual) let areaCM: Int
+  @Column(lazyInitializable: true) var label: String
+}
+
+@Suite struct GeneratedColumnTests {
+  let database: DatabaseQueue
+
+  init() throws {
+    database = try DatabaseQueue()
+    try database.write { db in
+      try db.execute(
+        sql: """
+          CREATE TABLE "parcels" (
+            "id" INTEGER PRIMARY KEY,
+            "widthCM" INTEGER NOT NULL,
+            "heightCM" INTEGER NOT NULL,
+            "areaCM" INTEGER GENERATED ALWAYS AS ("widthCM" * "heightCM") VIRTUAL,
+            "label" TEXT NOT NULL DEFAULT 'unlabelled'
+          )
+          """)
+    }
+  }
+
+  @Test func aGeneratedColumnIsReadButNeverWritten() throws {
+    try database.write { db in
+      try assertQuery(
+        Parcel.insert { Parcel(id: 1, widthCM: 2, heightCM: 3, areaCM: 999, label: "box") },
+        in: db,
+        sql: #"INSERT INTO "parcels" ("id", "widthCM", "heightCM", "label") VALUES (?, ?, ?, ?)"#,
+        rows: "")
+      #expect(
+        try Parcel.find(1).fetchOne(db)
+          == Parcel(id: 1, widthCM: 2, heightCM: 3, areaCM: 6, label: "box"))
+      try Parcel.update(Parcel(id: 1, widthCM: 5, heightCM: 3, areaCM: 0, label: "crate"))
+        .execute(db)
+      try assertQuery(Parcel.select { ($0.areaCM, $0.label) }, in: db, rows: "15 | crate")
+      try Parcel.upsert { Parcel(id: 1, widthCM: 1, heightCM: 1, areaCM: 0, label: "tiny") }
+        .execute(db)
+      try assertQuery(Parcel.where { $0.areaCM.eq(1) }.select(\.label), in: db, rows: "tiny")
+    }
+  }
+
+  @Test func aDraftHasNoGeneratedColumnAndLeavesALazyOneToTheDatabase() throws {
+    try database.write { db in
+      try assertQuery(
+        Parcel.insert {
+          Parcel.Draft(widthCM: 4, heightCM: 4)
+          Parcel.Draft(widthCM: 1, heightCM: 2)
+        }, in: db,
+        sql: #"INSERT INTO "parcels" ("widthCM", "heightCM") VALUES (?, ?), (?, ?)"#, rows: "")
+      try Parcel.insert { Parcel.Draft(widthCM: 1, heightCM: 1, label: "named") }.execute(db)
+      try assertQuery(
+        Parcel.order(by: \.id).select { ($0.areaCM, $0.label) }, in: db,
+        rows: "16 | unlabelled\n2 | unlabelled\n1 | named")
+    }
+  }
+}
