@@ -77,7 +77,7 @@ public struct ColumnGroup<Root: Table, Group: _ColumnGroup>: _ColumnFragments, S
   }
 
   static func qualified(_ name: String) -> String {
-    Root.qualifier + "." + SQLNaming.quote(name)
+    Root.qualifiedColumn(name)
   }
 }
 
@@ -265,7 +265,7 @@ struct _CaseGroupColumn<Root: Table, Group: _ColumnGroup>: TableColumnExpression
 
   var name: String { Group._columnNames[index] }
   var queryFragment: QueryFragment {
-    QueryFragment(raw: Root.qualifier + "." + SQLNaming.quote(name))
+    QueryFragment(raw: Root.qualifiedColumn(name))
   }
   var _keyPath: AnyKeyPath { group }
   func _binding(for row: Root) -> QueryBinding {
@@ -281,7 +281,7 @@ public struct _CaseColumnGroup<Root: Table, Group: _ColumnGroup>: _ColumnFragmen
   let keyPath: any KeyPath<Root, Group?> & Sendable
 
   public var _columnFragments: [QueryFragment] {
-    Group._columnNames.map { QueryFragment(raw: Root.qualifier + "." + SQLNaming.quote($0)) }
+    Group._columnNames.map { QueryFragment(raw: Root.qualifiedColumn($0)) }
   }
 
   /// One column of the case's group: `$0.kind.image.caption`, NULL in another case's rows.
@@ -415,7 +415,7 @@ struct _NestedColumn<Root: Table, Nested: Table>: TableColumnExpression {
 
   var name: String { column.name }
   var queryFragment: QueryFragment {
-    QueryFragment(raw: Root.qualifier + "." + SQLNaming.quote(column.name))
+    QueryFragment(raw: Root.qualifiedColumn(column.name))
   }
   var _keyPath: AnyKeyPath { (table as AnyKeyPath).appending(path: column._keyPath) ?? table }
   func _binding(for row: Root) -> QueryBinding { column._binding(for: row[keyPath: table]) }

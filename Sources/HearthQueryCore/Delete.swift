@@ -35,7 +35,9 @@ public struct Delete<From: Table, Returning>: Statement, Sendable {
   )
     -> Delete<From, (repeat (each C).QueryValue.QueryOutput)>
   where repeat (each C).QueryValue: QueryRepresentable {
-    let selected = selectedColumns(repeat each selection(From.columns))
+    let selected = returningClause(of: From.self) {
+      selectedColumns(repeat each selection(From.columns))
+    }
     return Delete<From, (repeat (each C).QueryValue.QueryOutput)>(
       wheres: wheres, returningColumns: selected.fragments, decode: selected.decode)
   }

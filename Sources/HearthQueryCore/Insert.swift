@@ -60,7 +60,9 @@ public struct Insert<Into: Table, Returning>: Statement, Sendable {
   )
     -> Insert<Into, (repeat (each C).QueryValue.QueryOutput)>
   where repeat (each C).QueryValue: QueryRepresentable {
-    let selected = selectedColumns(repeat each selection(Into.columns))
+    let selected = returningClause(of: Into.self) {
+      selectedColumns(repeat each selection(Into.columns))
+    }
     return Insert<Into, (repeat (each C).QueryValue.QueryOutput)>(
       conflictResolution: conflictResolution, source: source, upsert: upsert,
       returningColumns: selected.fragments, decode: selected.decode)

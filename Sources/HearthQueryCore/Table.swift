@@ -79,6 +79,14 @@ extension Table {
   /// What qualifies the table's columns: its alias, or its name.
   static var qualifier: String { SQLNaming.quote(tableAlias ?? tableName) }
 
+  /// `"qualifier"."name"`, or `"name"` alone inside the `RETURNING` clause of a statement on
+  /// this table, where SQLite knows no alias (and the reference writes names alone).
+  static func qualifiedColumn(_ name: String) -> String {
+    let qualifier = qualifier
+    return qualifier == unqualifiedTable
+      ? SQLNaming.quote(name) : qualifier + "." + SQLNaming.quote(name)
+  }
+
   /// The table in a `FROM` or `JOIN`: `"users"`, or `"users" AS "referrers"`.
   static var tableReference: QueryFragment {
     guard let tableAlias else { return tableFragment }
@@ -170,7 +178,7 @@ public struct TableColumn<Root: Table, Value: QueryBindable>: TableColumnExpress
   }
 
   public var queryFragment: QueryFragment {
-    QueryFragment(raw: Root.qualifier + "." + SQLNaming.quote(name))
+    QueryFragment(raw: Root.qualifiedColumn(name))
   }
 
   public var _keyPath: AnyKeyPath { keyPath }
@@ -187,4 +195,13 @@ public struct TableColumn<Root: Table, Value: QueryBindable>: TableColumnExpress
 public enum GeneratedColumnStorage: Sendable {
   case virtual
   case stored
+}
+
+/// The qualifier of the table whose `RETURNING` clause is being written, if one is: its
+/// columns are written by name alone there.
+@TaskLocal var unqualifiedTable: String?
+
+/// Evaluates a `RETURNING` clause's columns for a statement on `table`.
+func returningClause<T: Table, R>(of table: T.Type, _ body: () -> R) -> R {
+  $unqualifiedTable.withValue(T.qualifier, operation: body)
 }

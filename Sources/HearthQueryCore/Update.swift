@@ -43,7 +43,9 @@ public struct Update<From: Table, Returning>: Statement, Sendable {
   )
     -> Update<From, (repeat (each C).QueryValue.QueryOutput)>
   where repeat (each C).QueryValue: QueryRepresentable {
-    let selected = selectedColumns(repeat each selection(From.columns))
+    let selected = returningClause(of: From.self) {
+      selectedColumns(repeat each selection(From.columns))
+    }
     return Update<From, (repeat (each C).QueryValue.QueryOutput)>(
       conflictResolution: conflictResolution, assignments: assignments, wheres: wheres,
       returningColumns: selected.fragments, decode: selected.decode)

@@ -127,7 +127,7 @@ import Testing
         $0.position = Reminder.where { $0.remindersListID == 1 }.count()
       }.returning(\.position),
       sql:
-        #"UPDATE "remindersLists" SET "position" = (SELECT count(*) FROM "reminders" WHERE ("reminders"."remindersListID" = ?)) RETURNING "remindersLists"."position""#,
+        #"UPDATE "remindersLists" SET "position" = (SELECT count(*) FROM "reminders" WHERE ("reminders"."remindersListID" = ?)) RETURNING "position""#,
       rows: "4\n4")
     try assertConformance(
       Tag.insert {
@@ -136,7 +136,7 @@ import Testing
         User.select { $0.name.lower() }
       }.returning(\.title),
       sql:
-        #"INSERT INTO "tags" ("title") SELECT lower("users"."name") FROM "users" RETURNING "tags"."title""#,
+        #"INSERT INTO "tags" ("title") SELECT lower("users"."name") FROM "users" RETURNING "title""#,
       rows: "blob\nblob jr\nblob sr")
   }
 }
@@ -171,7 +171,7 @@ import Testing
         $0.title = Case($0.id).when(1, then: "One").else("Two")
       }.returning(\.title),
       sql:
-        #"UPDATE "reminders" SET "title" = (CASE "reminders"."id" WHEN ? THEN ? ELSE ? END) WHERE ("reminders"."id" IN (?, ?)) RETURNING "reminders"."title""#,
+        #"UPDATE "reminders" SET "title" = (CASE "reminders"."id" WHEN ? THEN ? ELSE ? END) WHERE ("reminders"."id" IN (?, ?)) RETURNING "title""#,
       rows: "One\nTwo")
   }
 }
@@ -211,16 +211,16 @@ import Testing
   @Test func deletes() throws {
     try assertConformance(
       Reminder.delete().returning(\.id),
-      sql: #"DELETE FROM "reminders" RETURNING "reminders"."id""#,
+      sql: #"DELETE FROM "reminders" RETURNING "id""#,
       rows: "1\n2\n3\n4\n5\n6")
     try assertConformance(
       Reminder.where(\.isCompleted).delete().returning(\.title),
       sql:
-        #"DELETE FROM "reminders" WHERE "reminders"."isCompleted" RETURNING "reminders"."title""#,
+        #"DELETE FROM "reminders" WHERE "reminders"."isCompleted" RETURNING "title""#,
       rows: "Take a walk\nCall accountant")
     try assertConformance(
       Reminder.delete().where { $0.id == 2 }.returning(\.title),
-      sql: #"DELETE FROM "reminders" WHERE ("reminders"."id" = ?) RETURNING "reminders"."title""#,
+      sql: #"DELETE FROM "reminders" WHERE ("reminders"."id" = ?) RETURNING "title""#,
       rows: "Haircut")
     let database = try conformanceDatabase()
     try database.write { db in
@@ -232,7 +232,7 @@ import Testing
       try assertQuery(
         Note.where { $0.id.in([1, 2]) }.delete().returning(\.id), in: db,
         sql:
-          #"DELETE FROM "notes" WHERE (NOT ("notes"."isDeleted")) AND (("notes"."id" IN (?, ?))) RETURNING "notes"."id""#,
+          #"DELETE FROM "notes" WHERE (NOT ("notes"."isDeleted")) AND (("notes"."id" IN (?, ?))) RETURNING "id""#,
         rows: "1")
     }
   }

@@ -75,7 +75,7 @@ struct Attachment: Equatable, Identifiable {
         Attachment.insert { Attachment.Draft(kind: .note("Goodbye")) }
           .returning { ($0.id, $0.kind.link, $0.kind.note, $0.kind.image) }, in: db,
         sql:
-          #"INSERT INTO "attachments" ("link", "note", "image") VALUES (?, ?, ?) RETURNING "attachments"."id", "attachments"."link", "attachments"."note", "attachments"."image""#,
+          #"INSERT INTO "attachments" ("link", "note", "image") VALUES (?, ?, ?) RETURNING "id", "link", "note", "image""#,
         rows: "4 | NULL | Goodbye | NULL")
     }
   }
@@ -85,7 +85,7 @@ struct Attachment: Equatable, Identifiable {
       try assertQuery(
         Attachment.find(1).update { $0.kind = .note("Goodbye world!") }.returning(\.self), in: db,
         sql:
-          #"UPDATE "attachments" SET "link" = NULL, "note" = ?, "image" = NULL WHERE ("attachments"."id" = ?) RETURNING "attachments"."id", "attachments"."link", "attachments"."note", "attachments"."image""#,
+          #"UPDATE "attachments" SET "link" = NULL, "note" = ?, "image" = NULL WHERE ("attachments"."id" = ?) RETURNING "id", "link", "note", "image""#,
         rows: "1 | NULL | Goodbye world! | NULL")
     }
   }
@@ -128,7 +128,7 @@ enum Media: Equatable {
         Media.where { $0.note.eq("Hello") }.update { $0.note = #bind(Optional("Bye")) }
           .returning(\.note), in: db,
         sql:
-          #"UPDATE "medias" SET "note" = ? WHERE ("medias"."note" = ?) RETURNING "medias"."note""#,
+          #"UPDATE "medias" SET "note" = ? WHERE ("medias"."note" = ?) RETURNING "note""#,
         rows: "Bye")
       try Media.where { $0.image.isNot(nil) }.delete().execute(db)
       #expect(try Media.all.fetchAll(db) == [.note("Bye")])

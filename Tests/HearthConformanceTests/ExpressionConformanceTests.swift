@@ -257,7 +257,7 @@ private func assertExpression<C: QueryExpression>(
         $0.id == 1
       }.returning(\.isFlagged),
       sql:
-        #"UPDATE "reminders" SET "isFlagged" = EXISTS (SELECT "tags"."id", "tags"."title" FROM "tags" WHERE ("tags"."title" = ?)) WHERE ("reminders"."id" = ?) RETURNING "reminders"."isFlagged""#,
+        #"UPDATE "reminders" SET "isFlagged" = EXISTS (SELECT "tags"."id", "tags"."title" FROM "tags" WHERE ("tags"."title" = ?)) WHERE ("reminders"."id" = ?) RETURNING "isFlagged""#,
       rows: "1")
   }
 

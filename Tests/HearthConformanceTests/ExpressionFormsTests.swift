@@ -74,7 +74,7 @@ struct ListText: FTS5 {
         }
         .returning(\.title), in: db,
         sql:
-          #"INSERT INTO "remindersLists" ("title") SELECT 'Groceries' RETURNING "remindersLists"."title""#,
+          #"INSERT INTO "remindersLists" ("title") SELECT 'Groceries' RETURNING "title""#,
         rows: "Groceries")
     }
   }

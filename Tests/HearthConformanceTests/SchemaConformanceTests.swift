@@ -243,10 +243,10 @@ import Testing
       try db.execute(sql: #"CREATE TABLE "ticks" ("id" INTEGER PRIMARY KEY)"#)
       try assertQuery(
         Tick.insert { Tick.Draft() }.returning(\.id), in: db,
-        sql: #"INSERT INTO "ticks" DEFAULT VALUES RETURNING "ticks"."id""#, rows: "1")
+        sql: #"INSERT INTO "ticks" DEFAULT VALUES RETURNING "id""#, rows: "1")
       try assertQuery(
         Tick.insert().returning(\.id), in: db,
-        sql: #"INSERT INTO "ticks" DEFAULT VALUES RETURNING "ticks"."id""#, rows: "2")
+        sql: #"INSERT INTO "ticks" DEFAULT VALUES RETURNING "id""#, rows: "2")
     }
   }
 
@@ -273,7 +273,7 @@ import Testing
       try assertQuery(
         ArchivedNote.insert { ArchivedNote(id: 1, body: "old") }.returning(\.body), in: db,
         sql:
-          #"INSERT INTO "archive"."archivedNotes" ("id", "body") VALUES (?, ?) RETURNING "archivedNotes"."body""#,
+          #"INSERT INTO "archive"."archivedNotes" ("id", "body") VALUES (?, ?) RETURNING "body""#,
         rows: "old")
       try assertQuery(
         ArchivedNote.where { $0.id == 1 }.select(\.body), in: db,

@@ -16,7 +16,7 @@ import Testing
       .where { $0.id == 3 }
       .returning { ($0.isFlagged, $0.title, $0.priority) },
       sql:
-        #"UPDATE "reminders" SET "isFlagged" = NOT ("reminders"."isFlagged"), "title" = ("reminders"."title" || ?), "priority" = min("reminders"."priority" + 1, 3) WHERE ("reminders"."id" = ?) RETURNING "reminders"."isFlagged", "reminders"."title", "reminders"."priority""#,
+        #"UPDATE "reminders" SET "isFlagged" = NOT ("reminders"."isFlagged"), "title" = ("reminders"."title" || ?), "priority" = min("reminders"."priority" + 1, 3) WHERE ("reminders"."id" = ?) RETURNING "isFlagged", "title", "priority""#,
       rows: "1 | Doctor appointment (Updated) | 3")
   }
 
@@ -29,7 +29,7 @@ import Testing
       .where { $0.id == 2 }
       .returning(\.title),
       sql:
-        #"UPDATE "reminders" SET "title" = ("reminders"."title" || ?), "title" = ("reminders"."title" || ?) WHERE ("reminders"."id" = ?) RETURNING "reminders"."title""#,
+        #"UPDATE "reminders" SET "title" = ("reminders"."title" || ?), "title" = ("reminders"."title" || ?) WHERE ("reminders"."id" = ?) RETURNING "title""#,
       rows: "Haircut?")
   }
 
@@ -37,11 +37,11 @@ import Testing
     try assertConformance(
       Reminder.find(4).update { $0.isCompleted.toggle() }.returning(\.isCompleted),
       sql:
-        #"UPDATE "reminders" SET "isCompleted" = NOT ("reminders"."isCompleted") WHERE ("reminders"."id" = ?) RETURNING "reminders"."isCompleted""#,
+        #"UPDATE "reminders" SET "isCompleted" = NOT ("reminders"."isCompleted") WHERE ("reminders"."id" = ?) RETURNING "isCompleted""#,
       rows: "0")
     try assertConformance(
       Reminder.find(4).delete().returning(\.title),
-      sql: #"DELETE FROM "reminders" WHERE ("reminders"."id" = ?) RETURNING "reminders"."title""#,
+      sql: #"DELETE FROM "reminders" WHERE ("reminders"."id" = ?) RETURNING "title""#,
       rows: "Take a walk")
   }
 
@@ -63,11 +63,11 @@ import Testing
     try assertConformance(
       Note.update { $0.body = "edited" }.returning(\.id),
       sql:
-        #"UPDATE "notes" SET "body" = ? WHERE NOT ("notes"."isDeleted") RETURNING "notes"."id""#,
+        #"UPDATE "notes" SET "body" = ? WHERE NOT ("notes"."isDeleted") RETURNING "id""#,
       rows: "1")
     try assertConformance(
       Note.unscoped.delete().returning(\.id),
-      sql: #"DELETE FROM "notes" RETURNING "notes"."id""#, rows: "1\n2")
+      sql: #"DELETE FROM "notes" RETURNING "id""#, rows: "1\n2")
   }
 
   @Test func insertRowsWithConditions() throws {
@@ -82,7 +82,7 @@ import Testing
       }
       .returning(\.title),
       sql:
-        #"INSERT INTO "tags" ("id", "title") VALUES (?, ?), (?, ?) RETURNING "tags"."title""#,
+        #"INSERT INTO "tags" ("id", "title") VALUES (?, ?), (?, ?) RETURNING "title""#,
       rows: "home\nwork")
   }
 
@@ -96,7 +96,7 @@ import Testing
         }
       }
       .returning(\.id),
-      sql: #"INSERT INTO "tags" ("title") VALUES (?), (?), (?) RETURNING "tags"."id""#,
+      sql: #"INSERT INTO "tags" ("title") VALUES (?), (?), (?) RETURNING "id""#,
       rows: "4\n5\n6")
   }
 
@@ -111,7 +111,7 @@ import Testing
       }
       .returning { ($0.id, $0.title) },
       sql:
-        #"INSERT INTO "reminders" ("remindersListID", "title", "priority") VALUES (?, ?, ?) ON CONFLICT DO UPDATE SET "title" = ("reminders"."title" || ?) RETURNING "reminders"."id", "reminders"."title""#,
+        #"INSERT INTO "reminders" ("remindersListID", "title", "priority") VALUES (?, ?, ?) ON CONFLICT DO UPDATE SET "title" = ("reminders"."title" || ?) RETURNING "id", "title""#,
       rows: "1 | Groceries (Copy)")
   }
 
@@ -129,7 +129,7 @@ import Testing
       }
       .returning { ($0.id, $0.isCompleted, $0.priority) },
       sql:
-        #"INSERT INTO "reminders" ("remindersListID", "title", "isCompleted", "priority") VALUES (?, ?, ?, ?) ON CONFLICT ("title") DO UPDATE SET "isCompleted" = "excluded"."isCompleted", "priority" = "excluded"."priority" RETURNING "reminders"."id", "reminders"."isCompleted", "reminders"."priority""#,
+        #"INSERT INTO "reminders" ("remindersListID", "title", "isCompleted", "priority") VALUES (?, ?, ?, ?) ON CONFLICT ("title") DO UPDATE SET "isCompleted" = "excluded"."isCompleted", "priority" = "excluded"."priority" RETURNING "id", "isCompleted", "priority""#,
       rows: "2 | 1 | 2")
   }
 
@@ -144,7 +144,7 @@ import Testing
       }
       .returning(\.id),
       sql:
-        #"INSERT INTO "reminders" ("remindersListID", "title") VALUES (?, ?) ON CONFLICT ("title") DO NOTHING RETURNING "reminders"."id""#,
+        #"INSERT INTO "reminders" ("remindersListID", "title") VALUES (?, ?) ON CONFLICT ("title") DO NOTHING RETURNING "id""#,
       rows: "")
   }
 
@@ -157,14 +157,14 @@ import Testing
         $0.title = $1.title
       }.returning(\.title),
       sql:
-        #"INSERT INTO "reminders" ("id", "assignedUserID", "dueDate", "isCompleted", "isFlagged", "notes", "priority", "remindersListID", "title", "updatedAt") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO UPDATE SET "title" = "excluded"."title" RETURNING "reminders"."title""#,
+        #"INSERT INTO "reminders" ("id", "assignedUserID", "dueDate", "isCompleted", "isFlagged", "notes", "priority", "remindersListID", "title", "updatedAt") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO UPDATE SET "title" = "excluded"."title" RETURNING "title""#,
       rows: "Send the report")
   }
 
   @Test func insertDefaultValues() throws {
     try assertConformance(
       Tag.insert().returning { ($0.id, $0.title) },
-      sql: #"INSERT INTO "tags" DEFAULT VALUES RETURNING "tags"."id", "tags"."title""#,
+      sql: #"INSERT INTO "tags" DEFAULT VALUES RETURNING "id", "title""#,
       rows: "4 | ")
   }
 }

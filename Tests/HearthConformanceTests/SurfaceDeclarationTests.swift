@@ -157,7 +157,7 @@ struct Stars: QueryRepresentable, QueryBindable {
     try assertConformance(
       RemindersList.find(2).update { $0.position.negate() }.returning(\.position),
       sql:
-        #"UPDATE "remindersLists" SET "position" = -("remindersLists"."position") WHERE ("remindersLists"."id" = ?) RETURNING "remindersLists"."position""#,
+        #"UPDATE "remindersLists" SET "position" = -("remindersLists"."position") WHERE ("remindersLists"."id" = ?) RETURNING "position""#,
       rows: "-1")
   }
 }

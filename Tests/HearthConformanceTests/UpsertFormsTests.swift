@@ -32,7 +32,7 @@ import Testing
         }
         .returning(\.title), in: db,
         sql:
-          #"INSERT INTO "tags" ("title") SELECT * FROM (SELECT lower("remindersLists"."title") FROM "remindersLists" UNION SELECT "tags"."title" FROM "tags") WHERE 1 ON CONFLICT ("title") DO UPDATE SET "title" = ("tags"."title" || ?) RETURNING "tags"."title""#,
+          #"INSERT INTO "tags" ("title") SELECT * FROM (SELECT lower("remindersLists"."title") FROM "remindersLists" UNION SELECT "tags"."title" FROM "tags") WHERE 1 ON CONFLICT ("title") DO UPDATE SET "title" = ("tags"."title" || ?) RETURNING "title""#,
         rows: "car?\nkids?\npersonal\nsomeday?\nwork")
     }
   }

@@ -194,7 +194,7 @@ struct Post: Equatable, Identifiable {
             createdAt: #bind(created), updatedAt: #bind(Optional(created)))
         }.returning(\.timestamps.updatedAt), in: db,
         sql:
-          #"UPDATE "posts" SET "createdAt" = ?, "updatedAt" = ? WHERE ("posts"."id" = ?) RETURNING "posts"."updatedAt""#,
+          #"UPDATE "posts" SET "createdAt" = ?, "updatedAt" = ? WHERE ("posts"."id" = ?) RETURNING "updatedAt""#,
         rows: "2023-11-14 22:13:20.000")
       let groups = try Post.order(by: \.id).select { $0.timestamps }.fetchAll(db)
       #expect(groups.map(\.updatedAt) == [created, created.addingTimeInterval(120)])

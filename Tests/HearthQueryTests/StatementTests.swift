@@ -148,7 +148,7 @@ struct Item: Hashable, Identifiable {
   @Test func returning() throws {
     let insert = expectSQL(
       Item.insert { Item.Draft(title: "Milk") }.returning { ($0.id, $0.title) },
-      #"INSERT INTO "items" ("title", "isInStock", "notes", "position") VALUES (?, ?, ?, ?) RETURNING "items"."id", "items"."title""#
+      #"INSERT INTO "items" ("title", "isInStock", "notes", "position") VALUES (?, ?, ?, ?) RETURNING "id", "title""#
     )
     let inserted = try database.write { try insert.fetchAll($0) }
     #expect(inserted.count == 1 && inserted[0].0 == 1 && inserted[0].1 == "Milk")
