@@ -20,7 +20,10 @@ public struct Update<From: Table, Returning>: Statement, Sendable {
     try decode(&decoder)
   }
 
+  /// The statement's SQL; an update that assigns nothing is no statement (it runs as
+  /// nothing and returns no rows), as in the reference.
   public var query: QueryFragment {
+    guard !assignments.isEmpty else { return QueryFragment() }
     var sql: QueryFragment = "UPDATE"
     if let conflictResolution { sql.append(raw: " OR " + conflictResolution.rawValue) }
     sql += " " + From.tableReference + " SET "

@@ -160,4 +160,16 @@ struct Stars: QueryRepresentable, QueryBindable {
         #"UPDATE "remindersLists" SET "position" = -("remindersLists"."position") WHERE ("remindersLists"."id" = ?) RETURNING "position""#,
       rows: "-1")
   }
+
+  @Test func anUpdateThatAssignsNothingIsNoStatement() throws {
+    let update = Reminder.find(1).update { _ in }
+    #expect(update.query.sql == "")
+    let database = try conformanceDatabase()
+    try database.write { db in
+      try update.execute(db)
+      let returned = try update.returning { $0.title }.fetchAll(db)
+      #expect(returned.isEmpty)
+      try assertQuery(Reminder.find(1).select(\.title), in: db, rows: "Groceries")
+    }
+  }
 }

@@ -19,6 +19,9 @@ import Testing
 final class Database {
   let queue: DatabaseQueue
 
+  /// The functions installed on this database, installed again on each copy.
+  var functions: [(HearthSQLite.Database) -> Void] = []
+
   init() throws { queue = try DatabaseQueue() }
 
   /// What the reference's fixture hands `install(_:)`: the connection itself here.
@@ -82,6 +85,8 @@ final class Database {
       SELECT sql FROM sqlite_temp_master WHERE sql IS NOT NULL
       ORDER BY CASE type WHEN 'table' THEN 0 WHEN 'index' THEN 1 WHEN 'view' THEN 2 ELSE 3 END
       """)
+    copy.functions = functions
+    try copy.queue.inDatabase { db in for install in functions { install(db) } }
     for row in temporary {
       let sql = String(row[0].dropFirst().dropLast()).replacingOccurrences(of: "''", with: "'")
       try copy.execute(sql)
@@ -315,12 +320,16 @@ extension Trait where Self == SnapshotsTrait {
 // The reference's fixture adds a function to its raw connection; here, to the connection.
 extension ScalarDatabaseFunction {
   func install(_ database: Database) {
-    database.queue.inDatabase { $0.add(function: self) }
+    let install = { (db: HearthSQLite.Database) in db.add(function: self) }
+    database.functions.append(install)
+    database.queue.inDatabase(install)
   }
 }
 
 extension AggregateDatabaseFunction {
   func install(_ database: Database) {
-    database.queue.inDatabase { $0.add(function: self) }
+    let install = { (db: HearthSQLite.Database) in db.add(function: self) }
+    database.functions.append(install)
+    database.queue.inDatabase(install)
   }
 }
