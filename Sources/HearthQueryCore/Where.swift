@@ -463,3 +463,15 @@ public enum PredicateBuilder: _FragmentListBuilder {
     [condition.queryFragment]
   }
 }
+
+/// The default scope of a table's `Draft`: the table's own conditions and order, so that
+/// `Reminder.Draft.where { … }` sees the rows `Reminder.where { … }` sees.
+public func _draftScope<Row: Table, Draft: Table>(of row: Row.Type, for draft: Draft.Type)
+  -> Select<Draft, Draft, ()>
+{
+  let scope = Row.all
+  var clauses = SelectClauses()
+  clauses.setWheres(scope._scopePredicates)
+  clauses.setOrders(scope._scopeOrders)
+  return Select(clauses: clauses) { decoder in try Draft(decoder: &decoder) }
+}

@@ -23,6 +23,8 @@ public enum TableMacro: MemberMacro, ExtensionMacro {
     var hasMemberwiseInitializer: Bool
     /// Whether the struct is generic, where a static stored property cannot be.
     var isGeneric = false
+    /// Whether the struct declares its own `static let all` (a default scope).
+    var hasDefaultScope = false
     var primaryKey: TableProperty? { properties.first(where: \.isPrimaryKey) }
   }
 
@@ -62,7 +64,8 @@ public enum TableMacro: MemberMacro, ExtensionMacro {
       properties: properties,
       access: structDecl.accessPrefix,
       hasMemberwiseInitializer: hasMemberwiseInitializer(structDecl),
-      isGeneric: structDecl.genericParameterClause != nil)
+      isGeneric: structDecl.genericParameterClause != nil,
+      hasDefaultScope: declaresAll(structDecl))
   }
 
   public static func expansion(
@@ -97,7 +100,8 @@ public enum TableMacro: MemberMacro, ExtensionMacro {
           access: access, typeName: model.typeName, tableName: model.tableName,
           isGeneric: model.isGeneric,
           schemaName: model.schemaName,
-          properties: model.properties.filter { !$0.isGenerated }, primaryKey: primaryKey))
+          properties: model.properties.filter { !$0.isGenerated }, primaryKey: primaryKey,
+          hasDefaultScope: model.hasDefaultScope))
     }
     return members.map { DeclSyntax(stringLiteral: $0) }
   }
@@ -248,12 +252,24 @@ public enum TableMacro: MemberMacro, ExtensionMacro {
     return true
   }
 
+  /// Whether the struct declares `static let all` or `static var all`.
+  static func declaresAll(_ declaration: StructDeclSyntax) -> Bool {
+    declaration.memberBlock.members.contains { member in
+      guard let variable = member.decl.as(VariableDeclSyntax.self),
+        variable.modifiers.contains(where: { $0.name.text == "static" })
+      else { return false }
+      return variable.bindings.contains {
+        $0.pattern.as(IdentifierPatternSyntax.self)?.identifier.text == "all"
+      }
+    }
+  }
+
   /// `Draft`: the same columns with an optional primary key, an initializer with the
   /// struct's defaults, and an initializer from a full row.
   private static func draftDeclaration(
     access: String, typeName: String, tableName: String, isGeneric: Bool, schemaName: String?,
     properties: [TableProperty],
-    primaryKey: TableProperty
+    primaryKey: TableProperty, hasDefaultScope: Bool
   ) -> String {
     let draftType = "\(typeName).Draft"
     var stored: [String] = []
@@ -300,6 +316,7 @@ public enum TableMacro: MemberMacro, ExtensionMacro {
       \(columnsProperty(access: access, isGeneric: isGeneric))
       \(access)static var tableName: String { \(stringLiteral(tableName)) }
       \(schemaName.map { "\(access)static var schemaName: String? { \(stringLiteral($0)) }" } ?? "")
+      \(hasDefaultScope ? "\(access)static var all: HearthQuery.Select<\(draftType), \(draftType), ()> { HearthQuery._draftScope(of: \(typeName).self, for: \(draftType).self) }" : "")
       \(decodingMembers(access: access, properties: draftProperties))
       }
       """

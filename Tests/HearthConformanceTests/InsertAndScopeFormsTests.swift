@@ -109,6 +109,18 @@ private func formsDatabase() throws -> DatabaseQueue {
       #expect(rows.map(\.text) == ["hidden", "seen"] && rows.map(\.id) == [2, 3])
     }
   }
+
+  @Test func aDraftQueryKeepsItsTablesDefaultScope() throws {
+    try formsDatabase().write { db in
+      try assertQuery(
+        JournalEntry.Draft.where { $0.id.gt(0) }.select(\.text), in: db,
+        sql:
+          #"SELECT "journalEntries"."text" FROM "journalEntries" WHERE (NOT ("journalEntries"."isHidden")) AND (("journalEntries"."id" > ?)) ORDER BY "journalEntries"."id" DESC"#,
+        rows: "third\nfirst")
+      #expect(try JournalEntry.Draft.all.fetchAll(db).map(\.id) == [3, 1])
+      #expect(try JournalEntry.Draft.unscoped.fetchAll(db).count == 3)
+    }
+  }
 }
 
 /// Combining conditions as values, and limits that may be none, as the reference's users
