@@ -12,7 +12,41 @@ struct ListWithReminders {
   let reminders: [Reminder]
 }
 
+/// A table with a column the reference stores as JSONB; here JSON text.
+@Table
+struct Playlist: Equatable, Identifiable {
+  let id: Int
+  @Column(as: [String].JSONBRepresentation.self)
+  var tracks: [String] = []
+}
+
 @Suite struct JSONConformanceTests {
+  @Test func theJSONBFormsReadAndWriteAsTheJSONOnes() throws {
+    let database = try DatabaseQueue()
+    try database.write { db in
+      try db.execute(
+        sql: #"CREATE TABLE "playlists" ("id" INTEGER PRIMARY KEY, "tracks" TEXT NOT NULL)"#)
+      try Playlist.insert {
+        Playlist(id: 1, tracks: ["Intro", "Blue"])
+        Playlist(id: 2, tracks: [])
+      }.execute(db)
+      try assertQuery(
+        Playlist.select { $0.tracks.jsonbExtract(\.[0]) }.order(by: \.id), in: db,
+        sql:
+          #"SELECT json_extract("playlists"."tracks", ?) FROM "playlists" ORDER BY "playlists"."id""#,
+        rows: "Intro\nNULL")
+      try Playlist.find(2).update { $0.tracks = $0.tracks.jsonbInsert(\.[0], "Outro") }.execute(db)
+      #expect(
+        try Playlist.order(by: \.id).fetchAll(db).map(\.tracks) == [["Intro", "Blue"], ["Outro"]])
+      let titles = try Playlist.find(1).select { $0.tracks }.fetchOne(db)
+      #expect(titles == ["Intro", "Blue"])
+      try assertQuery(
+        Playlist.where { $0.tracks.jsonbEach().where { $0.value.eq("Blue") }.exists() }.select(
+          \.id),
+        in: db, rows: "1")
+    }
+  }
+
   @Test func groupArrayOfValues() throws {
     try assertConformance(
       Reminder.where { $0.remindersListID.eq(2) }.select { $0.title.jsonGroupArray() },
