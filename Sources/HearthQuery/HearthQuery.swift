@@ -83,7 +83,7 @@ public macro CasePathable() =
 /// @Column(as: Color.HexRepresentation.self) var color: Color
 /// @Column(primaryKey: true) var title: String
 /// @Column(generated: .virtual) let isOverdue: Bool       // computed by the database
-/// @Column(lazyInitializable: true) var createdAt: Date    // optional in Draft
+/// @Column(lazyInitializable: true) var createdAt: Date    // optional in Draft: a trigger fills it
 /// ```
 ///
 /// A generated column is read with its row but never written: inserts and updates of whole

@@ -284,13 +284,11 @@ extension PrimaryKeyedTable {
     @InsertValuesBuilder<Draft> _ drafts: () -> [Draft]
   ) -> Insert<Self, Void> {
     let drafts = drafts()
-    // The key, and any column filled in later, is left out when no draft has a value for
-    // it, so that the database's default (a rowid, `uuid()`, a `DEFAULT`) applies.
-    let filledLater = (TableColumns.self as? any _FilledLaterColumns.Type)?._filledLaterColumnNames
-    let leftToDatabase = Set([columns.primaryKey.name] + (filledLater ?? []))
+    // The key is left out when no draft has one, so that the database's default (a
+    // rowid, `uuid()`) applies.
+    let keyName = columns.primaryKey.name
     let kept = Draft.TableColumns.allColumns.filter { column in
-      !leftToDatabase.contains(column.name)
-        || !drafts.allSatisfy { column._binding(for: $0).isNull }
+      column.name != keyName || !drafts.allSatisfy { column._binding(for: $0).isNull }
     }
     let rows = drafts.map { draft in
       kept.map { QueryFragment(binding: $0._binding(for: draft)) }

@@ -120,12 +120,6 @@ public protocol TableDefinition<QueryValue>: QueryExpression, Sendable where Que
   static var writableColumns: [any TableColumnExpression<QueryValue>] { get }
 }
 
-/// The columns of a table that a draft may leave to the database
-/// (`@Column(lazyInitializable: true)`), which `@Table` declares when it has some.
-public protocol _FilledLaterColumns {
-  static var _filledLaterColumnNames: [String] { get }
-}
-
 extension TableDefinition {
   public static var writableColumns: [any TableColumnExpression<QueryValue>] { allColumns }
 }

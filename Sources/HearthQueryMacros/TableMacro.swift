@@ -151,12 +151,6 @@ public enum TableMacro: MemberMacro, ExtensionMacro {
     lines.append(
       "\(access)static var allColumns: [any HearthQuery.TableColumnExpression<\(typeName)>] { [\(all)].flatMap { $0 } }"
     )
-    let filledLater = properties.filter(\.isLazyInitializable).map { stringLiteral($0.columnName) }
-    if !filledLater.isEmpty {
-      lines.append(
-        "\(access)static var _filledLaterColumnNames: [String] { [\(filledLater.joined(separator: ", "))] }"
-      )
-    }
     if properties.contains(where: \.isGenerated) {
       let writable = properties.filter { !$0.isGenerated }.map {
         "HearthQuery._flatColumns(\(typeName).columns.\(backticked($0.name)))"
@@ -166,7 +160,6 @@ public enum TableMacro: MemberMacro, ExtensionMacro {
       )
     }
     var protocols = ["HearthQuery.TableDefinition"]
-    if !filledLater.isEmpty { protocols.append("HearthQuery._FilledLaterColumns") }
     if let primaryKey {
       protocols.append("HearthQuery.PrimaryKeyedTableDefinition")
       lines.append(
