@@ -95,7 +95,11 @@ struct _AliasedColumn<Base: Table, Name: AliasName>: TableColumnExpression {
 
   var name: String { base.name }
   var queryFragment: QueryFragment {
-    base.queryFragment.requalified(Base.tableName, as: Name.aliasName)
+    // In the RETURNING clause of a write through the alias, the column's name alone.
+    if unqualifiedTable == Root.qualifier {
+      return $unqualifiedTable.withValue(Base.qualifier) { base.queryFragment }
+    }
+    return base.queryFragment.requalified(Base.tableName, as: Name.aliasName)
   }
   var _keyPath: AnyKeyPath { base._keyPath }
   var _jsonValue: QueryFragment {

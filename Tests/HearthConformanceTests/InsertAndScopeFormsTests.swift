@@ -190,6 +190,24 @@ private func formsDatabase() throws -> DatabaseQueue {
         User.as(Referrer.self).where { $0.name.eq("Blob Sr!") }.delete(), in: db,
         sql: #"DELETE FROM "users" AS "referrers" WHERE ("referrers"."name" = ?)"#, rows: "")
       #expect(try User.find(3).fetchOne(db) == nil)
+      // Rows return through the alias: the RETURNING clause names the columns alone.
+      try assertQuery(
+        User.as(Referrer.self).where { $0.id.eq(2) }.update { $0.name = "Junior" }
+          .returning(\.self),
+        in: db,
+        sql:
+          #"UPDATE "users" AS "referrers" SET "name" = ? WHERE ("referrers"."id" = ?) RETURNING "id", "name", "referrerID""#,
+        rows: "2 | Junior | 1")
+      try assertQuery(
+        User.as(Referrer.self).insert { ($0.id, $0.name) } values: { (7, "New") }
+          .returning(\.name),
+        in: db,
+        sql: #"INSERT INTO "users" AS "referrers" ("id", "name") VALUES (?, ?) RETURNING "name""#,
+        rows: "New")
+      try assertQuery(
+        User.as(Referrer.self).where { $0.id.eq(7) }.delete().returning(\.id), in: db,
+        sql: #"DELETE FROM "users" AS "referrers" WHERE ("referrers"."id" = ?) RETURNING "id""#,
+        rows: "7")
     }
   }
 }
