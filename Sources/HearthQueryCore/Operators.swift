@@ -355,8 +355,9 @@ extension QueryExpression where QueryValue: Numeric {
 }
 
 extension QueryExpression where QueryValue: BinaryInteger {
+  /// `x % y`, optional: SQLite gives NULL for a remainder by zero.
   public static func % (lhs: Self, rhs: some QueryExpression<QueryValue>)
-    -> SQLQueryExpression<QueryValue>
+    -> SQLQueryExpression<QueryValue?>
   {
     binary(lhs, "%", rhs)
   }

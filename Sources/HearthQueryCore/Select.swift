@@ -94,10 +94,10 @@ public struct Select<Columns, From: Table, Joins>: Statement, Sendable {
     with { $0.wheres += other.predicates }
   }
 
-  /// `OFFSET n`: skips the first `n` rows (with no limit, `LIMIT -1 OFFSET n`); nil skips
-  /// none (the offset left out).
+  /// `OFFSET n`: skips the first `n` rows (with no limit, `LIMIT -1 OFFSET n`); nil changes
+  /// nothing, as in the reference.
   public func offset(_ offset: Int?) -> Self {
-    guard let offset else { return with { $0.offset = nil } }
+    guard let offset else { return self }
     return with {
       $0.limit = $0.limit ?? QueryFragment(binding: (-1).queryBinding)
       $0.offset = QueryFragment(binding: offset.queryBinding)
@@ -128,13 +128,15 @@ public struct Select<Columns, From: Table, Joins>: Statement, Sendable {
     order(ordering)
   }
 
-  /// `LIMIT n [OFFSET m]`; a nil count is no limit (`LIMIT -1` when there is an offset).
+  /// `LIMIT n [OFFSET m]`. As in the reference, a nil count or offset changes nothing: the
+  /// limit or offset the select had stays (none, on a select with neither).
   public func limit(_ count: Int?, offset: Int? = nil) -> Self {
     with {
-      $0.limit =
-        count.map { QueryFragment(binding: $0.queryBinding) }
-        ?? offset.map { _ in QueryFragment(binding: (-1).queryBinding) }
-      $0.offset = offset.map { QueryFragment(binding: $0.queryBinding) }
+      if let count { $0.limit = QueryFragment(binding: count.queryBinding) }
+      if let offset {
+        $0.limit = $0.limit ?? QueryFragment(binding: (-1).queryBinding)
+        $0.offset = QueryFragment(binding: offset.queryBinding)
+      }
     }
   }
 

@@ -160,6 +160,26 @@ private func formsDatabase() throws -> DatabaseQueue {
       Reminder.order(by: \.id).limit(2).offset(nil).select(\.id),
       sql: #"SELECT "reminders"."id" FROM "reminders" ORDER BY "reminders"."id" LIMIT ?"#,
       rows: "1\n2")
+    // Later, a nil limit or offset changes nothing, as in the reference.
+    try assertConformance(
+      Reminder.order(by: \.id).select(\.id).limit(2).limit(nil).offset(nil),
+      sql: #"SELECT "reminders"."id" FROM "reminders" ORDER BY "reminders"."id" LIMIT ?"#,
+      rows: "1\n2")
+    try assertConformance(
+      Reminder.order(by: \.id).select(\.id).limit(2, offset: 2).limit(1, offset: nil),
+      sql: #"SELECT "reminders"."id" FROM "reminders" ORDER BY "reminders"."id" LIMIT ? OFFSET ?"#,
+      rows: "3")
+  }
+
+  @Test func aRemainderByZeroIsNull() throws {
+    try assertConformance(
+      Reminder.where { $0.id.lte(2) }.select { $0.id % 0 },
+      sql: #"SELECT ("reminders"."id" % ?) FROM "reminders" WHERE ("reminders"."id" <= ?)"#,
+      rows: "NULL\nNULL")
+    let remainders = try conformanceDatabase().read { db in
+      try Reminder.order(by: \.id).select { $0.id % 0 }.fetchAll(db)
+    }
+    #expect(remainders.count == 6 && remainders.allSatisfy { $0 == nil })
   }
 
   @Test func aLimitBuiltFromTheColumns() throws {
@@ -199,8 +219,12 @@ private func formsDatabase() throws -> DatabaseQueue {
           #"UPDATE "users" AS "referrers" SET "name" = ? WHERE ("referrers"."id" = ?) RETURNING "id", "name", "referrerID""#,
         rows: "2 | Junior | 1")
       try assertQuery(
-        User.as(Referrer.self).insert { ($0.id, $0.name) } values: { (7, "New") }
-          .returning(\.name),
+        User.as(Referrer.self).insert {
+          ($0.id, $0.name)
+        } values: {
+          (7, "New")
+        }
+        .returning(\.name),
         in: db,
         sql: #"INSERT INTO "users" AS "referrers" ("id", "name") VALUES (?, ?) RETURNING "name""#,
         rows: "New")
