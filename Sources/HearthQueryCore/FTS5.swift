@@ -28,8 +28,9 @@ extension TableDefinition where QueryValue: FTS5 {
         + pattern.queryFragment + ")")
   }
 
-  /// FTS5's `rank` column: lower is a better match (bm25 with equal weights).
-  public var rank: SQLQueryExpression<Double> {
+  /// FTS5's `rank` column: lower is a better match (bm25 with equal weights); NULL in a
+  /// query without `match`.
+  public var rank: SQLQueryExpression<Double?> {
     SQLQueryExpression(QueryFragment(raw: SQLNaming.quote(QueryValue.tableName) + ".\"rank\""))
   }
 

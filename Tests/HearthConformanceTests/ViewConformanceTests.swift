@@ -118,6 +118,9 @@ struct Post: Equatable, Identifiable {
         sql:
           #"SELECT "reminderTexts"."rowid" FROM "reminderTexts" WHERE ("reminderTexts" MATCH ?)"#,
         rows: "1")
+      // Without `match`, a row has no rank: NULL, read as nil.
+      let unranked = try ReminderText.select { ($0.title, $0.rank) }.limit(1).fetchAll(db)
+      #expect(unranked.count == 1 && unranked[0].1 == nil)
       try assertQuery(
         ReminderText.where { $0.title.match("report") }.select(\.title), in: db,
         sql:
