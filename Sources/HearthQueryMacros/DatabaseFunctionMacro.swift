@@ -13,9 +13,14 @@ public enum DatabaseFunctionMacro: PeerMacro {
     of node: AttributeSyntax, providingPeersOf declaration: some DeclSyntaxProtocol,
     in context: some MacroExpansionContext
   ) throws -> [DeclSyntax] {
+    if let property = declaration.as(VariableDeclSyntax.self) {
+      return try propertyExpansion(of: node, property, in: context)
+    }
     guard let function = declaration.as(FunctionDeclSyntax.self) else {
       throw DiagnosticsError(diagnostics: [
-        .error(node, "databaseFunctionTarget", "@DatabaseFunction applies to a function")
+        .error(
+          node, "databaseFunctionTarget",
+          "@DatabaseFunction applies to a function or a computed property")
       ])
     }
     let arguments = node.arguments?.as(LabeledExprListSyntax.self) ?? []
@@ -69,18 +74,20 @@ public enum DatabaseFunctionMacro: PeerMacro {
     let outputType = representation?.output ?? (isVoid ? "Void" : returnType)
     let swiftTypes = parameters.map(\.type)
     let callParameters = zip(parameters, inputTypes).map { parameter, type in
-      "\(parameter.label) \(parameter.name): some HearthQuery.QueryExpression<\(type)>"
+      "\(declared(parameter.label, parameter.name)): some HearthQuery.QueryExpression<\(type)>"
         + (parameter.defaultValue.map { " = \(expressionDefault($0, type: type))" } ?? "")
     }
     let interpolations = parameters.map { "\\(\($0.name))" }.joined(separator: ", ")
     let decodes = zip(parameters, inputTypes).map { parameter, type in
       "let \(parameter.name) = try decoder._decodeValue((\(type)).self).queryOutput"
     }
-    let call = "self.body(\(parameters.map(\.name).joined(separator: ", ")))"
+    let call =
+      (effects.isEmpty ? "" : "try ")
+      + "self.body(\(parameters.map(\.name).joined(separator: ", ")))"
     let result =
       isVoid
-      ? "try \(call)\nreturn HearthQuery.QueryBinding(storage: .null)"
-      : "return (\(outputType))(queryOutput: try \(call)).queryBinding"
+      ? "\(call)\nreturn HearthQuery.QueryBinding(storage: .null)"
+      : "return (\(outputType))(queryOutput: \(call)).queryBinding"
     let widths =
       inputTypes.isEmpty
       ? "0" : inputTypes.map { "HearthQuery._columnWidth((\($0)).self)" }.joined(separator: " + ")
@@ -144,7 +151,7 @@ public enum DatabaseFunctionMacro: PeerMacro {
     let names = members.indices.map { members.count == 1 ? parameter.name : "argument\($0)" }
     let callParameters = zip(names, inputTypes).enumerated().map { index, pair in
       let label = index == 0 ? parameter.label : (members[index].label ?? "_")
-      return "\(label) \(pair.0): some HearthQuery.QueryExpression<\(pair.1)>"
+      return "\(declared(label, pair.0)): some HearthQuery.QueryExpression<\(pair.1)>"
     }
     let decodes = zip(names, inputTypes).map { name, type in
       "let \(name) = try decoder._decodeValue((\(type)).self).queryOutput"
@@ -183,7 +190,80 @@ public enum DatabaseFunctionMacro: PeerMacro {
           return \(raw: tupleValue)
         }
         \(raw: access)func invoke(_ arguments: some Sequence<Element>) throws -> HearthQuery.QueryBinding {
-          (\(raw: outputType))(queryOutput: try self.body(Array(arguments))).queryBinding
+          (\(raw: outputType))(queryOutput: \(raw: effects.isEmpty ? "" : "try ")self.body(Array(arguments))).queryBinding
+        }
+      }
+      """,
+    ]
+  }
+
+  /// A computed property: a function of no arguments, and `$name` is itself the call
+  /// (`Values($epoch)` is `SELECT "epoch"()`).
+  private static func propertyExpansion(
+    of node: AttributeSyntax, _ property: VariableDeclSyntax,
+    in context: some MacroExpansionContext
+  ) throws -> [DeclSyntax] {
+    guard property.bindings.count == 1, let binding = property.bindings.first,
+      let identifier = binding.pattern.as(IdentifierPatternSyntax.self),
+      let type = binding.typeAnnotation?.type.trimmedDescription, binding.isComputed
+    else {
+      throw DiagnosticsError(diagnostics: [
+        .error(
+          property, "databaseFunctionProperty",
+          "@DatabaseFunction applies to a computed property with a declared type")
+      ])
+    }
+    let swiftName = identifier.identifier.text.replacingOccurrences(of: "`", with: "")
+    var sqlName = swiftName
+    var isDeterministic = "false"
+    var outputType = type
+    for argument in node.arguments?.as(LabeledExprListSyntax.self) ?? [] {
+      switch argument.label?.text {
+      case nil:
+        if let name = argument.expression.as(StringLiteralExprSyntax.self)?
+          .representedLiteralValue, !name.isEmpty
+        {
+          sqlName = name
+        }
+      case "isDeterministic": isDeterministic = argument.expression.trimmedDescription
+      case "as": outputType = try representationTypes(argument.expression).output
+      default: break
+      }
+    }
+    var throwing = ""
+    if case .accessors(let accessors) = binding.accessorBlock?.accessors,
+      accessors.contains(where: { $0.effectSpecifiers?.throwsClause != nil })
+    {
+      throwing = " throws"
+    }
+    let typeName = context.makeUniqueName(swiftName).text
+    let access = property.modifiers.contains { $0.name.text == "public" } ? "public " : ""
+    let isStatic = property.modifiers.contains { ["static", "class"].contains($0.name.text) }
+    let read = (throwing.isEmpty ? "" : "try ") + identifier.identifier.text
+    return [
+      """
+      \(raw: access)nonisolated \(raw: isStatic ? "static " : "")var $\(raw: swiftName): \(raw: typeName) {
+        \(raw: typeName) { \(raw: read) }
+      }
+      """,
+      """
+      \(raw: access)nonisolated struct \(raw: typeName): HearthQuery.ScalarDatabaseFunction, HearthQuery.QueryExpression {
+        \(raw: access)typealias Input = ()
+        \(raw: access)typealias Output = \(raw: outputType)
+        \(raw: access)typealias QueryValue = \(raw: outputType)
+        \(raw: access)let name = \(raw: TableMacro.stringLiteral(sqlName))
+        \(raw: access)var argumentCount: Int? { 0 }
+        \(raw: access)let isDeterministic = \(raw: isDeterministic)
+        \(raw: access)let body: ()\(raw: throwing) -> \(raw: type)
+        \(raw: access)init(_ body: @escaping ()\(raw: throwing) -> \(raw: type)) {
+          self.body = body
+        }
+        \(raw: access)var queryFragment: HearthQuery.QueryFragment { "\\(quote: self.name)()" }
+        \(raw: access)func callAsFunction() -> some HearthQuery.QueryExpression<\(raw: outputType)> {
+          HearthQuery.SQLQueryExpression(queryFragment, as: \(raw: outputType).self)
+        }
+        \(raw: access)func invoke(_ decoder: inout some HearthQuery.QueryDecoder) throws -> HearthQuery.QueryBinding {
+          (\(raw: outputType))(queryOutput: \(raw: throwing.isEmpty ? "" : "try ")self.body()).queryBinding
         }
       }
       """,
@@ -220,6 +300,11 @@ public enum DatabaseFunctionMacro: PeerMacro {
       function.parameters.map { $0.type.trimmedDescription },
       function.returnClause.type.trimmedDescription
     )
+  }
+
+  /// `label name`, or the name alone where they are the same.
+  private static func declared(_ label: String, _ name: String) -> String {
+    label == name ? name : "\(label) \(name)"
   }
 
   /// A parameter's default as a default of its query expression: `nil` is the typed NULL.

@@ -42,6 +42,12 @@ func joinedTitles(_ rows: some Sequence<(String, separator: String)>) -> String 
   return text
 }
 
+@DatabaseFunction
+var answer: Int { 42 }
+
+@DatabaseFunction("epochSeconds", as: Date.UnixTimeRepresentation.self)
+var epoch: Date { Date(timeIntervalSince1970: 0) }
+
 @Suite struct DatabaseFunctionTests {
   let database: DatabaseQueue
 
@@ -56,6 +62,17 @@ func joinedTitles(_ rows: some Sequence<(String, separator: String)>) -> String 
       db.add(function: $isLong)
       db.add(function: $product)
       db.add(function: $joinedTitles)
+      db.add(function: $answer)
+      db.add(function: $epoch)
+    }
+  }
+
+  @Test func aComputedPropertyIsAFunctionOfNoArguments() throws {
+    try database.read { db in
+      try assertQuery(Values($answer), in: db, sql: #"SELECT "answer"()"#, rows: "42")
+      try assertQuery(Values($epoch()), in: db, sql: #"SELECT "epochSeconds"()"#, rows: "0")
+      let decoded = try Values($epoch).fetchOne(db)
+      #expect(decoded?.queryOutput == Date(timeIntervalSince1970: 0))
     }
   }
 
