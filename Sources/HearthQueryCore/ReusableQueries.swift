@@ -90,6 +90,22 @@ extension _TableDraft {
   }
 }
 
+extension _TableDraft where _Row: PrimaryKeyedTable {
+  /// The draft with this primary key: `Reminder.Draft.find(1)`.
+  public static func find(_ id: some QueryExpression<_Row.TableColumns.PrimaryKey>)
+    -> Where<Self>
+  {
+    Where<Self>().adding([
+      "(" + _Row.columns.primaryKey.queryFragment + " = " + id.queryFragment + ")"
+    ])
+  }
+
+  /// The drafts with these primary keys.
+  public static func find(_ ids: some Sequence<_Row.TableColumns.PrimaryKey>) -> Where<Self> {
+    Where<Self>().adding([_Row.columns.primaryKey.in(ids).queryFragment])
+  }
+}
+
 extension TableDefinition where QueryValue: _TableDraft {
   /// A column or computed expression of the table the draft is of:
   /// `Reminder.Draft.select(\.isHighPriority)`.

@@ -102,6 +102,15 @@ public struct Updates<From: Table> {
     set { assignments.append((From.columns[keyPath: keyPath].name, newValue.queryFragment)) }
   }
 
+  /// A text column, for `append(_:)`: `$0.title.append("!")`.
+  @_disfavoredOverload
+  public subscript(dynamicMember keyPath: KeyPath<From.TableColumns, TableColumn<From, String>>)
+    -> SQLQueryExpression<String>
+  {
+    get { SQLQueryExpression(From.columns[keyPath: keyPath].queryFragment) }
+    set { assignments.append((From.columns[keyPath: keyPath].name, newValue.queryFragment)) }
+  }
+
   /// A signed numeric column, for `negate()`: `$0.balance.negate()`.
   @_disfavoredOverload
   public subscript<Value: QueryBindable & SignedNumeric>(
@@ -116,6 +125,18 @@ extension SQLQueryExpression<Bool> {
   /// `NOT (x)`: in an update, `$0.isFlagged.toggle()` sets the column to its opposite.
   public mutating func toggle() {
     self = SQLQueryExpression("NOT (" + queryFragment + ")")
+  }
+}
+
+extension SQLQueryExpression<String> {
+  /// `x || other`: in an update, `$0.title.append("!")` adds to the column's text.
+  public mutating func append(_ other: some QueryExpression<String>) {
+    self = SQLQueryExpression("(" + queryFragment + " || " + other.queryFragment + ")")
+  }
+
+  /// `x || other`, as `append(_:)`.
+  public mutating func append(contentsOf other: some QueryExpression<String>) {
+    append(other)
   }
 }
 

@@ -172,4 +172,26 @@ struct Stars: QueryRepresentable, QueryBindable {
       try assertQuery(Reminder.find(1).select(\.title), in: db, rows: "Groceries")
     }
   }
+
+  @Test func appendInAnUpdateAddsToTheText() throws {
+    try assertConformance(
+      Tag.find(1).update {
+        $0.title.append("!")
+        $0.title.append(contentsOf: "?")
+      }.returning(\.title),
+      sql:
+        #"UPDATE "tags" SET "title" = ("tags"."title" || ?), "title" = ("tags"."title" || ?) WHERE ("tags"."id" = ?) RETURNING "title""#,
+      rows: "car?")
+  }
+
+  @Test func aDraftIsFoundByItsTablesKey() throws {
+    try assertConformance(
+      Reminder.Draft.find(3).select(\.title),
+      sql: #"SELECT "reminders"."title" FROM "reminders" WHERE ("reminders"."id" = ?)"#,
+      rows: "Doctor appointment")
+    let titles = try conformanceDatabase().read { db in
+      try Reminder.Draft.find([1, 2]).select(\.title).fetchAll(db)
+    }
+    #expect(titles == ["Groceries", "Haircut"])
+  }
 }
