@@ -48,6 +48,15 @@ public struct TableAlias<Base: Table, Name: AliasName>: Table {
   public static var tableFragment: QueryFragment { Base.tableFragment }
   public static var _columnWidth: Int { Base._columnWidth }
 
+  /// The conditions of `Base`'s default scope, under the alias: `Note.as(N.self)` sees the
+  /// rows `Note` sees.
+  public static var all: Where<TableAlias> {
+    Where(
+      predicates: Base.all._scopePredicates.map {
+        $0.requalified(Base.tableName, as: Name.aliasName)
+      }, isUnscoped: false)
+  }
+
   public init(decoder: inout QueryRowDecoder) throws {
     base = try Base(decoder: &decoder)
   }

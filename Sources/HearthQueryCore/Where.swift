@@ -395,8 +395,9 @@ extension Table {
   /// The number of rows.
   public static func fetchCount(_ db: Database) throws -> Int { try Where<Self>().fetchCount(db) }
 
-  /// Deletes every row.
-  public static func delete() -> Delete<Self, Void> { Delete(wheres: []) }
+  /// Deletes every row of the table's default scope (every row, for a table without one;
+  /// `unscoped.delete()` for every row whatever the scope).
+  public static func delete() -> Delete<Self, Void> { Where<Self>().delete() }
 
   /// Updates every row.
   public static func update(

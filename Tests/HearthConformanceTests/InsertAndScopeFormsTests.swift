@@ -110,6 +110,24 @@ private func formsDatabase() throws -> DatabaseQueue {
     }
   }
 
+  @Test func aDeleteOfTheTableAndAnAliasKeepTheDefaultScope() throws {
+    enum J: AliasName {}
+    try formsDatabase().write { db in
+      try assertQuery(
+        JournalEntry.as(J.self).select(\.id), in: db,
+        sql: #"SELECT "js"."id" FROM "journalEntries" AS "js" WHERE NOT ("js"."isHidden")"#,
+        rows: "1\n3")
+      try assertQuery(
+        JournalEntry.delete().returning(\.id), in: db,
+        sql:
+          #"DELETE FROM "journalEntries" WHERE NOT ("journalEntries"."isHidden") RETURNING "id""#,
+        rows: "1\n3")
+      #expect(try JournalEntry.unscoped.fetchAll(db).map(\.text) == ["hidden"])
+      try JournalEntry.unscoped.delete().execute(db)
+      #expect(try JournalEntry.unscoped.fetchCount(db) == 0)
+    }
+  }
+
   @Test func aDraftQueryKeepsItsTablesDefaultScope() throws {
     try formsDatabase().write { db in
       try assertQuery(
