@@ -26,7 +26,7 @@ extension Database {
     sqlite3_create_function_v2(
       sqliteConnection, name, argumentCount, flags, box, nil,
       { context, count, arguments in
-        guard let state = aggregateState(context, create: true) else {
+        guard let state = groupState(context, make: { makeGroup(context) }) else {
           sqlite3_result_error_nomem(context)
           return
         }
@@ -40,11 +40,7 @@ extension Database {
       },
       { context in
         // A group of no rows has had no step: its state is made here.
-        guard let state = aggregateState(context, create: true) else {
-          sqlite3_result_error_nomem(context)
-          return
-        }
-        defer { releaseAggregateState(context) }
+        let state = takeGroupState(context, as: AggregateGroup.self) ?? makeGroup(context)
         if let error = state.error {
           sqlite3_result_error(context, error, Int32(error.utf8.count))
           return
@@ -66,6 +62,13 @@ private final class AggregateFactory {
   init(_ make: @escaping @Sendable () -> any DatabaseAggregate) { self.make = make }
 }
 
+/// A new group's state, from the function's factory (SQLite's user data).
+private func makeGroup(_ context: OpaquePointer?) -> AggregateGroup {
+  let factory = Unmanaged<AggregateFactory>.fromOpaque(sqlite3_user_data(context))
+    .takeUnretainedValue()
+  return AggregateGroup(factory.make())
+}
+
 /// A group's state and the first error a step threw.
 private final class AggregateGroup {
   let aggregate: any DatabaseAggregate
@@ -73,26 +76,24 @@ private final class AggregateGroup {
   init(_ aggregate: any DatabaseAggregate) { self.aggregate = aggregate }
 }
 
-/// The group's state: a retained `AggregateGroup` whose address SQLite keeps in the aggregate
-/// context, made at the group's first call and released by its final one.
-private func aggregateState(_ context: OpaquePointer?, create: Bool) -> AggregateGroup? {
-  let size = create ? Int32(MemoryLayout<UnsafeMutableRawPointer?>.size) : 0
-  guard let raw = sqlite3_aggregate_context(context, size) else { return nil }
+/// An aggregate's state for one group: a retained object whose address SQLite keeps in the
+/// group's aggregate context, made by `make` at the group's first call (nil when SQLite has
+/// no memory for the context).
+func groupState<State: AnyObject>(_ context: OpaquePointer?, make: () -> State) -> State? {
+  guard
+    let raw = sqlite3_aggregate_context(context, Int32(MemoryLayout<UnsafeMutableRawPointer?>.size))
+  else { return nil }
   let slot = raw.assumingMemoryBound(to: UnsafeMutableRawPointer?.self)
-  if slot.pointee == nil {
-    guard create else { return nil }
-    let factory = Unmanaged<AggregateFactory>.fromOpaque(sqlite3_user_data(context))
-      .takeUnretainedValue()
-    slot.pointee = Unmanaged.passRetained(AggregateGroup(factory.make())).toOpaque()
-  }
-  return Unmanaged<AggregateGroup>.fromOpaque(slot.pointee!).takeUnretainedValue()
+  if slot.pointee == nil { slot.pointee = Unmanaged.passRetained(make()).toOpaque() }
+  return Unmanaged<State>.fromOpaque(slot.pointee!).takeUnretainedValue()
 }
 
-private func releaseAggregateState(_ context: OpaquePointer?) {
-  guard let raw = sqlite3_aggregate_context(context, 0) else { return }
+/// The group's state, taken out of its context (the final call releases it): nil for a
+/// group that made none.
+func takeGroupState<State: AnyObject>(_ context: OpaquePointer?, as type: State.Type) -> State? {
+  guard let raw = sqlite3_aggregate_context(context, 0) else { return nil }
   let slot = raw.assumingMemoryBound(to: UnsafeMutableRawPointer?.self)
-  if let pointer = slot.pointee {
-    Unmanaged<AggregateGroup>.fromOpaque(pointer).release()
-    slot.pointee = nil
-  }
+  guard let pointer = slot.pointee else { return nil }
+  slot.pointee = nil
+  return Unmanaged<State>.fromOpaque(pointer).takeRetainedValue()
 }

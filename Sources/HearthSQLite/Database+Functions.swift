@@ -27,19 +27,6 @@ private final class OrderedConcat {
   var entries: [(keys: [DatabaseValue], directions: [Int32], value: String)] = []
 }
 
-/// The aggregate's state: a retained `OrderedConcat` whose address SQLite keeps in the
-/// aggregate context (created at the first row, released by the final call).
-private func orderedConcatState(_ context: OpaquePointer?, create: Bool) -> OrderedConcat? {
-  let size = create ? Int32(MemoryLayout<UnsafeMutableRawPointer?>.size) : 0
-  guard let raw = sqlite3_aggregate_context(context, size) else { return nil }
-  let slot = raw.assumingMemoryBound(to: UnsafeMutableRawPointer?.self)
-  if slot.pointee == nil {
-    guard create else { return nil }
-    slot.pointee = Unmanaged.passRetained(OrderedConcat()).toOpaque()
-  }
-  return Unmanaged<OrderedConcat>.fromOpaque(slot.pointee!).takeUnretainedValue()
-}
-
 private func orderedConcatStep(
   _ context: OpaquePointer?, _ count: Int32, _ arguments: UnsafeMutablePointer<OpaquePointer?>?
 ) {
@@ -49,7 +36,7 @@ private func orderedConcatStep(
       -1)
     return
   }
-  guard let state = orderedConcatState(context, create: true) else {
+  guard let state = groupState(context, make: OrderedConcat.init) else {
     sqlite3_result_error_nomem(context)
     return
   }
@@ -66,18 +53,8 @@ private func orderedConcatStep(
 }
 
 private func orderedConcatFinal(_ context: OpaquePointer?) {
-  guard let raw = sqlite3_aggregate_context(context, 0) else {
-    sqlite3_result_null(context)
-    return
-  }
-  let slot = raw.assumingMemoryBound(to: UnsafeMutableRawPointer?.self)
-  guard let pointer = slot.pointee else {
-    sqlite3_result_null(context)
-    return
-  }
-  slot.pointee = nil
-  let state = Unmanaged<OrderedConcat>.fromOpaque(pointer).takeRetainedValue()
-  guard !state.entries.isEmpty else {
+  guard let state = takeGroupState(context, as: OrderedConcat.self), !state.entries.isEmpty
+  else {
     sqlite3_result_null(context)
     return
   }
