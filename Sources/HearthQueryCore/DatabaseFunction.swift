@@ -16,7 +16,7 @@ import HearthSQLite
 /// reads run on its own connection, so its functions work there; its writes run in the hub,
 /// which has only SQLite's and Hearth's functions: a write that calls one fails with SQLite's
 /// "no such function".
-public protocol DatabaseFunction<Input, Output> {
+public protocol DatabaseFunction<Input, Output>: SendableMetatype {
   /// The types of the arguments, as their query representations.
   associatedtype Input
   /// The type of the result, as its query representation.
