@@ -102,9 +102,9 @@ private final class AggregateElements<F: AggregateDatabaseFunction>: DatabaseAgg
 }
 
 /// A function value handed to SQLite's callbacks.
-// Safe: SQLite calls a connection's functions only on the thread running that connection's
-// statement, one call at a time, so the value is never used from two threads at once.
 private struct UncheckedFunction<F>: @unchecked Sendable {
+  // Safe: SQLite calls a connection's functions only on the thread running that
+  // connection's statement, one call at a time, so the value is never used from two threads.
   let value: F
   init(_ value: F) { self.value = value }
 }
