@@ -69,7 +69,7 @@ extension Database {
         function.value.name, argumentCount: Int32(function.value.argumentCount ?? -1),
         isDeterministic: function.value.isDeterministic
       ) { values in
-        var decoder = QueryRowDecoder(row: Row(columnNames: values.map { _ in "" }, values: values))
+        var decoder = argumentDecoder(values)
         return try function.value.invoke(&decoder)
       })
   }
@@ -94,11 +94,16 @@ private final class AggregateElements<F: AggregateDatabaseFunction>: DatabaseAgg
   init(function: F) { self.function = function }
 
   func step(_ values: [DatabaseValue]) throws {
-    var decoder = QueryRowDecoder(row: Row(columnNames: values.map { _ in "" }, values: values))
+    var decoder = argumentDecoder(values)
     elements.append(try function.step(&decoder))
   }
 
   func finish() throws -> DatabaseValue { try function.invoke(elements) }
+}
+
+/// A decoder over a function call's arguments, read in order as a row's columns.
+private func argumentDecoder(_ values: [DatabaseValue]) -> QueryRowDecoder {
+  QueryRowDecoder(row: Row(columnNames: values.map { _ in "" }, values: values))
 }
 
 /// A function value handed to SQLite's callbacks.

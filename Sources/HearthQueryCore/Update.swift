@@ -93,27 +93,10 @@ public struct Updates<From: Table> {
     }
   }
 
-  /// A boolean column, for `toggle()`: `$0.isFlagged.toggle()`.
+  /// A column as a concrete expression, for the mutating forms: `$0.isFlagged.toggle()`,
+  /// `$0.title.append("!")`, `$0.balance.negate()`.
   @_disfavoredOverload
-  public subscript(dynamicMember keyPath: KeyPath<From.TableColumns, TableColumn<From, Bool>>)
-    -> SQLQueryExpression<Bool>
-  {
-    get { SQLQueryExpression(From.columns[keyPath: keyPath].queryFragment) }
-    set { assignments.append((From.columns[keyPath: keyPath].name, newValue.queryFragment)) }
-  }
-
-  /// A text column, for `append(_:)`: `$0.title.append("!")`.
-  @_disfavoredOverload
-  public subscript(dynamicMember keyPath: KeyPath<From.TableColumns, TableColumn<From, String>>)
-    -> SQLQueryExpression<String>
-  {
-    get { SQLQueryExpression(From.columns[keyPath: keyPath].queryFragment) }
-    set { assignments.append((From.columns[keyPath: keyPath].name, newValue.queryFragment)) }
-  }
-
-  /// A signed numeric column, for `negate()`: `$0.balance.negate()`.
-  @_disfavoredOverload
-  public subscript<Value: QueryBindable & SignedNumeric>(
+  public subscript<Value: QueryBindable>(
     dynamicMember keyPath: KeyPath<From.TableColumns, TableColumn<From, Value>>
   ) -> SQLQueryExpression<Value> {
     get { SQLQueryExpression(From.columns[keyPath: keyPath].queryFragment) }

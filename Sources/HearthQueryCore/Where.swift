@@ -108,24 +108,22 @@ public struct Where<From: Table>: Statement, Sendable {
 
   /// Both clauses' conditions: `(a) AND (b)`. A clause with no condition (`all`) adds
   /// nothing: the other clause is the result.
-  public func and(_ other: Self) -> Self {
-    guard !predicates.isEmpty else {
-      return Where(predicates: other.predicates, isUnscoped: isUnscoped)
-    }
-    guard !other.predicates.isEmpty else { return self }
-    return Where(
-      predicates: [combined(predicates, other.predicates, "AND")], isUnscoped: isUnscoped)
-  }
+  public func and(_ other: Self) -> Self { combined(with: other, "AND") }
 
   /// Either clause's conditions: `(a) OR (b)`; the default scope still applies to both. As
   /// in the reference, a clause with no condition (`all`) adds nothing: the other clause is
   /// the result, so `Reminder.all.or(Reminder.where(\.isFlagged))` matches the flagged rows.
-  public func or(_ other: Self) -> Self {
+  public func or(_ other: Self) -> Self { combined(with: other, "OR") }
+
+  private func combined(with other: Self, _ op: String) -> Self {
     guard !predicates.isEmpty else {
       return Where(predicates: other.predicates, isUnscoped: isUnscoped)
     }
     guard !other.predicates.isEmpty else { return self }
-    return Where(predicates: [combined(predicates, other.predicates, "OR")], isUnscoped: isUnscoped)
+    let both =
+      "(" + predicates.joinedWithAnd() + ") " + QueryFragment(raw: op) + " ("
+      + other.predicates.joinedWithAnd() + ")"
+    return Where(predicates: [both], isUnscoped: isUnscoped)
   }
 
   /// The rows this does not match: `NOT (a AND b)`.
@@ -206,13 +204,6 @@ public struct Where<From: Table>: Statement, Sendable {
       conflictResolution: conflictResolution, assignments: assignments.assignments,
       wheres: scopedPredicates)
   }
-}
-
-/// `a AND b`, `(a) OR (b)`: two lists of conditions as one (no conditions: true).
-private func combined(_ lhs: [QueryFragment], _ rhs: [QueryFragment], _ op: String)
-  -> QueryFragment
-{
-  "(" + lhs.joinedWithAnd() + ") " + QueryFragment(raw: op) + " (" + rhs.joinedWithAnd() + ")"
 }
 
 /// What a table's `all` can be: a `Where` (conditions) or a `Select` of whole rows
