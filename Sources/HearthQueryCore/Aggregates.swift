@@ -163,14 +163,42 @@ extension QueryExpression {
 
 extension QueryExpression where QueryValue: Codable {
   /// `json_group_array(x)`: the values as a JSON array, decoded into `[QueryValue]` (`[]`
-  /// over no rows). Values cross as JSON: text, numbers and NULL (for an optional).
-  public func jsonGroupArray(filter condition: (any QueryExpression<Bool>)? = nil)
-    -> SQLQueryExpression<[QueryValue].JSONRepresentation>
-  {
-    var sql = QueryFragment(raw: "json_group_array(") + queryFragment + ")"
-    if let condition { sql += filterClause(condition) }
-    return SQLQueryExpression(sql)
+  /// over no rows); `distinct:` keeps each value once. Values cross as JSON: text, numbers
+  /// and NULL (for an optional).
+  public func jsonGroupArray(
+    distinct isDistinct: Bool = false, filter condition: (any QueryExpression<Bool>)? = nil
+  ) -> SQLQueryExpression<[QueryValue].JSONRepresentation> {
+    groupedJSONArray(of: queryFragment, distinct: isDistinct, filter: condition)
   }
+}
+
+extension QueryExpression {
+  /// `json_group_array(json(x))` of a JSON column: the documents as a JSON array of them.
+  public func jsonGroupArray<Document: Codable>(
+    distinct isDistinct: Bool = false, filter condition: (any QueryExpression<Bool>)? = nil
+  ) -> SQLQueryExpression<[Document].JSONRepresentation>
+  where QueryValue == _CodableJSONRepresentation<Document> {
+    groupedJSONArray(
+      of: QueryValue._jsonEncoded(queryFragment), distinct: isDistinct, filter: condition)
+  }
+
+  /// `json_group_array(json(x))` of an optional JSON column: `null` where it is NULL.
+  public func jsonGroupArray<Document: Codable>(
+    distinct isDistinct: Bool = false, filter condition: (any QueryExpression<Bool>)? = nil
+  ) -> SQLQueryExpression<[Document?].JSONRepresentation>
+  where QueryValue == _CodableJSONRepresentation<Document>? {
+    groupedJSONArray(
+      of: QueryValue._jsonEncoded(queryFragment), distinct: isDistinct, filter: condition)
+  }
+}
+
+private func groupedJSONArray<Value>(
+  of value: QueryFragment, distinct isDistinct: Bool, filter condition: (any QueryExpression<Bool>)?
+) -> SQLQueryExpression<Value> {
+  var sql = QueryFragment(raw: isDistinct ? "json_group_array(DISTINCT " : "json_group_array(")
+  sql += value + ")"
+  if let condition { sql += filterClause(condition) }
+  return SQLQueryExpression(sql)
 }
 
 extension TableDefinition {

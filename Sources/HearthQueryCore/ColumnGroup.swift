@@ -203,6 +203,43 @@ public func _caseFragments<Group: _CaseGroup>(
   Group._padded(ofCase: index, _columnFragments(value), null: QueryFragment(raw: "NULL"))
 }
 
+extension _GroupColumns where QueryValue: _ColumnGroup {
+  /// One column of a group in an `update`: `$0.fields.count = 1` sets that column alone;
+  /// read, it is the column as it stands before the update.
+  public subscript<Value: QueryBindable>(dynamicMember member: KeyPath<QueryValue, Value>)
+    -> any QueryExpression<Value> where Value.QueryOutput == Value
+  {
+    get { SQLQueryExpression<Value>(_columnFragments[Self.column(of: member)]) }
+    set {
+      var fragments = _columnFragments
+      fragments[Self.column(of: member)] = newValue.queryFragment
+      self = Self(_columnFragments: fragments)
+    }
+  }
+
+  /// One column of a group as a concrete expression, for arithmetic and the mutating forms:
+  /// `$0.fields.count = $0.fields.count + 1`, `$0.fields.isOpen.toggle()`.
+  @_disfavoredOverload
+  public subscript<Value: QueryBindable>(dynamicMember member: KeyPath<QueryValue, Value>)
+    -> SQLQueryExpression<Value> where Value.QueryOutput == Value
+  {
+    get { SQLQueryExpression<Value>(_columnFragments[Self.column(of: member)]) }
+    set {
+      var fragments = _columnFragments
+      fragments[Self.column(of: member)] = newValue.queryFragment
+      self = Self(_columnFragments: fragments)
+    }
+  }
+
+  private static func column(of member: PartialKeyPath<QueryValue>) -> Int {
+    guard let index = QueryValue._columnIndex(member) else {
+      preconditionFailure(
+        "\(member) is not a stored property of \(QueryValue.self), so it has no column")
+    }
+    return index
+  }
+}
+
 extension _GroupColumns where QueryValue: _CaseGroup {
   /// One case's column in an `update`: `$0.kind.note = #bind("Hi")` sets the row to that case
   /// (NULL in every other case's columns).

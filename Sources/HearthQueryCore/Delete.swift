@@ -51,3 +51,20 @@ extension Delete where Returning == Void {
 
 /// A delete from `From` with no `returning`, as the reference names it.
 public typealias DeleteOf<From: Table> = Delete<From, Void>
+
+extension Delete where From: PrimaryKeyedTable {
+  /// The row with this primary key, among the rows this deletes: `Reminder.delete().find(2)`.
+  public func find(_ id: some QueryExpression<From.TableColumns.PrimaryKey>) -> Self {
+    var copy = self
+    copy.wheres.append(
+      "(" + From.columns.primaryKey.queryFragment + " = " + id.queryFragment + ")")
+    return copy
+  }
+
+  /// The rows with these primary keys, among the rows this deletes.
+  public func find(_ ids: some Sequence<From.TableColumns.PrimaryKey>) -> Self {
+    var copy = self
+    copy.wheres.append(From.columns.primaryKey.in(ids).queryFragment)
+    return copy
+  }
+}

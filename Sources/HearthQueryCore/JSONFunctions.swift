@@ -138,6 +138,40 @@ extension QueryExpression where QueryValue: _JSONDocument {
   }
 }
 
+extension QueryExpression where QueryValue: _JSONDocument {
+  /// `json_insert(x, '$[#]', value)`: the array document with `value` added at its end.
+  public func jsonAppend<Element: QueryBindable>(_ value: some QueryExpression<Element>)
+    -> SQLQueryExpression<QueryValue> where QueryValue._Document: Collection
+  {
+    appending(path: "$[#]", Element._jsonEncoded(value.queryFragment))
+  }
+
+  /// `json_insert(x, '$.path[#]', value)`: the document with `value` added at the end of the
+  /// array at `path`.
+  public func jsonAppend<Member: Collection, Element: QueryBindable>(
+    _ path: KeyPath<JSONPath<QueryValue._Document>, JSONPath<Member>>,
+    _ value: some QueryExpression<Element>
+  ) -> SQLQueryExpression<QueryValue> {
+    appending(
+      path: JSONPath<QueryValue._Document>()[keyPath: path].path + "[#]",
+      Element._jsonEncoded(value.queryFragment))
+  }
+
+  /// `jsonAppend`, as the reference's JSONB form (JSON text here: Debian 12's SQLite has no
+  /// JSONB).
+  public func jsonbAppend<Element: QueryBindable>(_ value: some QueryExpression<Element>)
+    -> SQLQueryExpression<QueryValue> where QueryValue._Document: Collection
+  {
+    jsonAppend(value)
+  }
+
+  private func appending(path: String, _ value: QueryFragment) -> SQLQueryExpression<QueryValue> {
+    SQLQueryExpression(
+      "json_insert(" + queryFragment + ", " + QueryFragment(binding: path.queryBinding) + ", "
+        + value + ")")
+  }
+}
+
 // MARK: - json_each
 
 /// A row of SQLite's `json_each`: one element of a JSON array (its index as `key`) or object

@@ -242,7 +242,7 @@ extension Where {
     _ other: Where<F>,
     on constraint: (From.TableColumns, F.TableColumns) -> some QueryExpression<Bool>
   ) -> Select<(From, F), From, F> {
-    all.join(other, on: constraint)
+    asSelect().join(other, on: constraint)
   }
 
   /// `LEFT JOIN other ON constraint`.
@@ -250,7 +250,7 @@ extension Where {
     _ other: Where<F>,
     on constraint: (From.TableColumns, F?.TableColumns) -> some QueryExpression<Bool>
   ) -> Select<(From, F?), From, F?> {
-    all.leftJoin(other, on: constraint)
+    asSelect().leftJoin(other, on: constraint)
   }
 
   /// `RIGHT JOIN other ON constraint`.
@@ -258,7 +258,7 @@ extension Where {
     _ other: Where<F>,
     on constraint: (From?.TableColumns, F.TableColumns) -> some QueryExpression<Bool>
   ) -> Select<(From?, F), From?, F> {
-    all.rightJoin(other, on: constraint)
+    asSelect().rightJoin(other, on: constraint)
   }
 
   /// `FULL JOIN other ON constraint`.
@@ -266,7 +266,7 @@ extension Where {
     _ other: Where<F>,
     on constraint: (From?.TableColumns, F?.TableColumns) -> some QueryExpression<Bool>
   ) -> Select<(From?, F?), From?, F?> {
-    all.fullJoin(other, on: constraint)
+    asSelect().fullJoin(other, on: constraint)
   }
 }
 
@@ -276,7 +276,7 @@ extension Table {
     _ other: Select<F, F, ()>,
     on constraint: (TableColumns, F.TableColumns) -> some QueryExpression<Bool>
   ) -> Select<(Self, F), Self, F> {
-    Where<Self>().all.join(other, on: constraint)
+    Where<Self>().asSelect().join(other, on: constraint)
   }
 
   /// `SELECT … FROM self JOIN other ON constraint`.

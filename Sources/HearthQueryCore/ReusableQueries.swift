@@ -116,14 +116,12 @@ extension TableDefinition where QueryValue: _TableDraft {
   }
 }
 
-extension Where {
-  /// The rows this matches, as a select: `all`, as the reference also names it.
-  public func asSelect() -> Select<From, From, ()> { all }
-}
-
 extension Select {
   /// This select, as the reference names a select made from any statement of it.
   public func asSelect() -> Self { self }
+
+  /// This select unchanged: `Row.all.all` is `Row.all`, as in the reference.
+  public var all: Self { self }
 
   /// This select of every column of every table again, whatever columns it had chosen:
   /// `SELECT "reminders".*, "remindersLists".* …` in effect.

@@ -140,10 +140,12 @@ extension TableDefinition where QueryValue: Codable {
 
   /// `json_group_array(json_object(…))`: the rows of a group as a JSON array of objects,
   /// decoded into `[Row]` (`[]` over no rows).
-  public func jsonGroupArray(filter condition: (any QueryExpression<Bool>)? = nil)
-    -> SQLQueryExpression<[QueryValue].JSONRepresentation>
-  {
-    var sql = "json_group_array(" + jsonObject().queryFragment + ")"
+  public func jsonGroupArray(
+    distinct isDistinct: Bool = false, filter condition: (any QueryExpression<Bool>)? = nil
+  ) -> SQLQueryExpression<[QueryValue].JSONRepresentation> {
+    var sql =
+      QueryFragment(raw: isDistinct ? "json_group_array(DISTINCT " : "json_group_array(")
+      + jsonObject().queryFragment + ")"
     if let condition { sql += filterClause(condition) }
     return SQLQueryExpression(sql)
   }
@@ -153,13 +155,15 @@ extension _OptionalColumns
 where Wrapped: Codable, Wrapped.TableColumns: PrimaryKeyedTableDefinition {
   /// The rows an outer join matched, as a JSON array (`[]` where it matched none):
   /// `RemindersList.group(by: \.id).leftJoin(Reminder.all) { … }.select { ($0, $1.jsonGroupArray()) }`.
-  public func jsonGroupArray(filter condition: (any QueryExpression<Bool>)? = nil)
-    -> SQLQueryExpression<[Wrapped].JSONRepresentation>
-  {
+  public func jsonGroupArray(
+    distinct isDistinct: Bool = false, filter condition: (any QueryExpression<Bool>)? = nil
+  ) -> SQLQueryExpression<[Wrapped].JSONRepresentation> {
     let matched = Wrapped.columns.primaryKey.queryFragment + " IS NOT NULL"
     let filter = condition.map { matched + " AND (" + $0.queryFragment + ")" } ?? matched
     let object = "json_object(" + jsonObjectArguments(Wrapped.TableColumns.allColumns) + ")"
-    return SQLQueryExpression("json_group_array(" + object + ") FILTER (WHERE " + filter + ")")
+    let function = isDistinct ? "json_group_array(DISTINCT " : "json_group_array("
+    return SQLQueryExpression(
+      QueryFragment(raw: function) + object + ") FILTER (WHERE " + filter + ")")
   }
 }
 

@@ -66,6 +66,24 @@ extension Update where Returning == Void {
   }
 }
 
+extension Update where From: PrimaryKeyedTable {
+  /// The row with this primary key, among the rows this updates:
+  /// `Reminder.update { … }.find(1)`.
+  public func find(_ id: some QueryExpression<From.TableColumns.PrimaryKey>) -> Self {
+    var copy = self
+    copy.wheres.append(
+      "(" + From.columns.primaryKey.queryFragment + " = " + id.queryFragment + ")")
+    return copy
+  }
+
+  /// The rows with these primary keys, among the rows this updates.
+  public func find(_ ids: some Sequence<From.TableColumns.PrimaryKey>) -> Self {
+    var copy = self
+    copy.wheres.append(From.columns.primaryKey.in(ids).queryFragment)
+    return copy
+  }
+}
+
 /// The assignments of an `update { … }` closure: `$0.title = "Milk"`, `$0.count += 1`,
 /// `$0.status = #bind(.completed)`, `$0.position = Item.select { … }` (a subquery). A column
 /// reads as it stands before the update; assigned twice, it keeps both assignments and
@@ -89,7 +107,24 @@ public struct Updates<From: Table> {
     }
     set {
       let column = From.columns[keyPath: keyPath]
-      assignments += zip(column._columnNames, column._fragments(of: newValue)).map { ($0, $1) }
+      assignments += column._assignments(of: newValue)
+    }
+  }
+
+  /// A group set to a value: `$0.fields = Fields(count: 1, note: nil)` sets each of its
+  /// columns to the value's (`nil`, each to NULL). Optional, so that `$0.fields.count` never
+  /// reads through this unreadable value but through the group's columns.
+  @_disfavoredOverload
+  public subscript<Group: _ColumnGroup>(
+    dynamicMember keyPath: KeyPath<From.TableColumns, ColumnGroup<From, Group>>
+  ) -> Group? {
+    @available(*, unavailable, message: "a group's value is not known before the update")
+    get { fatalError("a group's value is not known before the update") }
+    set {
+      let fragments =
+        newValue.map { Group._bindings($0).map { QueryFragment(binding: $0) } }
+        ?? Group._columnNames.map { _ in QueryFragment(raw: "NULL") }
+      assignments += zip(Group._columnNames, fragments).map { ($0, $1) }
     }
   }
 
@@ -140,8 +175,8 @@ public protocol _UpdatableColumns<Root> {
   var _columnFragments: [QueryFragment] { get }
   /// An assignment from the expressions of its columns.
   func _assignment(_ fragments: [QueryFragment]) -> _Assignment
-  /// The expressions an assigned value gives its columns.
-  func _fragments(of value: _Assignment) -> [QueryFragment]
+  /// The `SET` pairs an assigned value gives its columns.
+  func _assignments(of value: _Assignment) -> [(String, QueryFragment)]
 }
 
 extension TableColumn: _UpdatableColumns {
@@ -151,8 +186,8 @@ extension TableColumn: _UpdatableColumns {
   public func _assignment(_ fragments: [QueryFragment]) -> any QueryExpression<Value> {
     SQLQueryExpression<Value>(fragments[0])
   }
-  public func _fragments(of value: any QueryExpression<Value>) -> [QueryFragment] {
-    [value.queryFragment]
+  public func _assignments(of value: any QueryExpression<Value>) -> [(String, QueryFragment)] {
+    [(name, value.queryFragment)]
   }
 }
 
@@ -162,7 +197,12 @@ extension ColumnGroup: _UpdatableColumns {
   public func _assignment(_ fragments: [QueryFragment]) -> Group.Columns {
     Group.Columns(_columnFragments: fragments)
   }
-  public func _fragments(of value: Group.Columns) -> [QueryFragment] { value._columnFragments }
+  /// The columns the value changes: `$0.fields.count = 1` sets that column alone, as the
+  /// reference does (the others stay out of `SET`, and out of `UPDATE OF` triggers).
+  public func _assignments(of value: Group.Columns) -> [(String, QueryFragment)] {
+    zip(_columnNames, zip(_columnFragments, value._columnFragments))
+      .filter { $1.0 != $1.1 }.map { ($0, $1.1) }
+  }
 }
 
 public func += <Value: Numeric>(

@@ -40,14 +40,22 @@ public struct Where<From: Table>: Statement, Sendable {
 
   /// The rows this matches, as a `Select` of whole rows (in the default scope's order).
   @inlinable
-  public var all: Select<From, From, ()> {
+  public func asSelect() -> Select<From, From, ()> {
     var clauses = SelectClauses()
     clauses.setWheres(scopedPredicates)
     if !isUnscoped { clauses.setOrders(From.all._scopeOrders) }
     return Select(clauses: clauses) { try From(decoder: &$0) }
   }
 
-  public var query: QueryFragment { all.query }
+  /// These conditions within the table's default scope, as the reference reads `all` after
+  /// a query (the table's `all` added to it): `Row.unscoped.all` is `Row.all`, and
+  /// `Row.all.all` is `Row.all` (a condition the scope repeats counts once).
+  @inlinable
+  public var all: Select<From, From, ()> {
+    Where(predicates: predicates, isUnscoped: false).asSelect()
+  }
+
+  public var query: QueryFragment { asSelect().query }
 
   public func _decodeRow(_ decoder: inout QueryRowDecoder) throws -> From {
     try From(decoder: &decoder)
@@ -133,7 +141,7 @@ public struct Where<From: Table>: Statement, Sendable {
   }
 
   /// `LIMIT … OFFSET n` with no limit.
-  public func offset(_ offset: Int?) -> Select<From, From, ()> { all.offset(offset) }
+  public func offset(_ offset: Int?) -> Select<From, From, ()> { asSelect().offset(offset) }
 
   /// Selects expressions from the matching rows.
   @_disfavoredOverload
@@ -141,26 +149,26 @@ public struct Where<From: Table>: Statement, Sendable {
     _ selection: (From.TableColumns) -> (repeat each C)
   ) -> Select<(repeat (each C).QueryValue.QueryOutput), From, ()>
   where repeat (each C).QueryValue: QueryRepresentable {
-    all.select(selection)
+    asSelect().select(selection)
   }
 
   /// Selects one expression from the matching rows.
   public func select<C: QueryExpression>(_ selection: (From.TableColumns) -> C)
     -> Select<C.QueryValue.QueryOutput, From, ()>
   where C.QueryValue: QueryRepresentable {
-    all.select(selection)
+    asSelect().select(selection)
   }
 
   public func order<each C: QueryExpression>(by keyPaths: repeat KeyPath<From.TableColumns, each C>)
     -> Select<From, From, ()>
   {
-    all.order(by: repeat each keyPaths)
+    asSelect().order(by: repeat each keyPaths)
   }
 
   public func order(@OrderingBuilder _ ordering: (From.TableColumns) -> [QueryFragment])
     -> Select<From, From, ()>
   {
-    all.order(ordering)
+    asSelect().order(ordering)
   }
 
   /// The same, spelled with a label: `order(by: { ($0.listID, $0.title) })`.
@@ -168,28 +176,28 @@ public struct Where<From: Table>: Statement, Sendable {
   public func order(@OrderingBuilder by ordering: (From.TableColumns) -> [QueryFragment])
     -> Select<From, From, ()>
   {
-    all.order(ordering)
+    asSelect().order(ordering)
   }
 
   public func limit(_ count: Int?, offset: Int? = nil) -> Select<From, From, ()> {
-    all.limit(count, offset: offset)
+    asSelect().limit(count, offset: offset)
   }
 
   public func distinct(_ isDistinct: Bool = true) -> Select<From, From, ()> {
-    all.distinct(isDistinct)
+    asSelect().distinct(isDistinct)
   }
 
   public func group<each C: QueryExpression>(by keyPaths: repeat KeyPath<From.TableColumns, each C>)
     -> Select<From, From, ()>
   {
-    all.group(by: repeat each keyPaths)
+    asSelect().group(by: repeat each keyPaths)
   }
 
   /// The number of matching rows.
-  public func count() -> Select<Int, From, ()> { all.count() }
+  public func count() -> Select<Int, From, ()> { asSelect().count() }
 
   /// Runs `count()` and returns the number.
-  public func fetchCount(_ db: Database) throws -> Int { try all.fetchCount(db) }
+  public func fetchCount(_ db: Database) throws -> Int { try asSelect().fetchCount(db) }
 
   /// Deletes the matching rows.
   public func delete() -> Delete<From, Void> { Delete(wheres: scopedPredicates) }
@@ -363,7 +371,7 @@ extension Table {
   public static func group<C: QueryExpression>(by grouping: (TableColumns) -> C)
     -> Select<Self, Self, ()>
   {
-    Where<Self>().all.group(by: grouping)
+    Where<Self>().asSelect().group(by: grouping)
   }
 
   /// `GROUP BY` expressions built in a closure.
@@ -371,7 +379,7 @@ extension Table {
   public static func group<each C: QueryExpression>(by grouping: (TableColumns) -> (repeat each C))
     -> Select<Self, Self, ()>
   {
-    Where<Self>().all.group(by: grouping)
+    Where<Self>().asSelect().group(by: grouping)
   }
 
   /// `SELECT count(*) FROM "table"`.

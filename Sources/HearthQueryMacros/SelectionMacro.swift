@@ -97,7 +97,7 @@ public enum SelectionMacro: MemberMacro, ExtensionMacro {
       _columnFragments = [\(fragments.joined(separator: ", "))].flatMap { $0 }
       }
       """)
-    return groupColumns(access: access, lines: lines)
+    return groupColumns(access: access, attributes: "@dynamicMemberLookup ", lines: lines)
   }
 
   /// `Selection`, the reference's other name for `Columns` (`Image.Selection(caption: …)`).

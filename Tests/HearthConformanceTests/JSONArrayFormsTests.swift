@@ -1,0 +1,82 @@
+import Foundation
+import HearthDataTestSupport
+import HearthQuery
+import Testing
+
+// Arrays built and grown in SQL: `jsonGroupArray(distinct:)` of values and of rows, an array
+// of JSON columns (each kept as JSON, an optional one as null), and `jsonAppend`.
+
+@Table
+struct Bookmark: Codable, Equatable, Identifiable {
+  let id: Int
+  var folder = ""
+  @Column(as: [String].JSONRepresentation.self)
+  var labels: [String] = []
+  @Column(as: [String].JSONRepresentation?.self)
+  var notes: [String]?
+}
+
+private func bookmarkDatabase() throws -> DatabaseQueue {
+  let database = try DatabaseQueue()
+  try database.write { db in
+    try db.execute(
+      sql: """
+        CREATE TABLE "bookmarks" (
+          "id" INTEGER PRIMARY KEY, "folder" TEXT NOT NULL, "labels" TEXT NOT NULL,
+          "notes" TEXT);
+        """)
+    try Bookmark.insert {
+      Bookmark(id: 1, folder: "work", labels: ["a", "b"], notes: ["n"])
+      Bookmark(id: 2, folder: "work", labels: ["c"])
+      Bookmark(id: 3, folder: "home", labels: [])
+    }.execute(db)
+  }
+  return database
+}
+
+@Suite struct JSONArrayFormsTests {
+  @Test func aDistinctGroupArrayKeepsEachValueOnce() throws {
+    try bookmarkDatabase().read { db in
+      try assertQuery(
+        Bookmark.select { $0.folder.jsonGroupArray(distinct: true) }, in: db,
+        sql: #"SELECT json_group_array(DISTINCT "bookmarks"."folder") FROM "bookmarks""#,
+        rows: #"["work","home"]"#)
+      let folders = try Bookmark.select { $0.folder.jsonGroupArray(distinct: true) }.fetchOne(db)
+      #expect(folders == ["work", "home"])
+      let rows = try Bookmark.where { $0.id.lt(3) }
+        .select { $0.jsonGroupArray(distinct: true) }.fetchOne(db)
+      #expect(rows?.map(\.id) == [1, 2])
+    }
+  }
+
+  @Test func aGroupArrayOfJSONColumnsKeepsThemJSON() throws {
+    try bookmarkDatabase().read { db in
+      try assertQuery(
+        Bookmark.select { ($0.labels.jsonGroupArray(), $0.notes.jsonGroupArray()) }, in: db,
+        sql:
+          #"SELECT json_group_array(json("bookmarks"."labels")), json_group_array(json("bookmarks"."notes")) FROM "bookmarks""#,
+        rows: #"[["a","b"],["c"],[]] | [["n"],null,null]"#)
+      let arrays = try Bookmark.select { ($0.labels.jsonGroupArray(), $0.notes.jsonGroupArray()) }
+        .fetchOne(db)
+      #expect(arrays?.0 == [["a", "b"], ["c"], []])
+      #expect(arrays?.1 == [["n"], nil, nil])
+    }
+  }
+
+  @Test func jsonAppendAddsAtTheEndOfTheArray() throws {
+    try bookmarkDatabase().write { db in
+      try assertQuery(
+        Bookmark.find(1).update { $0.labels = $0.labels.jsonAppend("c").jsonAppend("d") }
+          .returning(\.labels),
+        in: db,
+        sql:
+          #"UPDATE "bookmarks" SET "labels" = json_insert(json_insert("bookmarks"."labels", ?, ?), ?, ?) WHERE ("bookmarks"."id" = ?) RETURNING "labels""#,
+        rows: #"["a","b","c","d"]"#)
+      try Bookmark.find(3).update { $0.labels = $0.labels.jsonbAppend("first") }.execute(db)
+      #expect(try Bookmark.find(3).fetchOne(db)?.labels == ["first"])
+      // An appended value is a JSON string, even when it reads as JSON.
+      try Bookmark.find(2).update { $0.labels = $0.labels.jsonAppend(#"["x"]"#) }.execute(db)
+      #expect(try Bookmark.find(2).fetchOne(db)?.labels == ["c", #"["x"]"#])
+    }
+  }
+}
