@@ -237,6 +237,40 @@ extension QueryExpression where QueryValue: _JSONDocument {
     eachElement(of: JSONPath<QueryValue._Document>()[keyPath: path].path)
   }
 
+  /// `json_each(x)` of a JSON object of values: each member, its name as `key`.
+  public func jsonEach<Value: QueryBindable>() -> Select<
+    JSONEach<String, Value>, JSONEach<String, Value>, ()
+  > where QueryValue._Document == [String: Value] {
+    eachElement(of: nil)
+  }
+
+  /// `json_each(x)` of a JSON object of objects: each member read as JSON, its name as `key`.
+  @_disfavoredOverload
+  public func jsonEach<Value: Codable>() -> Select<
+    JSONEach<String, _CodableJSONRepresentation<Value>>,
+    JSONEach<String, _CodableJSONRepresentation<Value>>, ()
+  > where QueryValue._Document == [String: Value] {
+    eachElement(of: nil)
+  }
+
+  /// `json_each(x, path)` of an object of values inside the document.
+  public func jsonEach<Value: QueryBindable>(
+    _ path: KeyPath<JSONPath<QueryValue._Document>, JSONPath<[String: Value]>>
+  ) -> Select<JSONEach<String, Value>, JSONEach<String, Value>, ()> {
+    eachElement(of: JSONPath<QueryValue._Document>()[keyPath: path].path)
+  }
+
+  /// `json_each(x, path)` of an object of objects inside the document, each read as JSON.
+  @_disfavoredOverload
+  public func jsonEach<Value: Codable>(
+    _ path: KeyPath<JSONPath<QueryValue._Document>, JSONPath<[String: Value]>>
+  ) -> Select<
+    JSONEach<String, _CodableJSONRepresentation<Value>>,
+    JSONEach<String, _CodableJSONRepresentation<Value>>, ()
+  > {
+    eachElement(of: JSONPath<QueryValue._Document>()[keyPath: path].path)
+  }
+
   private func eachElement<Key, Value>(of path: String?) -> Select<
     JSONEach<Key, Value>, JSONEach<Key, Value>, ()
   > {

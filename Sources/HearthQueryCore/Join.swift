@@ -237,6 +237,14 @@ extension SelectClauses {
 }
 
 extension Where {
+  /// `JOIN` the rows of a table-valued function (`json_each`) to the rows this matches.
+  public func join<F: Table>(
+    _ other: Select<F, F, ()>,
+    on constraint: (From.TableColumns, F.TableColumns) -> some QueryExpression<Bool>
+  ) -> Select<(From, F), From, F> {
+    asSelect().join(other, on: constraint)
+  }
+
   /// `JOIN other ON constraint`.
   public func join<F: Table>(
     _ other: Where<F>,

@@ -80,3 +80,68 @@ private func bookmarkDatabase() throws -> DatabaseQueue {
     }
   }
 }
+
+/// A JSON object of objects and one of numbers, keyed by name.
+struct Stock: Codable, Equatable {
+  var onHand = 0
+}
+
+@Table
+struct Warehouse: Equatable, Identifiable {
+  let id: Int
+  var city = ""
+  @Column(as: [String: Stock].JSONRepresentation.self)
+  var stock: [String: Stock] = [:]
+  @Column(as: [String: Int].JSONRepresentation.self)
+  var ratings: [String: Int] = [:]
+}
+
+@Suite struct JSONObjectEachTests {
+  private func database() throws -> DatabaseQueue {
+    let database = try DatabaseQueue()
+    try database.write { db in
+      try db.execute(
+        sql: """
+          CREATE TABLE "warehouses" (
+            "id" INTEGER PRIMARY KEY, "city" TEXT NOT NULL, "stock" TEXT NOT NULL,
+            "ratings" TEXT NOT NULL)
+          """)
+      try Warehouse.insert {
+        Warehouse(
+          id: 1, city: "Oslo", stock: ["bolt": Stock(onHand: 1), "nut": Stock(onHand: 4)],
+          ratings: ["speed": 9])
+        Warehouse(id: 2, city: "Rome", stock: ["bolt": Stock(onHand: 7)], ratings: ["speed": 2])
+      }.execute(db)
+    }
+    return database
+  }
+
+  @Test func eachMemberOfAnObjectHasItsNameAsKey() throws {
+    try database().read { db in
+      try assertQuery(
+        Warehouse.select {
+          ($0.city, $0.stock.jsonEach().select { $0.value.jsonExtract(\.onHand).sum() })
+        }
+        .order(by: \.id),
+        in: db,
+        sql:
+          #"SELECT "warehouses"."city", (SELECT sum(json_extract("json_each"."value", ?)) FROM json_each("warehouses"."stock")) FROM "warehouses" ORDER BY "warehouses"."id""#,
+        rows: "Oslo | 5\nRome | 7")
+      let members = try Warehouse.where { $0.id.eq(1) }
+        .join(Warehouse.columns.stock.jsonEach()) { _, _ in true }
+        .select { ($1.key, $1.value) }
+        .fetchAll(db)
+      #expect(members.map(\.0) == ["bolt", "nut"])
+      #expect(members.map(\.1) == [Stock(onHand: 1), Stock(onHand: 4)])
+      try assertQuery(
+        Warehouse.where { $0.ratings.jsonEach().where { $0.value.gt(5) }.exists() }.select(\.city),
+        in: db, rows: "Oslo")
+      try assertQuery(
+        Warehouse.where {
+          $0.ratings.jsonEach().where { $0.key.eq("speed") && $0.value.lt(5) }.exists()
+        }
+        .select(\.city),
+        in: db, rows: "Rome")
+    }
+  }
+}
