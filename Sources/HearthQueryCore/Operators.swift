@@ -522,3 +522,44 @@ extension QueryExpression where QueryValue: _OptionalProtocol {
     SQLQueryExpression(transform(SQLQueryExpression(queryFragment)).queryFragment)
   }
 }
+
+// MARK: - Rows compared as row values
+
+extension TableDefinition {
+  /// `("t"."a", "t"."b") = (?, ?)`: the row equals `row`, column by column.
+  public func eq(_ row: QueryValue) -> SQLQueryExpression<Bool> { compared("=", row) }
+
+  /// `(…) <> (…)`.
+  public func neq(_ row: QueryValue) -> SQLQueryExpression<Bool> { compared("<>", row) }
+
+  /// `(…) IS (…)`: equal where NULL equals NULL.
+  public func `is`(_ row: QueryValue) -> SQLQueryExpression<Bool> { compared("IS", row) }
+
+  /// `(…) IS NOT (…)`.
+  public func isNot(_ row: QueryValue) -> SQLQueryExpression<Bool> { compared("IS NOT", row) }
+
+  /// `(…) > (…)`: row values compare column by column, the first that differs deciding.
+  public func gt(_ row: QueryValue) -> SQLQueryExpression<Bool> { compared(">", row) }
+
+  /// `(…) < (…)`.
+  public func lt(_ row: QueryValue) -> SQLQueryExpression<Bool> { compared("<", row) }
+
+  /// `(…) >= (…)`.
+  public func gte(_ row: QueryValue) -> SQLQueryExpression<Bool> { compared(">=", row) }
+
+  /// `(…) <= (…)`.
+  public func lte(_ row: QueryValue) -> SQLQueryExpression<Bool> { compared("<=", row) }
+
+  public static func == (lhs: Self, rhs: QueryValue) -> SQLQueryExpression<Bool> { lhs.eq(rhs) }
+  public static func != (lhs: Self, rhs: QueryValue) -> SQLQueryExpression<Bool> { lhs.neq(rhs) }
+  public static func > (lhs: Self, rhs: QueryValue) -> SQLQueryExpression<Bool> { lhs.gt(rhs) }
+  public static func < (lhs: Self, rhs: QueryValue) -> SQLQueryExpression<Bool> { lhs.lt(rhs) }
+  public static func >= (lhs: Self, rhs: QueryValue) -> SQLQueryExpression<Bool> { lhs.gte(rhs) }
+  public static func <= (lhs: Self, rhs: QueryValue) -> SQLQueryExpression<Bool> { lhs.lte(rhs) }
+
+  private func compared(_ op: String, _ row: QueryValue) -> SQLQueryExpression<Bool> {
+    let values = Self.allColumns.map { QueryFragment(binding: $0._binding(for: row)) }
+    return SQLQueryExpression(
+      "((" + queryFragment + ") " + QueryFragment(raw: op) + " (" + values.joined() + "))")
+  }
+}

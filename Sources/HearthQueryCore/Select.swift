@@ -141,11 +141,27 @@ public struct Select<Columns, From: Table, Joins>: Statement, Sendable {
   }
 
   /// `LIMIT expression`, built from the tables' columns (`.limit { _ in 10 }`, a scalar
-  /// subquery's count).
-  public func limit<each J: Table, Count: QueryExpression>(
-    _ maxLength: (From.TableColumns, repeat (each J).TableColumns) -> Count
-  ) -> Self where Joins == (repeat each J), Count.QueryValue == Int {
-    with { $0.limit = maxLength(From.columns, repeat (each J).columns).queryFragment }
+  /// subquery's count). A closure that gives nothing (`nil`, an `if` not taken) changes
+  /// nothing, as a nil count does.
+  public func limit<each J: Table>(
+    @QueryFragmentBuilder<Int> _ maxLength: (From.TableColumns, repeat (each J).TableColumns)
+      -> [QueryFragment]
+  ) -> Self where Joins == (repeat each J) {
+    guard let count = maxLength(From.columns, repeat (each J).columns).last else { return self }
+    return with { $0.limit = count }
+  }
+
+  /// `OFFSET expression`, built from the tables' columns; a closure that gives nothing changes
+  /// nothing.
+  public func offset<each J: Table>(
+    @QueryFragmentBuilder<Int> _ offset: (From.TableColumns, repeat (each J).TableColumns)
+      -> [QueryFragment]
+  ) -> Self where Joins == (repeat each J) {
+    guard let skip = offset(From.columns, repeat (each J).columns).last else { return self }
+    return with {
+      $0.limit = $0.limit ?? QueryFragment(binding: (-1).queryBinding)
+      $0.offset = skip
+    }
   }
 
   /// `LIMIT expression OFFSET expression`, both built from the tables' columns.
@@ -209,6 +225,16 @@ public struct Select<Columns, From: Table, Joins>: Statement, Sendable {
       decode: { try $0.decode(Int.self) })
   }
 
+  /// `SELECT count(*) FILTER (WHERE condition)`: the rows of this query where `condition`
+  /// holds.
+  public func count(
+    filter condition: (From.TableColumns) -> some QueryExpression<Bool>
+  ) -> Select<Int, From, Joins> {
+    let filtered = "count(*)" + filterClause(condition(From.columns))
+    return Select<Int, From, Joins>(
+      clauses: with { $0.columns = [filtered] }.clauses, decode: { try $0.decode(Int.self) })
+  }
+
   /// Runs `count()` and returns the number.
   public func fetchCount(_ db: Database) throws -> Int {
     if clauses.groups.isEmpty, clauses.limit == nil, !clauses.distinct {
@@ -265,6 +291,19 @@ public enum OrderingBuilder: _FragmentListBuilder {
 /// What the builders of clause lists (`order`, `where`, `having`) share: their parts are
 /// lists of fragments, concatenated, with `if`/`else`, `if` alone and loops.
 public protocol _FragmentListBuilder {}
+
+/// The expressions of a clause built in a closure, of `Clause` values: `limit { _ in … }` and
+/// `offset { _ in … }` take `Int` expressions, and `nil` or an `if` not taken gives none.
+@resultBuilder
+public enum QueryFragmentBuilder<Clause>: _FragmentListBuilder {}
+
+extension QueryFragmentBuilder<Int> {
+  public static func buildExpression(_ expression: some QueryExpression<Int>) -> [QueryFragment] {
+    [expression.queryFragment]
+  }
+
+  public static func buildExpression(_ expression: Never?) -> [QueryFragment] { [] }
+}
 
 extension _FragmentListBuilder {
   public static func buildBlock(_ components: [QueryFragment]...) -> [QueryFragment] {

@@ -196,6 +196,13 @@ public struct Where<From: Table>: Statement, Sendable {
   /// The number of matching rows.
   public func count() -> Select<Int, From, ()> { asSelect().count() }
 
+  /// `SELECT count(*) FILTER (WHERE condition)` of the rows this matches.
+  public func count(filter condition: (From.TableColumns) -> some QueryExpression<Bool>)
+    -> Select<Int, From, ()>
+  {
+    asSelect().count(filter: condition)
+  }
+
   /// Runs `count()` and returns the number.
   public func fetchCount(_ db: Database) throws -> Int { try asSelect().fetchCount(db) }
 
@@ -384,6 +391,13 @@ extension Table {
 
   /// `SELECT count(*) FROM "table"`.
   public static func count() -> Select<Int, Self, ()> { Where<Self>().count() }
+
+  /// `SELECT count(*) FILTER (WHERE condition) FROM "table"`: `Reminder.count { !$0.isDone }`.
+  public static func count(filter condition: (TableColumns) -> some QueryExpression<Bool>)
+    -> Select<Int, Self, ()>
+  {
+    Where<Self>().asSelect().count(filter: condition)
+  }
 
   /// Every row, decoded.
   public static func fetchAll(_ db: Database) throws -> [Self] { try Where<Self>().fetchAll(db) }
