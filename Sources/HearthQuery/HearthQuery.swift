@@ -165,9 +165,11 @@ public macro bind<QueryValue: QueryBindable>(_ value: QueryValue) -> BindQueryEx
 > =
   #externalMacro(module: "HearthQueryMacros", type: "BindMacro")
 
-/// A value of a custom representation as a bound parameter.
+/// A value of a custom representation as a bound parameter, the representation named
+/// (`#bind(color, as: Color.HexRepresentation.self)`) or taken from the context
+/// (`$0.tags = #bind(["a"])` for a JSON column).
 @freestanding(expression)
 public macro bind<QueryValue: QueryBindable>(
-  _ value: QueryValue.QueryOutput, as representation: QueryValue.Type
+  _ value: QueryValue.QueryOutput, as representation: QueryValue.Type = QueryValue.self
 ) -> BindQueryExpression<QueryValue> =
-  #externalMacro(module: "HearthQueryMacros", type: "BindMacro")
+  #externalMacro(module: "HearthQueryMacros", type: "BindRepresentationMacro")

@@ -74,6 +74,12 @@ public struct BindQueryExpression<QueryValue: QueryBindable>: QueryExpression, S
     queryFragment = QueryFragment(binding: value.queryBinding)
   }
 
+  /// A value bound as its representation binds it: `#bind(["a"])` where the context is a
+  /// JSON column.
+  public init(queryOutput value: QueryValue.QueryOutput) {
+    queryFragment = QueryFragment(binding: QueryValue(queryOutput: value).queryBinding)
+  }
+
   /// A value of a custom representation: `#bind(color, as: Color.HexRepresentation.self)`.
   public init(_ value: QueryValue.QueryOutput, as type: QueryValue.Type) {
     queryFragment = QueryFragment(binding: QueryValue(queryOutput: value).queryBinding)

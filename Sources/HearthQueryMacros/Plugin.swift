@@ -14,6 +14,7 @@ struct HearthQueryMacrosProvider: PluginProvider {
     case "EphemeralMacro": return EphemeralMacro.self
     case "SQLMacro": return SQLMacro.self
     case "BindMacro": return BindMacro.self
+    case "BindRepresentationMacro": return BindRepresentationMacro.self
     case "DatabaseFunctionMacro": return DatabaseFunctionMacro.self
     default: throw UnknownMacro(name: typeName)
     }

@@ -105,3 +105,16 @@ public enum BindMacro: ExpressionMacro {
     return "HearthQuery.BindQueryExpression(\(raw: node.arguments.trimmedDescription))"
   }
 }
+
+/// `#bind(value, as: Representation.self)`, or `#bind(value)` of a representation the
+/// context names: the value bound as its representation binds it.
+public enum BindRepresentationMacro: ExpressionMacro {
+  public static func expansion(
+    of node: some FreestandingMacroExpansionSyntax, in context: some MacroExpansionContext
+  ) throws -> ExprSyntax {
+    if node.arguments.count > 1 {
+      return "HearthQuery.BindQueryExpression(\(raw: node.arguments.trimmedDescription))"
+    }
+    return "HearthQuery.BindQueryExpression(queryOutput: \(raw: node.arguments.trimmedDescription))"
+  }
+}

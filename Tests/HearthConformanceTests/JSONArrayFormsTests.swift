@@ -79,6 +79,20 @@ private func bookmarkDatabase() throws -> DatabaseQueue {
       #expect(try Bookmark.find(2).fetchOne(db)?.labels == ["c", #"["x"]"#])
     }
   }
+
+  @Test func aBoundValueTakesItsRepresentationFromTheContext() throws {
+    try bookmarkDatabase().write { db in
+      try assertQuery(
+        Bookmark.where { $0.labels.eq(#bind(["a", "b"])) }.select(\.id), in: db,
+        sql: #"SELECT "bookmarks"."id" FROM "bookmarks" WHERE ("bookmarks"."labels" = ?)"#,
+        rows: "1")
+      try Bookmark.find(3).update { $0.labels = #bind(["p", "q"]) }.execute(db)
+      #expect(try Bookmark.find(3).fetchOne(db)?.labels == ["p", "q"])
+      try Bookmark.find(3).update { $0.notes = #bind(nil) }.execute(db)
+      #expect(try Bookmark.find(3).fetchOne(db)?.notes == nil)
+      #expect(try Bookmark.where { $0.id.eq(#bind(3)) }.fetchCount(db) == 1)
+    }
+  }
 }
 
 /// A JSON object of objects and one of numbers, keyed by name.
