@@ -67,15 +67,9 @@ public struct Select<Columns, From: Table, Joins>: Statement, Sendable {
     with { $0.wheres.append(predicate(From.columns, repeat (each J).columns).queryFragment) }
   }
 
-  /// Adds a condition that may be NULL (a NULL condition matches no row).
-  @_disfavoredOverload
-  public func `where`<each J: Table>(
-    _ predicate: (From.TableColumns, repeat (each J).TableColumns) -> some QueryExpression<Bool?>
-  ) -> Self where Joins == (repeat each J) {
-    with { $0.wheres.append(predicate(From.columns, repeat (each J).columns).queryFragment) }
-  }
-
-  /// Adds the conditions a builder closure gives: none, one, or the ones of an `if`.
+  /// Adds the conditions a builder closure gives: none, one, or the ones of an `if`; a
+  /// condition that may be NULL (a column of an outer join's optional side) too, where a
+  /// NULL condition matches no row.
   @_disfavoredOverload
   public func `where`<each J: Table>(
     @PredicateBuilder _ predicates: (From.TableColumns, repeat (each J).TableColumns)

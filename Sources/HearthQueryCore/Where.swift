@@ -476,6 +476,9 @@ public enum PredicateBuilder: _FragmentListBuilder {
   public static func buildExpression(_ condition: some QueryExpression<Bool?>) -> [QueryFragment] {
     [condition.queryFragment]
   }
+
+  /// `nil`: no condition (`where { _ in nil }` is every row).
+  public static func buildExpression(_ nothing: Never?) -> [QueryFragment] { [] }
 }
 
 /// The default scope of a table's `Draft`: the table's own conditions and order, so that

@@ -68,4 +68,18 @@ import Testing
         #"SELECT count(*) FILTER (WHERE "reminders"."isCompleted") FROM "reminders" WHERE ("reminders"."remindersListID" = ?)"#,
       rows: "1")
   }
+
+  @Test func aNilConditionIsNoneAndAnOuterJoinsColumnIsACondition() throws {
+    try assertConformance(
+      Tag.where { _ in nil }.select(\.id), sql: #"SELECT "tags"."id" FROM "tags""#,
+      rows: "1\n2\n3")
+    try assertConformance(
+      RemindersList.find(2)
+        .leftJoin(Reminder.all) { $0.id.eq($1.remindersListID) }
+        .where { $1.isCompleted }
+        .select { ($0.title, $1.title) },
+      sql:
+        #"SELECT "remindersLists"."title", "reminders"."title" FROM "remindersLists" LEFT JOIN "reminders" ON ("remindersLists"."id" = "reminders"."remindersListID") WHERE (("remindersLists"."id" = ?)) AND ("reminders"."isCompleted")"#,
+      rows: "Work | Call accountant")
+  }
 }
