@@ -350,6 +350,11 @@ extension QueryExpression where QueryValue: Numeric {
     SQLQueryExpression("(-" + expression.queryFragment + ")")
   }
 
+  /// `+x`: the value itself (SQLite's unary plus, which also leaves text as text).
+  public static prefix func + (expression: Self) -> SQLQueryExpression<QueryValue> {
+    SQLQueryExpression("(+" + expression.queryFragment + ")")
+  }
+
   /// `abs(x)`.
   public func abs() -> SQLQueryExpression<QueryValue> { function("abs", queryFragment) }
 }
@@ -374,6 +379,10 @@ extension QueryExpression where QueryValue == String {
 
   /// Whether the text contains `other`, case-insensitively for ASCII (SQL `LIKE`); `%`, `_`
   /// and `\` in `other` match themselves.
+  public func contains(_ other: Substring) -> SQLQueryExpression<Bool> {
+    contains(String(other))
+  }
+
   public func contains(_ other: String) -> SQLQueryExpression<Bool> {
     like("%" + escapeLikePattern(other) + "%", escape: "\\")
   }

@@ -229,6 +229,12 @@ public struct Select<Columns, From: Table, Joins>: Statement, Sendable {
       clauses: with { $0.columns = [filtered] }.clauses, decode: { try $0.decode(Int.self) })
   }
 
+  /// `x IN (this select)`: whether the select's one column holds `element`.
+  public func contains(_ element: some QueryExpression<Columns>) -> SQLQueryExpression<Bool>
+  where Columns: QueryBindable {
+    SQLQueryExpression("(" + element.queryFragment + " IN (" + query + "))")
+  }
+
   /// Runs `count()` and returns the number.
   public func fetchCount(_ db: Database) throws -> Int {
     if clauses.groups.isEmpty, clauses.limit == nil, !clauses.distinct {

@@ -223,6 +223,42 @@ public func *= <Value: Numeric>(
   lhs = SQLQueryExpression<Value>("(" + lhs.queryFragment + " * " + rhs.queryFragment + ")")
 }
 
+public func /= <Value: Numeric>(
+  lhs: inout any QueryExpression<Value>, rhs: some QueryExpression<Value>
+) {
+  lhs = SQLQueryExpression<Value>("(" + lhs.queryFragment + " / " + rhs.queryFragment + ")")
+}
+
+public func %= <Value: BinaryInteger>(
+  lhs: inout any QueryExpression<Value>, rhs: some QueryExpression<Value>
+) {
+  lhs = SQLQueryExpression<Value>("(" + lhs.queryFragment + " % " + rhs.queryFragment + ")")
+}
+
+public func &= <Value: BinaryInteger>(
+  lhs: inout any QueryExpression<Value>, rhs: some QueryExpression<Value>
+) {
+  lhs = SQLQueryExpression<Value>("(" + lhs.queryFragment + " & " + rhs.queryFragment + ")")
+}
+
+public func |= <Value: BinaryInteger>(
+  lhs: inout any QueryExpression<Value>, rhs: some QueryExpression<Value>
+) {
+  lhs = SQLQueryExpression<Value>("(" + lhs.queryFragment + " | " + rhs.queryFragment + ")")
+}
+
+public func <<= <Value: BinaryInteger>(
+  lhs: inout any QueryExpression<Value>, rhs: some QueryExpression<Value>
+) {
+  lhs = SQLQueryExpression<Value>("(" + lhs.queryFragment + " << " + rhs.queryFragment + ")")
+}
+
+public func >>= <Value: BinaryInteger>(
+  lhs: inout any QueryExpression<Value>, rhs: some QueryExpression<Value>
+) {
+  lhs = SQLQueryExpression<Value>("(" + lhs.queryFragment + " >> " + rhs.queryFragment + ")")
+}
+
 public func += (lhs: inout any QueryExpression<String>, rhs: some QueryExpression<String>) {
   lhs = SQLQueryExpression<String>("(" + lhs.queryFragment + " || " + rhs.queryFragment + ")")
 }

@@ -82,4 +82,39 @@ import Testing
         #"SELECT "remindersLists"."title", "reminders"."title" FROM "remindersLists" LEFT JOIN "reminders" ON ("remindersLists"."id" = "reminders"."remindersListID") WHERE (("remindersLists"."id" = ?)) AND ("reminders"."isCompleted")"#,
       rows: "Work | Call accountant")
   }
+
+  @Test func compoundAssignmentsAndUnaryPlus() throws {
+    let database = try conformanceDatabase()
+    try database.write { db in
+      try RemindersList.find(2).update {
+        $0.position += 20
+        $0.color /= 16
+        $0.position %= 7
+      }.execute(db)
+      try RemindersList.find(1).update {
+        $0.position |= 6
+        $0.position &= 3
+        $0.position <<= 4
+        $0.position >>= 1
+        $0.color = +$0.color
+      }.execute(db)
+      let lists = try RemindersList.order(by: \.id).fetchAll(db)
+      // Each assignment reads the column as it stands before the update, and SQLite applies
+      // a column's last: 0 >> 1 for the first list, 1 % 7 for the second.
+      #expect(lists.map(\.position) == [0, 1 % 7])
+      #expect(lists.map(\.color) == [0x4a99ef, 0xef7e4a / 16])
+    }
+  }
+
+  @Test func aSelectContainsAValue() throws {
+    try assertConformance(
+      Tag.where { Reminder.select(\.id).where { $0.isFlagged }.contains($0.id) }.select(\.title),
+      sql:
+        #"SELECT "tags"."title" FROM "tags" WHERE ("tags"."id" IN (SELECT "reminders"."id" FROM "reminders" WHERE "reminders"."isFlagged"))"#,
+      rows: "kids")
+    try assertConformance(
+      Reminder.where { $0.title.contains("cut"[...]) }.select(\.id),
+      sql: #"SELECT "reminders"."id" FROM "reminders" WHERE ("reminders"."title" LIKE ? ESCAPE ?)"#,
+      rows: "2")
+  }
 }
