@@ -270,6 +270,25 @@ extension Table {
   }
 }
 
+extension Table {
+  /// Inserts drafts of a table without a primary key, whose lazily initialized columns the
+  /// database may fill: `Location.insert { Location.Draft(name: "Home") }` binds NULL for
+  /// each column the draft leaves out (a column's `ON CONFLICT REPLACE DEFAULT` fills it).
+  @_disfavoredOverload
+  public static func insert<Draft: _TableDraft>(
+    or conflictResolution: ConflictResolution? = nil,
+    @InsertValuesBuilder<Draft> _ drafts: () -> [Draft]
+  ) -> Insert<Self, Void> where Draft._Row == Self {
+    let columns = Draft.TableColumns.allColumns
+    let rows = drafts().map { draft in
+      columns.map { QueryFragment(binding: $0._binding(for: draft)) }
+    }
+    return Insert(
+      conflictResolution: conflictResolution,
+      source: .values(columns: columns.map(\.name), rows: rows), decode: { _ in })
+  }
+}
+
 // `upsert` takes drafts or rows, as the reference's does.
 // swift-format-ignore: AmbiguousTrailingClosureOverload
 extension PrimaryKeyedTable {

@@ -94,14 +94,16 @@ public enum TableMacro: MemberMacro, ExtensionMacro {
       ).description,
       SelectionMacro.selectionAlias(access: access).description,
     ]
-    if let primaryKey = model.primaryKey {
+    // A draft is a row whose key, or whose lazily initialized columns, the database may
+    // fill: a table with neither has none.
+    let written = model.properties.filter { !$0.isGenerated }
+    if model.primaryKey != nil || written.contains(where: \.isLazyInitializable) {
       members.append(
         draftDeclaration(
           access: access, typeName: model.typeName, tableName: model.tableName,
           isGeneric: model.isGeneric,
           schemaName: model.schemaName,
-          properties: model.properties.filter { !$0.isGenerated }, primaryKey: primaryKey,
-          hasDefaultScope: model.hasDefaultScope))
+          properties: written, hasDefaultScope: model.hasDefaultScope))
     }
     return members.map { DeclSyntax(stringLiteral: $0) }
   }
@@ -261,8 +263,7 @@ public enum TableMacro: MemberMacro, ExtensionMacro {
   /// struct's defaults, and an initializer from a full row.
   private static func draftDeclaration(
     access: String, typeName: String, tableName: String, isGeneric: Bool, schemaName: String?,
-    properties: [TableProperty],
-    primaryKey: TableProperty, hasDefaultScope: Bool
+    properties: [TableProperty], hasDefaultScope: Bool
   ) -> String {
     let draftType = "\(typeName).Draft"
     var stored: [String] = []
@@ -301,7 +302,7 @@ public enum TableMacro: MemberMacro, ExtensionMacro {
       \(access)init(\(parameters.joined(separator: ", "))) {
       \(assignments.joined(separator: "\n"))
       }
-      /// A draft holding every value of `row`, primary key included.
+      /// A draft holding every value of `row`.
       \(access)init(_ row: \(typeName)) {
       \(fromRow.joined(separator: "\n"))
       }
