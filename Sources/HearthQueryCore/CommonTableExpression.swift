@@ -25,8 +25,11 @@ public struct With<QueryValue>: Statement, Sendable {
     main = query()
   }
 
+  /// The statement; a `With` whose every named select is `none` is no statement (it runs
+  /// as nothing), as in the reference.
   public var query: QueryFragment {
-    "WITH RECURSIVE " + clauses.joined() + " " + main.query
+    guard !clauses.isEmpty else { return QueryFragment() }
+    return "WITH RECURSIVE " + clauses.joined() + " " + main.query
   }
 
   public func _decodeRow(_ decoder: inout QueryRowDecoder) throws -> QueryValue {
@@ -37,7 +40,10 @@ public struct With<QueryValue>: Statement, Sendable {
 /// The named selects of a `With`: each fills the table its rows decode into.
 @resultBuilder
 public enum CommonTableExpressionBuilder {
+  /// A named select; one that is `none` (selects nothing) is left out, as the reference
+  /// leaves it out.
   public static func buildExpression<T: Table>(_ statement: some Statement<T>) -> [QueryFragment] {
+    if let select = statement as? any _SelectsNothing, select._selectsNothing { return [] }
     let names = columnList(T.TableColumns.allColumns.map(\.name))
     return [
       QueryFragment(raw: SQLNaming.quote(T.tableName) + " ") + names + " AS (" + statement.query
@@ -99,4 +105,17 @@ public struct Values<QueryValue>: Statement, Sendable {
   public func _decodeRow(_ decoder: inout QueryRowDecoder) throws -> QueryValue {
     try decode(&decoder)
   }
+}
+
+/// A query that can say it selects no row at all: `Table.none`, and selects made from it.
+protocol _SelectsNothing {
+  var _selectsNothing: Bool { get }
+}
+
+extension Select: _SelectsNothing {
+  var _selectsNothing: Bool { clauses.wheres.contains(QueryFragment(raw: "0")) }
+}
+
+extension Where: _SelectsNothing {
+  var _selectsNothing: Bool { predicates.contains(QueryFragment(raw: "0")) }
 }

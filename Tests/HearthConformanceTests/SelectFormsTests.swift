@@ -117,4 +117,27 @@ import Testing
       sql: #"SELECT "reminders"."id" FROM "reminders" WHERE ("reminders"."title" LIKE ? ESCAPE ?)"#,
       rows: "2")
   }
+
+  @Test func aNamedSelectOfNoneIsLeftOutAndWithNoneLeftThereIsNoStatement() throws {
+    let database = try conformanceDatabase()
+    try database.write { db throws in
+      // The only named select is `none`: no statement, so nothing is deleted.
+      let nothing = With {
+        RemindersList.none.select { HighPriorityRemindersList.Columns(id: $0.id) }
+      } query: {
+        Reminder.delete().returning(\.id)
+      }
+      #expect(nothing.query.sql.isEmpty)
+      #expect(try nothing.fetchAll(db).isEmpty)
+      #expect(try Reminder.fetchCount(db) == 6)
+      // Beside another select of the same name, the `none` one is left out.
+      let lists = With {
+        RemindersList.none.select { HighPriorityRemindersList.Columns(id: $0.id) }
+        RemindersList.where { $0.id.eq(2) }.select { HighPriorityRemindersList.Columns(id: $0.id) }
+      } query: {
+        RemindersList.where { $0.id.in(HighPriorityRemindersList.select(\.id)) }.select(\.title)
+      }
+      #expect(try lists.fetchAll(db) == ["Work"])
+    }
+  }
 }

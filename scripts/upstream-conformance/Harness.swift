@@ -35,6 +35,14 @@ final class Database {
     try queue.inDatabase { try statement.execute($0) }
   }
 
+  /// Rows as the reference's `execute` returns them: each value its representation's output
+  /// (`Date` for a `Date.UnixTimeRepresentation` column).
+  @discardableResult
+  func execute<S: Statement>(_ statement: S) throws -> [S.QueryValue.QueryOutput]
+  where S.QueryValue: QueryRepresentable {
+    try queue.inDatabase { try statement.fetchAll($0) }.map(\.queryOutput)
+  }
+
   @_disfavoredOverload
   @discardableResult
   func execute<S: Statement>(_ statement: S) throws -> [S.QueryValue] {
