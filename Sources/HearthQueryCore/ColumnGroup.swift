@@ -115,6 +115,9 @@ public protocol _ColumnFragments: QueryExpression {
 /// A group's `Columns`, which `@Selection` writes.
 public protocol _GroupColumns: _ColumnFragments {
   init(_columnFragments: [QueryFragment])
+  /// The columns an `update` assigned one by one (`$0.fields.count = 1`), in order; empty
+  /// for a group assigned whole.
+  var _assignedColumns: [Int] { get set }
 }
 
 extension _ColumnFragments {
@@ -210,11 +213,7 @@ extension _GroupColumns where QueryValue: _ColumnGroup {
     -> any QueryExpression<Value> where Value.QueryOutput == Value
   {
     get { SQLQueryExpression<Value>(_columnFragments[Self.column(of: member)]) }
-    set {
-      var fragments = _columnFragments
-      fragments[Self.column(of: member)] = newValue.queryFragment
-      self = Self(_columnFragments: fragments)
-    }
+    set { assign(Self.column(of: member), newValue.queryFragment) }
   }
 
   /// One column of a group as a concrete expression, for arithmetic and the mutating forms:
@@ -224,11 +223,15 @@ extension _GroupColumns where QueryValue: _ColumnGroup {
     -> SQLQueryExpression<Value> where Value.QueryOutput == Value
   {
     get { SQLQueryExpression<Value>(_columnFragments[Self.column(of: member)]) }
-    set {
-      var fragments = _columnFragments
-      fragments[Self.column(of: member)] = newValue.queryFragment
-      self = Self(_columnFragments: fragments)
-    }
+    set { assign(Self.column(of: member), newValue.queryFragment) }
+  }
+
+  private mutating func assign(_ column: Int, _ fragment: QueryFragment) {
+    var fragments = _columnFragments
+    fragments[column] = fragment
+    let assigned = _assignedColumns + [column]
+    self = Self(_columnFragments: fragments)
+    _assignedColumns = assigned
   }
 
   private static func column(of member: PartialKeyPath<QueryValue>) -> Int {

@@ -197,11 +197,12 @@ extension ColumnGroup: _UpdatableColumns {
   public func _assignment(_ fragments: [QueryFragment]) -> Group.Columns {
     Group.Columns(_columnFragments: fragments)
   }
-  /// The columns the value changes: `$0.fields.count = 1` sets that column alone, as the
+  /// A whole group sets every column; `$0.fields.count = 1` sets that column alone, as the
   /// reference does (the others stay out of `SET`, and out of `UPDATE OF` triggers).
   public func _assignments(of value: Group.Columns) -> [(String, QueryFragment)] {
-    zip(_columnNames, zip(_columnFragments, value._columnFragments))
-      .filter { $1.0 != $1.1 }.map { ($0, $1.1) }
+    let columns =
+      value._assignedColumns.isEmpty ? Array(_columnNames.indices) : value._assignedColumns
+    return columns.map { (_columnNames[$0], value._columnFragments[$0]) }
   }
 }
 

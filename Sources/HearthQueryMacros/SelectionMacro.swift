@@ -113,6 +113,7 @@ public enum SelectionMacro: MemberMacro, ExtensionMacro {
     \(raw: attributes)\(raw: access)struct Columns: HearthQuery._GroupColumns {
     \(raw: lines.joined(separator: "\n"))
     \(raw: access)let _columnFragments: [HearthQuery.QueryFragment]
+    \(raw: access)var _assignedColumns: [Int] = []
     \(raw: access)init(_columnFragments: [HearthQuery.QueryFragment]) {
     self._columnFragments = _columnFragments
     }
