@@ -90,6 +90,19 @@ extension _TableDraft {
   }
 }
 
+extension Where where From: _TableDraft, From._Row: PrimaryKeyedTable {
+  /// The draft with this primary key, among the drafts this matches:
+  /// `Reminder.Draft.unscoped.find(2)`.
+  public func find(_ id: some QueryExpression<From._Row.TableColumns.PrimaryKey>) -> Self {
+    adding(["(" + From._Row.columns.primaryKey.queryFragment + " = " + id.queryFragment + ")"])
+  }
+
+  /// The drafts with these primary keys, among the drafts this matches.
+  public func find(_ ids: some Sequence<From._Row.TableColumns.PrimaryKey>) -> Self {
+    adding([From._Row.columns.primaryKey.in(ids).queryFragment])
+  }
+}
+
 extension _TableDraft where _Row: PrimaryKeyedTable {
   /// The draft with this primary key: `Reminder.Draft.find(1)`.
   public static func find(_ id: some QueryExpression<_Row.TableColumns.PrimaryKey>)

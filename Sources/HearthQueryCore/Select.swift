@@ -203,6 +203,11 @@ public struct Select<Columns, From: Table, Joins>: Statement, Sendable {
     with { $0.havings.append(predicate(From.columns, repeat (each J).columns).queryFragment) }
   }
 
+  /// `HAVING` a boolean column or computed expression: `having(\.isFlagged)`.
+  public func having(_ keyPath: KeyPath<From.TableColumns, some QueryExpression<Bool>>) -> Self {
+    with { $0.havings.append(From.columns[keyPath: keyPath].queryFragment) }
+  }
+
   /// `HAVING` the conditions a builder closure gives: none, one, or the ones of an `if`.
   @_disfavoredOverload
   public func having<each J: Table>(

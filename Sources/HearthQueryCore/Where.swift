@@ -196,6 +196,20 @@ public struct Where<From: Table>: Statement, Sendable {
   /// The number of matching rows.
   public func count() -> Select<Int, From, ()> { asSelect().count() }
 
+  /// `HAVING` a boolean column or computed expression, over the rows this matches.
+  public func having(_ keyPath: KeyPath<From.TableColumns, some QueryExpression<Bool>>)
+    -> Select<From, From, ()>
+  {
+    asSelect().having(keyPath)
+  }
+
+  /// `HAVING` a condition on groups, over the rows this matches.
+  public func having(_ predicate: (From.TableColumns) -> some QueryExpression<Bool>)
+    -> Select<From, From, ()>
+  {
+    asSelect().having(predicate)
+  }
+
   /// `SELECT count(*) FILTER (WHERE condition)` of the rows this matches.
   public func count(filter condition: (From.TableColumns) -> some QueryExpression<Bool>)
     -> Select<Int, From, ()>

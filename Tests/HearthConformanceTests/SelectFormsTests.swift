@@ -140,4 +140,21 @@ import Testing
       #expect(try lists.fetchAll(db) == ["Work"])
     }
   }
+
+  @Test func havingAKeyPathAndFindingADraftOutsideTheScope() throws {
+    try assertConformance(
+      Reminder.group(by: \.isFlagged).having(\.isFlagged).select { ($0.isFlagged, $0.id.count()) },
+      sql:
+        #"SELECT "reminders"."isFlagged", count("reminders"."id") FROM "reminders" GROUP BY "reminders"."isFlagged" HAVING "reminders"."isFlagged""#,
+      rows: "1 | 1")
+    // The draft of a soft-deleted note is found outside the table's default scope alone.
+    try assertConformance(
+      Note.Draft.unscoped.find(2).select(\.body),
+      sql: #"SELECT "notes"."body" FROM "notes" WHERE ("notes"."id" = ?)"#,
+      rows: "thrown away")
+    let scoped = try conformanceDatabase().read { db in
+      try Note.Draft.find(2).select(\.body).fetchAll(db)
+    }
+    #expect(scoped.isEmpty)
+  }
 }
