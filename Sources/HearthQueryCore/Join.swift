@@ -218,6 +218,28 @@ extension Select {
   }
 }
 
+extension Select {
+  /// `LEFT JOIN` the rows of a table-valued function: each row of this select, with nil
+  /// where the function gives no row (`json_each` of an empty or NULL document).
+  public func leftJoin<each J: Table, F: Table>(
+    _ other: Select<F, F, ()>,
+    on constraint: ((From.TableColumns, repeat (each J).TableColumns, F?.TableColumns))
+      -> some QueryExpression<Bool>
+  ) -> Select<(From, repeat each J, F?), From, (repeat each J, F?)>
+  where Joins == (repeat each J), Columns == (From, repeat each J) {
+    let on = constraint((From.columns, repeat (each J).columns, F?.columns)).queryFragment
+    let clauses = clauses.adding(
+      F.self, other.clauses.wheres, kind: "LEFT JOIN", on: on, reference: other.clauses.from)
+    return Select<(From, repeat each J, F?), From, (repeat each J, F?)>(clauses: clauses) {
+      decoder in
+      (
+        try From(decoder: &decoder), repeat try (each J)(decoder: &decoder),
+        try F?(decoder: &decoder)
+      )
+    }
+  }
+}
+
 extension SelectClauses {
   /// These clauses with `table` joined. Its conditions join this select's `WHERE`, as the
   /// reference combines joined queries (so an outer join's row that the joined side's
@@ -243,6 +265,14 @@ extension Where {
     on constraint: (From.TableColumns, F.TableColumns) -> some QueryExpression<Bool>
   ) -> Select<(From, F), From, F> {
     asSelect().join(other, on: constraint)
+  }
+
+  /// `LEFT JOIN` the rows of a table-valued function to the rows this matches.
+  public func leftJoin<F: Table>(
+    _ other: Select<F, F, ()>,
+    on constraint: (From.TableColumns, F?.TableColumns) -> some QueryExpression<Bool>
+  ) -> Select<(From, F?), From, F?> {
+    asSelect().leftJoin(other, on: constraint)
   }
 
   /// `JOIN other ON constraint`.
@@ -285,6 +315,14 @@ extension Table {
     on constraint: (TableColumns, F.TableColumns) -> some QueryExpression<Bool>
   ) -> Select<(Self, F), Self, F> {
     Where<Self>().asSelect().join(other, on: constraint)
+  }
+
+  /// `SELECT … FROM self LEFT JOIN` the rows of a table-valued function (`json_each`).
+  public static func leftJoin<F: Table>(
+    _ other: Select<F, F, ()>,
+    on constraint: (TableColumns, F?.TableColumns) -> some QueryExpression<Bool>
+  ) -> Select<(Self, F?), Self, F?> {
+    Where<Self>().asSelect().leftJoin(other, on: constraint)
   }
 
   /// `SELECT … FROM self JOIN other ON constraint`.

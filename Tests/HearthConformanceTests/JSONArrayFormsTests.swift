@@ -158,4 +158,21 @@ struct Warehouse: Equatable, Identifiable {
         in: db, rows: "Rome")
     }
   }
+
+  @Test func aLeftJoinOfAnObjectsMembersKeepsARowWithoutAny() throws {
+    try database().write { db in
+      try Warehouse.insert { Warehouse(id: 3, city: "Lima") }.execute(db)
+      try assertQuery(
+        Warehouse.leftJoin(Warehouse.columns.stock.jsonEach()) { _, _ in true }
+          .select { ($0.city, $1.key) }.order { ($0.id, $1.key) },
+        in: db,
+        sql:
+          #"SELECT "warehouses"."city", "json_each"."key" FROM "warehouses" LEFT JOIN json_each("warehouses"."stock") ON ? ORDER BY "warehouses"."id", "json_each"."key""#,
+        rows: "Oslo | bolt\nOslo | nut\nRome | bolt\nLima | NULL")
+      let rows = try Warehouse.where { $0.id.eq(3) }
+        .leftJoin(Warehouse.columns.stock.jsonEach()) { _, _ in true }.fetchAll(db)
+      #expect(rows.count == 1)
+      #expect(rows.first?.1 == nil)
+    }
+  }
 }
