@@ -39,6 +39,21 @@ extension Select {
     return Select<C.QueryValue.QueryOutput, From, Joins>(clauses: clauses, decode: selected.decode)
   }
 
+  /// Selects a table's `Columns` as rows of that table: `Tally.Columns(value: …)` selects
+  /// rows of `Tally`, also where a `Tally` stands for another type (its `queryOutput`), so
+  /// that a common table expression of it, or a union with one of its rows, has its type.
+  public func select<each J: Table, C: _GroupColumns>(
+    _ selection: (From.TableColumns, repeat (each J).TableColumns) -> C
+  ) -> Select<C.QueryValue, From, Joins>
+  where Joins == (repeat each J), Columns == (From, repeat each J), C.QueryValue: Table {
+    let selected = selectedColumns(selection(From.columns, repeat (each J).columns))
+    var clauses = self.clauses
+    clauses.columns = selected.fragments
+    return Select<C.QueryValue, From, Joins>(clauses: clauses) {
+      try C.QueryValue(decoder: &$0)
+    }
+  }
+
   /// This select with more columns after its own, decoded after them.
   func adding<each S, each T>(
     _ fragments: [QueryFragment],

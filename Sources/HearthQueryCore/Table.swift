@@ -14,7 +14,7 @@ import HearthNaming
 ///
 /// A table's columns are reachable from the type itself (`Reminder.title`), as in `#sql`.
 @dynamicMemberLookup
-public protocol Table: QueryRepresentable where QueryOutput == Self {
+public protocol Table: QueryRepresentable {
   /// The typed columns of the table, and any computed expressions added in extensions.
   associatedtype TableColumns: TableDefinition where TableColumns.QueryValue == Self
 

@@ -159,6 +159,13 @@ public struct Where<From: Table>: Statement, Sendable {
     asSelect().select(selection)
   }
 
+  /// Selects a table's `Columns` as rows of that table (see `Select.select`).
+  public func select<C: _GroupColumns>(_ selection: (From.TableColumns) -> C)
+    -> Select<C.QueryValue, From, ()>
+  where C.QueryValue: Table {
+    asSelect().select(selection)
+  }
+
   public func order<each C: QueryExpression>(by keyPaths: repeat KeyPath<From.TableColumns, each C>)
     -> Select<From, From, ()>
   {
@@ -347,6 +354,13 @@ extension Table {
   public static func select<C: QueryExpression>(_ selection: (TableColumns) -> C)
     -> Select<C.QueryValue.QueryOutput, Self, ()>
   where C.QueryValue: QueryRepresentable {
+    Where<Self>().select(selection)
+  }
+
+  /// Selects a table's `Columns` as rows of that table (see `Select.select`).
+  public static func select<C: _GroupColumns>(_ selection: (TableColumns) -> C)
+    -> Select<C.QueryValue, Self, ()>
+  where C.QueryValue: Table {
     Where<Self>().select(selection)
   }
 
