@@ -91,6 +91,16 @@ extension QueryBindable where Self: DatabaseValueConvertible {
   }
 }
 
+/// Numbers, text and booleans also convert losslessly to text; they are stored as
+/// themselves, as above.
+extension QueryBindable where Self: DatabaseValueConvertible & LosslessStringConvertible {
+  @inlinable public var queryBinding: QueryBinding { databaseValue }
+
+  @inlinable public init(decoder: inout QueryRowDecoder) throws {
+    self = try decoder.decodeColumn(Self.self)
+  }
+}
+
 extension Int: QueryBindable {}
 extension Int8: QueryBindable {}
 extension Int16: QueryBindable {}
@@ -134,6 +144,24 @@ extension QueryBindable where Self: RawRepresentable, RawValue: QueryBindable {
     guard let value = Self(rawValue: rawValue) else {
       throw QueryDecodingError(
         type: "\(Self.self)", value: stored.description, reason: "no case has that raw value")
+    }
+    self = value
+  }
+}
+
+// MARK: - Text that converts losslessly
+
+/// A type that converts to and from its text without loss (`LosslessStringConvertible`) is
+/// stored as that text: `struct Email: LosslessStringConvertible, QueryBindable`.
+extension QueryBindable where Self: LosslessStringConvertible {
+  public var queryBinding: QueryBinding { description.queryBinding }
+
+  public init(decoder: inout QueryRowDecoder) throws {
+    let stored = try decoder.peek()
+    let text = try String(decoder: &decoder)
+    guard let value = Self(text) else {
+      throw QueryDecodingError(
+        type: "\(Self.self)", value: stored.description, reason: "not a valid \(Self.self)")
     }
     self = value
   }

@@ -1,0 +1,39 @@
+import Foundation
+import HearthDataTestSupport
+import HearthQuery
+import Testing
+
+// A type that converts losslessly to and from text is stored as its text; text that does
+// not convert back is a typed decoding error, not a wrong value.
+
+struct EmailAddress: Equatable, LosslessStringConvertible, QueryBindable {
+  var description: String
+  init?(_ description: String) {
+    guard description.contains("@") else { return nil }
+    self.description = description
+  }
+}
+
+@Table
+struct Contact: Equatable, Identifiable {
+  let id: Int
+  var email: EmailAddress
+}
+
+@Suite struct BindingFormsTests {
+  @Test func aLosslessStringConvertibleValueIsStoredAsItsText() throws {
+    let database = try DatabaseQueue()
+    try database.write { db in
+      try db.execute(
+        sql: #"CREATE TABLE "contacts" ("id" INTEGER PRIMARY KEY, "email" TEXT NOT NULL)"#)
+      let email = try #require(EmailAddress("blob@example.com"))
+      try Contact.insert { Contact(id: 1, email: email) }.execute(db)
+      #expect(
+        try String.fetchOne(db, sql: #"SELECT "email" FROM "contacts""#) == "blob@example.com")
+      #expect(try Contact.where { $0.email.eq(email) }.fetchOne(db) == Contact(id: 1, email: email))
+      #expect(try Contact.select(\.email).fetchAll(db) == [email])
+      try db.execute(sql: #"INSERT INTO "contacts" VALUES (2, 'not an address')"#)
+      #expect(throws: QueryDecodingError.self) { try Contact.find(2).fetchOne(db) }
+    }
+  }
+}
