@@ -138,6 +138,19 @@ extension QueryExpression where QueryValue: _JSONDocument {
   }
 }
 
+extension QueryExpression where QueryValue: _JSONDocument & _OptionalProtocol {
+  /// `json_extract(x, path)` of a document that may be NULL (an optional column, the
+  /// optional side of an outer join): the value, nil where the document is.
+  public func jsonExtract<Member: QueryBindable>(
+    _ path: KeyPath<JSONPath<QueryValue._Document>, JSONPath<Member>>
+  ) -> SQLQueryExpression<Member?> {
+    SQLQueryExpression(
+      "json_extract(" + queryFragment + ", "
+        + QueryFragment(
+          binding: JSONPath<QueryValue._Document>()[keyPath: path].path.queryBinding) + ")")
+  }
+}
+
 extension QueryExpression where QueryValue: _JSONDocument {
   /// `json_insert(x, '$[#]', value)`: the array document with `value` added at its end.
   public func jsonAppend<Element: QueryBindable>(_ value: some QueryExpression<Element>)

@@ -173,6 +173,11 @@ struct Warehouse: Equatable, Identifiable {
         .leftJoin(Warehouse.columns.stock.jsonEach()) { _, _ in true }.fetchAll(db)
       #expect(rows.count == 1)
       #expect(rows.first?.1 == nil)
+      // A value inside the optional side's document is optional: nil where no row joined.
+      let onHand = try Warehouse.leftJoin(Warehouse.columns.stock.jsonEach()) { _, _ in true }
+        .select { ($0.city, $1.value.jsonExtract(\.onHand)) }.order { ($0.id, $1.key) }
+        .fetchAll(db)
+      #expect(onHand.map(\.1) == [1, 4, 7, nil])
     }
   }
 }
