@@ -119,6 +119,27 @@ extension Select where From: PrimaryKeyedTable {
   public func find(_ ids: some Sequence<From.TableColumns.PrimaryKey>) -> Self {
     with { $0.wheres.append(From.columns.primaryKey.in(ids).queryFragment) }
   }
+
+  /// The rows whose primary key a subquery selects, among the rows this selects:
+  /// `find(Reminder.select(\.id))` is `"id" IN (SELECT …)`.
+  public func find(_ ids: some Statement<From.TableColumns.PrimaryKey>) -> Self {
+    with { $0.wheres.append(From.columns.primaryKey.in(ids).queryFragment) }
+  }
+}
+
+extension Select where From: _TableDraft, From._Row: PrimaryKeyedTable {
+  /// The draft with this primary key, among the drafts this selects.
+  public func find(_ id: some QueryExpression<From._Row.TableColumns.PrimaryKey>) -> Self {
+    with {
+      $0.wheres.append(
+        "(" + From._Row.columns.primaryKey.queryFragment + " = " + id.queryFragment + ")")
+    }
+  }
+
+  /// The drafts with these primary keys, among the drafts this selects.
+  public func find(_ ids: some Sequence<From._Row.TableColumns.PrimaryKey>) -> Self {
+    with { $0.wheres.append(From._Row.columns.primaryKey.in(ids).queryFragment) }
+  }
 }
 
 /// A select, seen from a protocol extension: the overloads that add columns to a select of

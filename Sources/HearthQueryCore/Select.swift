@@ -226,10 +226,11 @@ public struct Select<Columns, From: Table, Joins>: Statement, Sendable {
 
   /// `SELECT count(*) FILTER (WHERE condition)`: the rows of this query where `condition`
   /// holds.
-  public func count(
-    filter condition: (From.TableColumns) -> some QueryExpression<Bool>
-  ) -> Select<Int, From, Joins> {
-    let filtered = "count(*)" + filterClause(condition(From.columns))
+  public func count<each J: Table>(
+    filter condition: (From.TableColumns, repeat (each J).TableColumns)
+      -> some QueryExpression<Bool>
+  ) -> Select<Int, From, Joins> where Joins == (repeat each J) {
+    let filtered = "count(*)" + filterClause(condition(From.columns, repeat (each J).columns))
     return Select<Int, From, Joins>(
       clauses: with { $0.columns = [filtered] }.clauses, decode: { try $0.decode(Int.self) })
   }
