@@ -165,7 +165,8 @@ func compare<S: Statement>(
       return
     }
     let reference = try db.copy()
-    let expected = Result { try reference.rows(expectedSQL) }
+    let current = try currentSQLite(db, expectedSQL)
+    let expected = current?.rows ?? Result { try reference.rows(expectedSQL) }
     // Decoding is checked first, on a copy, so that a write runs once on the test's data.
     let decoded = Result { try db.copy().execute(statement) }
     let actual = Result { try db.rows(query.sql, StatementArguments(query.bindings)) }
@@ -189,7 +190,7 @@ func compare<S: Statement>(
     case (.success, .failure(let error)):
       problems.append("Hearth's SQL fails: \(error)")
     }
-    if problems.isEmpty, try db.contents() != reference.contents() {
+    if problems.isEmpty, try db.contents() != (current?.contents ?? reference.contents()) {
       problems.append("the tables differ after the statement")
     }
     if problems.isEmpty {
@@ -203,6 +204,63 @@ func compare<S: Statement>(
     log(location, false, "harness: \(error)")
     Issue.record(error, sourceLocation: sourceLocation)
   }
+}
+
+/// The reference's SQL run on a copy of `db` by `reference.py` with a current SQLite, where
+/// the run script set one up (`HEARTH_UPSTREAM_PYTHON`, a Python with apsw, and
+/// `HEARTH_UPSTREAM_REFERENCE`, the script): Debian 12's SQLite 3.40 lacks what some of the
+/// reference's SQL uses (JSONB, 'subsec', unhex). Nil without one, and for a test that
+/// installed database functions of its own, which only this process has.
+private func currentSQLite(_ db: Database, _ sql: String) throws
+  -> (rows: Result<[[String]], any Error>, contents: [String: [[String]]])?
+{
+  let environment = ProcessInfo.processInfo.environment
+  guard let python = environment["HEARTH_UPSTREAM_PYTHON"],
+    let script = environment["HEARTH_UPSTREAM_REFERENCE"], db.functions.isEmpty
+  else { return nil }
+  let directory = FileManager.default.temporaryDirectory
+    .appendingPathComponent("hearth-upstream-\(UUID().uuidString)")
+  try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+  defer { try? FileManager.default.removeItem(at: directory) }
+  let path = directory.appendingPathComponent("copy.sqlite").path
+  do {
+    let file = try DatabaseQueue(path: path)
+    try db.queue.inDatabase { source in try file.inDatabase { try source.backup(to: $0) } }
+  }
+  let temporary = try db.rows(
+    """
+    SELECT sql FROM sqlite_temp_master WHERE sql IS NOT NULL
+    ORDER BY CASE type WHEN 'table' THEN 0 WHEN 'index' THEN 1 WHEN 'view' THEN 2 ELSE 3 END
+    """
+  ).map { String($0[0].dropFirst().dropLast()).replacingOccurrences(of: "''", with: "'") }
+  let request = try JSONSerialization.data(
+    withJSONObject: ["database": path, "temporary": temporary, "sql": sql])
+  let process = Process()
+  process.executableURL = URL(fileURLWithPath: python)
+  process.arguments = [script]
+  let input = Pipe()
+  let output = Pipe()
+  process.standardInput = input
+  process.standardOutput = output
+  try process.run()
+  input.fileHandleForWriting.write(request)
+  try input.fileHandleForWriting.close()
+  let reply = output.fileHandleForReading.readDataToEndOfFile()
+  process.waitUntilExit()
+  guard let object = try JSONSerialization.jsonObject(with: reply) as? [String: Any] else {
+    throw CurrentSQLiteError(message: String(decoding: reply, as: UTF8.self))
+  }
+  if let error = object["error"] as? String {
+    return (.failure(CurrentSQLiteError(message: error)), try db.copy().contents())
+  }
+  let rows = object["rows"] as? [[String]] ?? []
+  let contents = object["contents"] as? [String: [[String]]] ?? [:]
+  return (.success(rows), contents)
+}
+
+struct CurrentSQLiteError: Error, CustomStringConvertible {
+  let message: String
+  var description: String { "current SQLite: \(message)" }
 }
 
 func assertQuery<S: Statement>(
