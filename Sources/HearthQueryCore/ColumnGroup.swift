@@ -347,12 +347,55 @@ public struct _CaseColumnGroup<Root: Table, Group: _ColumnGroup>: _ColumnFragmen
   }
 }
 
+extension _CaseColumnGroup where Group: _CaseGroup {
+  /// The column of one case of an optional enum group: `$0.time.note`, NULL in a row of
+  /// another case or with no value.
+  public subscript<Value: QueryBindable>(
+    dynamicMember member: KeyPath<Group.AllCasePaths, AnyCasePath<Group, Value>>
+  ) -> TableColumn<Root, Value?> where Value.QueryOutput == Value {
+    let path = Group.allCasePaths[keyPath: member]
+    let name = Group._columnNames[Group._columnRange(ofCase: path.name).lowerBound]
+    return TableColumn(name, keyPath: _GroupPath(keyPath, \Group?.[_unwrappedCase: path]))
+  }
+
+  /// The columns of one case of an optional enum group that holds a group:
+  /// `$0.time.span`, and `$0.time.span.startDate` inside it.
+  public subscript<Value: _ColumnGroup>(
+    dynamicMember member: KeyPath<Group.AllCasePaths, AnyCasePath<Group, Value>>
+  ) -> _CaseColumnGroup<Root, Value> {
+    let path = Group.allCasePaths[keyPath: member]
+    return _CaseColumnGroup<Root, Value>(
+      keyPath: _GroupPath(keyPath, \Group?.[_unwrappedCase: path]))
+  }
+
+  /// Whether the row has a value of one case: `$0.time.is(\.interval)`.
+  public func `is`<Value>(_ member: KeyPath<Group.AllCasePaths, AnyCasePath<Group, Value>>)
+    -> SQLQueryExpression<Bool>
+  {
+    caseIsPresent(Array(_columnFragments[Group._columnRange(ofCase: member)]))
+  }
+}
+
 extension Optional {
   /// The value at `member` of the wrapped value, or nil: how a key path reaches a property
   /// of a case's group through the case's optional.
   subscript<Value>(_unwrapped member: KeyPath<Wrapped, Value>) -> Value? {
     self?[keyPath: member]
   }
+
+  /// The value of one case of the wrapped enum, or nil.
+  subscript<Value>(_unwrappedCase path: AnyCasePath<Wrapped, Value>) -> Value?
+  where Wrapped: CasePathable {
+    self.flatMap { $0[case: path] }
+  }
+}
+
+/// A stored property of a `@Table` that is an optional group of columns (`var meta: Meta?`):
+/// nil is NULL in every one of its columns, and a row with all of them NULL reads as nil.
+public func _tableColumn<Root: Table, Group: _ColumnGroup>(
+  _ name: String, _ keyPath: any KeyPath<Root, Group?> & Sendable, as type: Group?.Type
+) -> _CaseColumnGroup<Root, Group> {
+  _CaseColumnGroup(keyPath: keyPath)
 }
 
 extension QueryExpression where QueryValue: _ColumnGroup {
