@@ -615,3 +615,36 @@ extension QueryExpression where QueryValue: _ColumnGroup {
     binary(self, "=", other)
   }
 }
+
+/// A property's default value as the default argument of its group's `Columns`: the value
+/// bound as its column stores it.
+public func _columnDefault<Value: QueryBindable>(_ value: Value.QueryOutput, as type: Value.Type)
+  -> BindQueryExpression<Value>
+{
+  BindQueryExpression(queryOutput: value)
+}
+
+/// A group's default value as the default argument of the `Columns` it is in.
+public func _columnDefault<Group: _SelectionValue>(_ value: Group, as type: Group.Type) -> Group {
+  value
+}
+
+/// An optional group's default value as the default argument of the `Columns` it is in:
+/// its columns' values, or NULL in each.
+public func _columnDefault<Group: _ColumnGroup>(_ value: Group?, as type: Group?.Type)
+  -> _OptionalGroupValue<Group>
+{
+  _OptionalGroupValue(value: value)
+}
+
+/// An optional group's value as an expression of its columns.
+public struct _OptionalGroupValue<Group: _ColumnGroup>: _ColumnFragments, Sendable {
+  public typealias QueryValue = Group?
+  public let _columnFragments: [QueryFragment]
+
+  init(value: Group?) {
+    _columnFragments =
+      value.map { Group._bindings($0).map { QueryFragment(binding: $0) } }
+      ?? Group._columnNames.map { _ in QueryFragment(raw: "NULL") }
+  }
+}

@@ -85,8 +85,21 @@ public enum SelectionMacro: MemberMacro, ExtensionMacro {
     for property in properties {
       lines.append("\(access)typealias _$\(property.name) = \(property.columnValueType)")
     }
-    let parameters = properties.map {
-      "\(TableMacro.backticked($0.name)): some HearthQuery.QueryExpression<\($0.columnValueType)>"
+    // A property with a default value (or an optional one, nil) may be left out, as in the
+    // reference: `StampedTag.Columns(name: "car")` selects the default `createdAt`.
+    let parameters = properties.map { property -> String in
+      let parameter =
+        "\(TableMacro.backticked(property.name)): some HearthQuery.QueryExpression<\(property.columnValueType)>"
+      if let initializer = property.initializer {
+        let value = TableMacro.qualifySelf(initializer, typeName: typeName)
+        return parameter
+          + " = HearthQuery._columnDefault(\(value), as: \(property.columnValueType).self)"
+      }
+      if property.isOptional {
+        return parameter
+          + " = HearthQuery._columnDefault(nil, as: \(property.columnValueType).self)"
+      }
+      return parameter
     }
     let fragments = properties.map {
       "HearthQuery._columnFragments(\(TableMacro.backticked($0.name)))"

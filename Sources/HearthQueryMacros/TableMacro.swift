@@ -329,7 +329,7 @@ public enum TableMacro: MemberMacro, ExtensionMacro {
   }
 
   /// Default values move into `Draft`, where `Self` would mean the draft: name the table.
-  private static func qualifySelf(_ expression: ExprSyntax, typeName: String) -> String {
+  static func qualifySelf(_ expression: ExprSyntax, typeName: String) -> String {
     let rewritten = SelfRewriter(typeName: typeName).rewrite(expression)
     return rewritten.trimmedDescription
   }

@@ -7,6 +7,15 @@ import Testing
 // may give nothing, a row compared with a table value as a row value, and a count of the
 // rows a condition holds for.
 
+/// A selection whose fields have defaults: `Columns` may leave them out.
+@Selection
+struct StampedLabel {
+  @Column(as: Date.UnixTimeRepresentation.self)
+  var createdAt = Date(timeIntervalSince1970: 86_400)
+  var name = ""
+  var note: String?
+}
+
 @Suite struct SelectFormsTests {
   @Test func limitAndOffsetClosuresThatGiveNothingChangeNothing() throws {
     enum PerPage { case unlimited, two }
@@ -156,5 +165,19 @@ import Testing
       try Note.Draft.find(2).select(\.body).fetchAll(db)
     }
     #expect(scoped.isEmpty)
+  }
+
+  @Test func columnsLeaveOutTheFieldsThatHaveDefaults() throws {
+    try assertConformance(
+      Reminder.select { _ in StampedLabel.Columns(name: "car") }.limit(1),
+      sql: #"SELECT ?, ?, ? FROM "reminders" LIMIT ?"#,
+      rows: "86400 | car | NULL")
+    let label = try conformanceDatabase().read { db in
+      try Reminder.order(by: \.id).select { StampedLabel.Columns(name: $0.title) }.limit(1)
+        .fetchOne(db)
+    }
+    #expect(label?.createdAt == Date(timeIntervalSince1970: 86_400))
+    #expect(label?.name == "Groceries")
+    #expect(label?.note == nil)
   }
 }

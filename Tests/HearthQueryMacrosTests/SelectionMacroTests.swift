@@ -21,7 +21,7 @@ import Testing
     let text = normalized(code)
     #expect(
       text.contains(
-        "init(allCount: some HearthQuery.QueryExpression<Int>, list: some HearthQuery.QueryExpression<RemindersList>) { _columnFragments = [HearthQuery._columnFragments(allCount), HearthQuery._columnFragments(list)].flatMap { $0 } }"
+        "init(allCount: some HearthQuery.QueryExpression<Int> = HearthQuery._columnDefault(0, as: Int.self), list: some HearthQuery.QueryExpression<RemindersList>) { _columnFragments = [HearthQuery._columnFragments(allCount), HearthQuery._columnFragments(list)].flatMap { $0 } }"
       ))
     #expect(
       text.contains(
