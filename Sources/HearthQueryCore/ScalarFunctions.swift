@@ -69,6 +69,18 @@ extension QueryExpression {
   public func hex() -> SQLQueryExpression<String> { function("hex", queryFragment) }
 }
 
+extension QueryExpression where QueryValue == String {
+  /// `unhex(x)`: the bytes the text's hexadecimal digits spell, or NULL where it holds
+  /// anything else; `unhex(x, y)` skips the characters of `y` between pairs of digits
+  /// (`"dead-beef".unhex("-")`). Every Hearth connection has it, SQLite's own from 3.41.
+  public func unhex(_ characters: (some QueryExpression<String>)? = String?.none)
+    -> SQLQueryExpression<[UInt8]?>
+  {
+    guard let characters else { return function("unhex", queryFragment) }
+    return function("unhex", queryFragment, characters.queryFragment)
+  }
+}
+
 extension QueryExpression where QueryValue: BinaryFloatingPoint {
   /// `round(x, digits)`.
   public func round(_ digits: Int = 0) -> SQLQueryExpression<QueryValue> {

@@ -11,6 +11,9 @@ import Foundation
 //   `group_concat` joins in whatever order the rows arrive. Keys order as SQLite orders
 //   values (NULL, then numbers, then text by bytes, then blobs); equal keys keep the rows'
 //   order.
+// - `unhex(X [, Y])`, where SQLite is older than 3.41 (which has its own): the blob whose
+//   hexadecimal digits X spells, skipping the characters of Y between pairs of digits; NULL
+//   for an odd count of digits, another character, or a NULL argument.
 
 extension Database {
   func registerBuiltInFunctions() {
@@ -18,7 +21,73 @@ extension Database {
     sqlite3_create_function_v2(
       sqliteConnection, "hearth_group_concat", -1, SQLITE_UTF8 | SQLITE_INNOCUOUS, nil, nil,
       orderedConcatStep, orderedConcatFinal, nil)
+    if sqlite3_libversion_number() < 3_041_000 {
+      for arity: Int32 in [1, 2] {
+        sqlite3_create_function_v2(
+          sqliteConnection, "unhex", arity,
+          SQLITE_UTF8 | SQLITE_INNOCUOUS | SQLITE_DETERMINISTIC, nil, unhexFunction, nil, nil,
+          nil)
+      }
+    }
   }
+}
+
+private func unhexFunction(
+  _ context: OpaquePointer?, _ count: Int32, _ arguments: UnsafeMutablePointer<OpaquePointer?>?
+) {
+  guard let arguments, let text = sqlite3_value_text(arguments[0]) else {
+    sqlite3_result_null(context)
+    return
+  }
+  let digits = Array(
+    UnsafeBufferPointer(start: text, count: Int(sqlite3_value_bytes(arguments[0]))))
+  var skipped: Set<UInt8> = []
+  if count > 1 {
+    guard let ignore = sqlite3_value_text(arguments[1]) else {
+      sqlite3_result_null(context)
+      return
+    }
+    skipped = Set(
+      UnsafeBufferPointer(start: ignore, count: Int(sqlite3_value_bytes(arguments[1]))))
+  }
+  guard let bytes = unhexed(digits, skipping: skipped) else {
+    sqlite3_result_null(context)
+    return
+  }
+  guard !bytes.isEmpty else {
+    sqlite3_result_zeroblob(context, 0)
+    return
+  }
+  bytes.withUnsafeBytes { buffer in
+    hearth_sqlite3_result_blob_transient(context, buffer.baseAddress, Int32(buffer.count))
+  }
+}
+
+/// The bytes `text` spells in pairs of hexadecimal digits, with the characters of `skipped`
+/// allowed between pairs; nil for anything else.
+func unhexed(_ text: [UInt8], skipping skipped: Set<UInt8>) -> [UInt8]? {
+  func value(_ character: UInt8) -> UInt8? {
+    switch character {
+    case UInt8(ascii: "0")...UInt8(ascii: "9"): character - UInt8(ascii: "0")
+    case UInt8(ascii: "a")...UInt8(ascii: "f"): character - UInt8(ascii: "a") + 10
+    case UInt8(ascii: "A")...UInt8(ascii: "F"): character - UInt8(ascii: "A") + 10
+    default: nil
+    }
+  }
+  var bytes: [UInt8] = []
+  bytes.reserveCapacity(text.count / 2)
+  var index = 0
+  while index < text.count {
+    guard let high = value(text[index]) else {
+      guard skipped.contains(text[index]) else { return nil }
+      index += 1
+      continue
+    }
+    guard index + 1 < text.count, let low = value(text[index + 1]) else { return nil }
+    bytes.append(high << 4 | low)
+    index += 2
+  }
+  return bytes
 }
 
 /// The rows an ordered concatenation has seen.

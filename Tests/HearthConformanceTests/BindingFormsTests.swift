@@ -36,4 +36,20 @@ struct Contact: Equatable, Identifiable {
       #expect(throws: QueryDecodingError.self) { try Contact.find(2).fetchOne(db) }
     }
   }
+
+  @Test func unhexReadsHexadecimalDigits() throws {
+    let database = try DatabaseQueue()
+    try database.read { db in
+      try assertQuery(
+        Values("deadBEEF".unhex()), in: db, sql: "SELECT unhex(?)", rows: "x'deadbeef'")
+      try assertQuery(Values("de-ad be-ef".unhex("- ")), in: db, rows: "x'deadbeef'")
+      // An odd count of digits, a character not skipped, and NULL give NULL; no digits, no
+      // bytes.
+      try assertQuery(Values("abc".unhex()), in: db, rows: "NULL")
+      try assertQuery(Values("zz".unhex()), in: db, rows: "NULL")
+      try assertQuery(Values("d-e".unhex("-")), in: db, rows: "NULL")
+      try assertQuery(Values("".unhex()), in: db, rows: "x''")
+      #expect(try Values("0102ff".unhex()).fetchOne(db) == [1, 2, 255])
+    }
+  }
 }
