@@ -17,6 +17,8 @@ import apsw
 def main():
     request = json.load(sys.stdin)
     db = apsw.Connection(request["database"])
+    # As Hearth's connections, and so as the harness's copies of the test's database.
+    db.execute("PRAGMA foreign_keys = ON")
     for sql in request["temporary"]:
         db.execute(sql)
 
