@@ -20,8 +20,7 @@ public struct UUIDGenerator: Sendable {
   public static var incrementing: UUIDGenerator {
     let counter = Atomic<UInt64>(0)
     return UUIDGenerator {
-      let value = counter.add(1, ordering: .relaxed).oldValue
-      return UUID(uuidString: String(format: "00000000-0000-0000-0000-%012llx", value))!
+      UUID(counter.add(1, ordering: .relaxed).oldValue)
     }
   }
 
@@ -41,5 +40,15 @@ extension DependencyValues {
     get { self[UUIDGeneratorKey.self] }
     set { self[UUIDGeneratorKey.self] = newValue }
     _modify { yield &self[UUIDGeneratorKey.self] }
+  }
+}
+
+extension UUID {
+  /// The UUID whose last twelve hexadecimal digits are `value` and the rest zero:
+  /// `UUID(1)` is `00000000-0000-0000-0000-000000000001`, as `.incrementing` makes them (and
+  /// as tests write fixed ones).
+  public init<Value: BinaryInteger>(_ value: Value) {
+    let number = UInt64(truncatingIfNeeded: value) & 0xFFFF_FFFF_FFFF
+    self.init(uuidString: String(format: "00000000-0000-0000-0000-%012llx", number))!
   }
 }

@@ -106,7 +106,9 @@ extension DependencyValues {
       #expect(date() == fixed)
       #expect(uuid() == UUID(uuidString: "00000000-0000-0000-0000-000000000000"))
       #expect(uuid() == UUID(uuidString: "00000000-0000-0000-0000-000000000001"))
+      #expect(uuid() == UUID(2))
     }
+    #expect(UUID(0xdead_beef) == UUID(uuidString: "00000000-0000-0000-0000-0000deadbeef"))
     withDependencies {
       $0.uuid = .random
     } operation: {
