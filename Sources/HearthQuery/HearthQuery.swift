@@ -66,7 +66,7 @@ public macro Table(_ name: String = "", schema schemaName: String = "") =
   extension, conformances: QueryRepresentable, _ColumnGroup, _CaseGroup, _SelectionValue,
   CasePathable, Table,
   names: named(init(decoder:)), named(QueryValue), named(_columnWidth), named(_columnNames),
-  named(_caseColumns), named(_columnIndex), named(_bindings))
+  named(_caseColumns), named(_columnIndex), named(_bindings), named(_generatedColumns))
 public macro Selection() = #externalMacro(module: "HearthQueryMacros", type: "SelectionMacro")
 
 /// Gives an enum one case path per case (`Kind.allCasePaths.note`, `kind.is(\.note)`,

@@ -17,6 +17,12 @@ public protocol _ColumnGroup: QueryRepresentable where QueryOutput == Self {
   static func _columnIndex(_ keyPath: PartialKeyPath<Self>) -> Int?
   /// The values of the columns, in order.
   static func _bindings(_ value: Self) -> [QueryBinding]
+  /// The columns the database computes (`@Column(generated:)` fields): read, never written.
+  static var _generatedColumns: [String] { get }
+}
+
+extension _ColumnGroup {
+  public static var _generatedColumns: [String] { [] }
 }
 
 /// The columns of a group inside table `Root`: `$0.timestamps.createdAt` is a column of
@@ -98,6 +104,7 @@ struct _GroupColumn<Root: Table, Group: _ColumnGroup>: TableColumnExpression {
   let index: Int
 
   var name: String { Group._columnNames[index] }
+  var _isGenerated: Bool { Group._generatedColumns.contains(name) }
   var queryFragment: QueryFragment {
     QueryFragment(raw: ColumnGroup<Root, Group>.qualified(name))
   }

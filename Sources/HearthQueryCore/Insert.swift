@@ -279,7 +279,7 @@ extension Table {
     or conflictResolution: ConflictResolution? = nil,
     @InsertValuesBuilder<Draft> _ drafts: () -> [Draft]
   ) -> Insert<Self, Void> where Draft._Row == Self {
-    let columns = Draft.TableColumns.allColumns
+    let columns = Draft.TableColumns.writableColumns
     let rows = drafts().map { draft in
       columns.map { QueryFragment(binding: $0._binding(for: draft)) }
     }
@@ -306,7 +306,7 @@ extension PrimaryKeyedTable {
     // The key is left out when no draft has one, so that the database's default (a
     // rowid, `uuid()`) applies.
     let keyName = columns.primaryKey.name
-    let kept = Draft.TableColumns.allColumns.filter { column in
+    let kept = Draft.TableColumns.writableColumns.filter { column in
       column.name != keyName || !drafts.allSatisfy { column._binding(for: $0).isNull }
     }
     let rows = drafts.map { draft in

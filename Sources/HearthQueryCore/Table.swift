@@ -121,7 +121,9 @@ public protocol TableDefinition<QueryValue>: QueryExpression, Sendable where Que
 }
 
 extension TableDefinition {
-  public static var writableColumns: [any TableColumnExpression<QueryValue>] { allColumns }
+  public static var writableColumns: [any TableColumnExpression<QueryValue>] {
+    allColumns.filter { !$0._isGenerated }
+  }
 }
 
 extension TableDefinition {
@@ -150,10 +152,14 @@ public protocol TableColumnExpression<Root>: Sendable {
   var _keyPath: AnyKeyPath { get }
   /// The column as a value of `json_object` (`true`/`false` for a `Bool`).
   var _jsonValue: QueryFragment { get }
+  /// Whether the database computes the column (a generated column inside a group): writes
+  /// leave it out.
+  var _isGenerated: Bool { get }
 }
 
 extension TableColumnExpression {
   public var _jsonValue: QueryFragment { queryFragment }
+  public var _isGenerated: Bool { false }
 }
 
 /// One column of `Root`, holding values of `Value` (a representation's column holds the

@@ -169,6 +169,7 @@ public enum SelectionMacro: MemberMacro, ExtensionMacro {
     let bindings = properties.map {
       "HearthQuery._groupBindings(value.\(TableMacro.backticked($0.name)), as: Columns._$\($0.name).self)"
     }
+    let generated = properties.filter(\.isGenerated).map { TableMacro.stringLiteral($0.columnName) }
     let source = """
       extension \(typeName): HearthQuery.QueryRepresentable, HearthQuery._ColumnGroup, HearthQuery.Table, HearthQuery._SelectionValue {
       \(access)typealias QueryValue = \(typeName)
@@ -181,6 +182,7 @@ public enum SelectionMacro: MemberMacro, ExtensionMacro {
       \(access)static func _bindings(_ value: Self) -> [HearthQuery.QueryBinding] {
       [\(bindings.joined(separator: ", "))].flatMap { $0 }
       }
+      \(generated.isEmpty ? "" : "\(access)static var _generatedColumns: [String] { [\(generated.joined(separator: ", "))] }")
       }
       """
     return [try ExtensionDeclSyntax(SyntaxNodeString(stringLiteral: source))]

@@ -158,7 +158,7 @@ public enum TableMacro: MemberMacro, ExtensionMacro {
         "HearthQuery._flatColumns(\(typeName).columns.\(backticked($0.name)))"
       }
       lines.append(
-        "\(access)static var writableColumns: [any HearthQuery.TableColumnExpression<\(typeName)>] { [\(writable.joined(separator: ", "))].flatMap { $0 } }"
+        "\(access)static var writableColumns: [any HearthQuery.TableColumnExpression<\(typeName)>] { [\(writable.joined(separator: ", "))].flatMap { $0 }.filter { !$0._isGenerated } }"
       )
     }
     var protocols = ["HearthQuery.TableDefinition"]

@@ -71,3 +71,51 @@ struct Parcel: Equatable, Identifiable {
     }
   }
 }
+
+/// A group with a column the database computes.
+@Selection
+struct Lifetime: Equatable {
+  var createdAt = 0
+  var deletedAt: Int?
+  @Column(generated: .virtual)
+  let isDeleted: Bool
+}
+
+@Table
+struct Ticket2: Equatable, Identifiable {
+  let id: Int
+  var lifetime: Lifetime
+}
+
+@Suite struct GroupGeneratedColumnTests {
+  @Test func aGeneratedColumnInsideAGroupIsReadButNeverWritten() throws {
+    let database = try DatabaseQueue()
+    try database.write { db in
+      try db.execute(
+        sql: """
+          CREATE TABLE "ticket2s" (
+            "id" INTEGER PRIMARY KEY, "createdAt" INTEGER NOT NULL, "deletedAt" INTEGER,
+            "isDeleted" INTEGER GENERATED ALWAYS AS ("deletedAt" IS NOT NULL) VIRTUAL)
+          """)
+      try assertQuery(
+        Ticket2.insert { Ticket2.Draft(lifetime: Lifetime(createdAt: 5, isDeleted: false)) }
+          .returning(\.self),
+        in: db,
+        sql:
+          #"INSERT INTO "ticket2s" ("createdAt", "deletedAt") VALUES (?, ?) RETURNING "id", "createdAt", "deletedAt", "isDeleted""#,
+        rows: "1 | 5 | NULL | 0")
+      try Ticket2.insert {
+        Ticket2(id: 2, lifetime: Lifetime(createdAt: 6, deletedAt: 9, isDeleted: false))
+      }.execute(db)
+      try Ticket2.update(
+        Ticket2(id: 1, lifetime: Lifetime(createdAt: 7, deletedAt: 8, isDeleted: false))
+      )
+      .execute(db)
+      #expect(
+        try Ticket2.order(by: \.id).fetchAll(db).map(\.lifetime) == [
+          Lifetime(createdAt: 7, deletedAt: 8, isDeleted: true),
+          Lifetime(createdAt: 6, deletedAt: 9, isDeleted: true),
+        ])
+    }
+  }
+}
