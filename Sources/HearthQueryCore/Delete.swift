@@ -56,15 +56,26 @@ extension Delete where From: PrimaryKeyedTable {
   /// The row with this primary key, among the rows this deletes: `Reminder.delete().find(2)`.
   public func find(_ id: some QueryExpression<From.TableColumns.PrimaryKey>) -> Self {
     var copy = self
-    copy.wheres.append(
-      "(" + From.columns.primaryKey.queryFragment + " = " + id.queryFragment + ")")
+    copy.wheres.append(From.keyCondition(id))
     return copy
   }
 
   /// The rows with these primary keys, among the rows this deletes.
   public func find(_ ids: some Sequence<From.TableColumns.PrimaryKey>) -> Self {
     var copy = self
-    copy.wheres.append(From.columns.primaryKey.in(ids).queryFragment)
+    copy.wheres.append(From.keyCondition(ids))
     return copy
+  }
+}
+
+extension PrimaryKeyedTable {
+  /// `("t"."id" = ?)`: the row with this primary key.
+  static func keyCondition(_ id: some QueryExpression<TableColumns.PrimaryKey>) -> QueryFragment {
+    "(" + columns.primaryKey.queryFragment + " = " + id.queryFragment + ")"
+  }
+
+  /// `("t"."id" IN (?, ?))`: the rows with these primary keys.
+  static func keyCondition(_ ids: some Sequence<TableColumns.PrimaryKey>) -> QueryFragment {
+    columns.primaryKey.in(ids).queryFragment
   }
 }

@@ -109,21 +109,18 @@ extension Select {
 extension Select where From: PrimaryKeyedTable {
   /// The row with this primary key, among the rows this selects.
   public func find(_ id: some QueryExpression<From.TableColumns.PrimaryKey>) -> Self {
-    with {
-      $0.wheres.append(
-        "(" + From.columns.primaryKey.queryFragment + " = " + id.queryFragment + ")")
-    }
+    with { $0.wheres.append(From.keyCondition(id)) }
   }
 
   /// The rows with these primary keys, among the rows this selects.
   public func find(_ ids: some Sequence<From.TableColumns.PrimaryKey>) -> Self {
-    with { $0.wheres.append(From.columns.primaryKey.in(ids).queryFragment) }
+    with { $0.wheres.append(From.keyCondition(ids)) }
   }
 
   /// The rows whose primary key a subquery selects, among the rows this selects:
   /// `find(Reminder.select(\.id))` is `"id" IN (SELECT …)`.
   public func find(_ ids: some Statement<From.TableColumns.PrimaryKey>) -> Self {
-    with { $0.wheres.append(From.columns.primaryKey.in(ids).queryFragment) }
+    with { $0.wheres.append(From.keyCondition(ids)) }
   }
 }
 

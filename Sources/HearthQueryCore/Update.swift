@@ -71,15 +71,14 @@ extension Update where From: PrimaryKeyedTable {
   /// `Reminder.update { … }.find(1)`.
   public func find(_ id: some QueryExpression<From.TableColumns.PrimaryKey>) -> Self {
     var copy = self
-    copy.wheres.append(
-      "(" + From.columns.primaryKey.queryFragment + " = " + id.queryFragment + ")")
+    copy.wheres.append(From.keyCondition(id))
     return copy
   }
 
   /// The rows with these primary keys, among the rows this updates.
   public func find(_ ids: some Sequence<From.TableColumns.PrimaryKey>) -> Self {
     var copy = self
-    copy.wheres.append(From.columns.primaryKey.in(ids).queryFragment)
+    copy.wheres.append(From.keyCondition(ids))
     return copy
   }
 }

@@ -484,12 +484,12 @@ extension PrimaryKeyedTable {
 extension Where where From: PrimaryKeyedTable {
   /// The row with this primary key, among the rows this matches.
   public func find(_ id: some QueryExpression<From.TableColumns.PrimaryKey>) -> Self {
-    adding(["(" + From.columns.primaryKey.queryFragment + " = " + id.queryFragment + ")"])
+    adding([From.keyCondition(id)])
   }
 
   /// The rows with these primary keys, among the rows this matches.
   public func find(_ ids: some Sequence<From.TableColumns.PrimaryKey>) -> Self {
-    adding([From.columns.primaryKey.in(ids).queryFragment])
+    adding([From.keyCondition(ids)])
   }
 }
 
