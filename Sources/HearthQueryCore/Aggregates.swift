@@ -192,7 +192,8 @@ extension QueryExpression {
   }
 }
 
-private func groupedJSONArray<Value>(
+/// `json_group_array([DISTINCT] value) [FILTER (WHERE condition)]`.
+func groupedJSONArray<Value>(
   of value: QueryFragment, distinct isDistinct: Bool, filter condition: (any QueryExpression<Bool>)?
 ) -> SQLQueryExpression<Value> {
   var sql = QueryFragment(raw: isDistinct ? "json_group_array(DISTINCT " : "json_group_array(")

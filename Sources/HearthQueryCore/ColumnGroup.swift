@@ -649,9 +649,5 @@ public struct _OptionalGroupValue<Group: _ColumnGroup>: _ColumnFragments, Sendab
   public typealias QueryValue = Group?
   public let _columnFragments: [QueryFragment]
 
-  init(value: Group?) {
-    _columnFragments =
-      value.map { Group._bindings($0).map { QueryFragment(binding: $0) } }
-      ?? Group._columnNames.map { _ in QueryFragment(raw: "NULL") }
-  }
+  init(value: Group?) { _columnFragments = valueFragments(value) }
 }

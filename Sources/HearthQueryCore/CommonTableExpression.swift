@@ -112,10 +112,15 @@ protocol _SelectsNothing {
   var _selectsNothing: Bool { get }
 }
 
+extension QueryFragment {
+  /// `0`: the condition of `Table.none`, which no row meets.
+  static let noRows = QueryFragment(raw: "0")
+}
+
 extension Select: _SelectsNothing {
-  var _selectsNothing: Bool { clauses.wheres.contains(QueryFragment(raw: "0")) }
+  var _selectsNothing: Bool { clauses.wheres.contains(.noRows) }
 }
 
 extension Where: _SelectsNothing {
-  var _selectsNothing: Bool { predicates.contains(QueryFragment(raw: "0")) }
+  var _selectsNothing: Bool { predicates.contains(.noRows) }
 }

@@ -78,4 +78,9 @@ extension PrimaryKeyedTable {
   static func keyCondition(_ ids: some Sequence<TableColumns.PrimaryKey>) -> QueryFragment {
     columns.primaryKey.in(ids).queryFragment
   }
+
+  /// `("t"."id" IN (SELECT …))`: the rows whose primary key a subquery selects.
+  static func keyCondition(_ ids: some Statement<TableColumns.PrimaryKey>) -> QueryFragment {
+    columns.primaryKey.in(ids).queryFragment
+  }
 }

@@ -144,10 +144,7 @@ extension QueryExpression where QueryValue: _JSONDocument & _OptionalProtocol {
   public func jsonExtract<Member: QueryBindable>(
     _ path: KeyPath<JSONPath<QueryValue._Document>, JSONPath<Member>>
   ) -> SQLQueryExpression<Member?> {
-    SQLQueryExpression(
-      "json_extract(" + queryFragment + ", "
-        + QueryFragment(
-          binding: JSONPath<QueryValue._Document>()[keyPath: path].path.queryBinding) + ")")
+    SQLQueryExpression("json_extract(" + queryFragment + ", " + pathFragment(path) + ")")
   }
 }
 

@@ -379,12 +379,12 @@ extension QueryExpression where QueryValue == String {
 
   /// Whether the text contains `other`, case-insensitively for ASCII (SQL `LIKE`); `%`, `_`
   /// and `\` in `other` match themselves.
-  public func contains(_ other: Substring) -> SQLQueryExpression<Bool> {
-    contains(String(other))
-  }
-
   public func contains(_ other: String) -> SQLQueryExpression<Bool> {
     like("%" + escapeLikePattern(other) + "%", escape: "\\")
+  }
+  /// `contains` of a substring.
+  public func contains(_ other: Substring) -> SQLQueryExpression<Bool> {
+    contains(String(other))
   }
 
   /// Whether the text starts with `prefix` (`LIKE 'prefix%'`).
@@ -567,8 +567,8 @@ extension TableDefinition {
   public static func <= (lhs: Self, rhs: QueryValue) -> SQLQueryExpression<Bool> { lhs.lte(rhs) }
 
   private func compared(_ op: String, _ row: QueryValue) -> SQLQueryExpression<Bool> {
-    let values = Self.allColumns.map { QueryFragment(binding: $0._binding(for: row)) }
-    return SQLQueryExpression(
-      "((" + queryFragment + ") " + QueryFragment(raw: op) + " (" + values.joined() + "))")
+    rowComparison(
+      Self.allColumns.map(\.queryFragment), op,
+      Self.allColumns.map { QueryFragment(binding: $0._binding(for: row)) })
   }
 }

@@ -94,12 +94,12 @@ extension Where where From: _TableDraft, From._Row: PrimaryKeyedTable {
   /// The draft with this primary key, among the drafts this matches:
   /// `Reminder.Draft.unscoped.find(2)`.
   public func find(_ id: some QueryExpression<From._Row.TableColumns.PrimaryKey>) -> Self {
-    adding(["(" + From._Row.columns.primaryKey.queryFragment + " = " + id.queryFragment + ")"])
+    adding([From._Row.keyCondition(id)])
   }
 
   /// The drafts with these primary keys, among the drafts this matches.
   public func find(_ ids: some Sequence<From._Row.TableColumns.PrimaryKey>) -> Self {
-    adding([From._Row.columns.primaryKey.in(ids).queryFragment])
+    adding([From._Row.keyCondition(ids)])
   }
 }
 
@@ -108,14 +108,12 @@ extension _TableDraft where _Row: PrimaryKeyedTable {
   public static func find(_ id: some QueryExpression<_Row.TableColumns.PrimaryKey>)
     -> Where<Self>
   {
-    Where<Self>().adding([
-      "(" + _Row.columns.primaryKey.queryFragment + " = " + id.queryFragment + ")"
-    ])
+    Where<Self>().find(id)
   }
 
   /// The drafts with these primary keys.
   public static func find(_ ids: some Sequence<_Row.TableColumns.PrimaryKey>) -> Where<Self> {
-    Where<Self>().adding([_Row.columns.primaryKey.in(ids).queryFragment])
+    Where<Self>().find(ids)
   }
 }
 

@@ -155,11 +155,7 @@ extension TableDefinition where QueryValue: Codable {
   public func jsonGroupArray(
     distinct isDistinct: Bool = false, filter condition: (any QueryExpression<Bool>)? = nil
   ) -> SQLQueryExpression<[QueryValue].JSONRepresentation> {
-    var sql =
-      QueryFragment(raw: isDistinct ? "json_group_array(DISTINCT " : "json_group_array(")
-      + jsonObject().queryFragment + ")"
-    if let condition { sql += filterClause(condition) }
-    return SQLQueryExpression(sql)
+    groupedJSONArray(of: jsonObject().queryFragment, distinct: isDistinct, filter: condition)
   }
 }
 
@@ -173,9 +169,8 @@ where Wrapped: Codable, Wrapped.TableColumns: PrimaryKeyedTableDefinition {
     let matched = Wrapped.columns.primaryKey.queryFragment + " IS NOT NULL"
     let filter = condition.map { matched + " AND (" + $0.queryFragment + ")" } ?? matched
     let object = "json_object(" + jsonObjectArguments(Wrapped.TableColumns.allColumns) + ")"
-    let function = isDistinct ? "json_group_array(DISTINCT " : "json_group_array("
-    return SQLQueryExpression(
-      QueryFragment(raw: function) + object + ") FILTER (WHERE " + filter + ")")
+    return groupedJSONArray(
+      of: object, distinct: isDistinct, filter: SQLQueryExpression<Bool>(filter))
   }
 }
 

@@ -127,15 +127,12 @@ extension Select where From: PrimaryKeyedTable {
 extension Select where From: _TableDraft, From._Row: PrimaryKeyedTable {
   /// The draft with this primary key, among the drafts this selects.
   public func find(_ id: some QueryExpression<From._Row.TableColumns.PrimaryKey>) -> Self {
-    with {
-      $0.wheres.append(
-        "(" + From._Row.columns.primaryKey.queryFragment + " = " + id.queryFragment + ")")
-    }
+    with { $0.wheres.append(From._Row.keyCondition(id)) }
   }
 
   /// The drafts with these primary keys, among the drafts this selects.
   public func find(_ ids: some Sequence<From._Row.TableColumns.PrimaryKey>) -> Self {
-    with { $0.wheres.append(From._Row.columns.primaryKey.in(ids).queryFragment) }
+    with { $0.wheres.append(From._Row.keyCondition(ids)) }
   }
 }
 

@@ -119,12 +119,7 @@ public struct Updates<From: Table> {
   ) -> Group? {
     @available(*, unavailable, message: "a group's value is not known before the update")
     get { fatalError("a group's value is not known before the update") }
-    set {
-      let fragments =
-        newValue.map { Group._bindings($0).map { QueryFragment(binding: $0) } }
-        ?? Group._columnNames.map { _ in QueryFragment(raw: "NULL") }
-      assignments += zip(Group._columnNames, fragments).map { ($0, $1) }
-    }
+    set { assignments += zip(Group._columnNames, valueFragments(newValue)).map { ($0, $1) } }
   }
 
   /// A column as a concrete expression, for the mutating forms: `$0.isFlagged.toggle()`,
@@ -208,59 +203,67 @@ extension ColumnGroup: _UpdatableColumns {
 public func += <Value: Numeric>(
   lhs: inout any QueryExpression<Value>, rhs: some QueryExpression<Value>
 ) {
-  lhs = SQLQueryExpression<Value>("(" + lhs.queryFragment + " + " + rhs.queryFragment + ")")
+  lhs = compound(lhs, "+", rhs)
 }
 
 public func -= <Value: Numeric>(
   lhs: inout any QueryExpression<Value>, rhs: some QueryExpression<Value>
 ) {
-  lhs = SQLQueryExpression<Value>("(" + lhs.queryFragment + " - " + rhs.queryFragment + ")")
+  lhs = compound(lhs, "-", rhs)
 }
 
 public func *= <Value: Numeric>(
   lhs: inout any QueryExpression<Value>, rhs: some QueryExpression<Value>
 ) {
-  lhs = SQLQueryExpression<Value>("(" + lhs.queryFragment + " * " + rhs.queryFragment + ")")
+  lhs = compound(lhs, "*", rhs)
 }
 
 public func /= <Value: Numeric>(
   lhs: inout any QueryExpression<Value>, rhs: some QueryExpression<Value>
 ) {
-  lhs = SQLQueryExpression<Value>("(" + lhs.queryFragment + " / " + rhs.queryFragment + ")")
+  lhs = compound(lhs, "/", rhs)
 }
 
 public func %= <Value: BinaryInteger>(
   lhs: inout any QueryExpression<Value>, rhs: some QueryExpression<Value>
 ) {
-  lhs = SQLQueryExpression<Value>("(" + lhs.queryFragment + " % " + rhs.queryFragment + ")")
+  lhs = compound(lhs, "%", rhs)
 }
 
 public func &= <Value: BinaryInteger>(
   lhs: inout any QueryExpression<Value>, rhs: some QueryExpression<Value>
 ) {
-  lhs = SQLQueryExpression<Value>("(" + lhs.queryFragment + " & " + rhs.queryFragment + ")")
+  lhs = compound(lhs, "&", rhs)
 }
 
 public func |= <Value: BinaryInteger>(
   lhs: inout any QueryExpression<Value>, rhs: some QueryExpression<Value>
 ) {
-  lhs = SQLQueryExpression<Value>("(" + lhs.queryFragment + " | " + rhs.queryFragment + ")")
+  lhs = compound(lhs, "|", rhs)
 }
 
 public func <<= <Value: BinaryInteger>(
   lhs: inout any QueryExpression<Value>, rhs: some QueryExpression<Value>
 ) {
-  lhs = SQLQueryExpression<Value>("(" + lhs.queryFragment + " << " + rhs.queryFragment + ")")
+  lhs = compound(lhs, "<<", rhs)
 }
 
 public func >>= <Value: BinaryInteger>(
   lhs: inout any QueryExpression<Value>, rhs: some QueryExpression<Value>
 ) {
-  lhs = SQLQueryExpression<Value>("(" + lhs.queryFragment + " >> " + rhs.queryFragment + ")")
+  lhs = compound(lhs, ">>", rhs)
 }
 
 public func += (lhs: inout any QueryExpression<String>, rhs: some QueryExpression<String>) {
-  lhs = SQLQueryExpression<String>("(" + lhs.queryFragment + " || " + rhs.queryFragment + ")")
+  lhs = compound(lhs, "||", rhs)
+}
+
+/// `(lhs op rhs)`: what a compound assignment in an `update` sets the column to.
+private func compound<Value>(
+  _ lhs: any QueryExpression<Value>, _ op: String, _ rhs: some QueryExpression<Value>
+) -> any QueryExpression<Value> {
+  SQLQueryExpression<Value>(
+    "(" + lhs.queryFragment + QueryFragment(raw: " \(op) ") + rhs.queryFragment + ")")
 }
 
 /// Toggles a boolean column: `$0.isFlagged.toggle()`.

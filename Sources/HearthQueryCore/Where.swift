@@ -288,7 +288,7 @@ extension Table {
   /// No rows: `WHERE 0`, for a query that must select, update or delete nothing
   /// (`searchText.isEmpty ? Reminder.none : Reminder.where { … }`).
   @_disfavoredOverload
-  public static var none: Where<Self> { Where(predicates: ["0"], isUnscoped: true) }
+  public static var none: Where<Self> { Where(predicates: [.noRows], isUnscoped: true) }
 
   /// Rows matching a condition that may be NULL.
   @_disfavoredOverload

@@ -34,9 +34,14 @@ import Testing
       #expect(try base.limit(nil).offset(nil).fetchAll(db).count == 2)
       #expect(try base.count().fetchAll(db) == [2, 1])
       #expect(try base.count { _, tag in tag.tagID.eq(3) }.fetchAll(db) == [1, 0])
+      // Every row the subquery selects, not its first alone.
+      let completed = Reminder.select { ($0.id, $0.title) }
+        .find(Reminder.where(\.isCompleted).select(\.id))
       #expect(
-        try Reminder.select { ($0.id, $0.title) }.find(Reminder.where(\.isFlagged).select(\.id))
-          .fetchAll(db).map(\.1) == ["Haircut"])
+        completed.query.sql.hasSuffix(
+          #"WHERE ("reminders"."id" IN (SELECT "reminders"."id" FROM "reminders" WHERE "reminders"."isCompleted"))"#
+        ))
+      #expect(try completed.fetchAll(db).map(\.1) == ["Take a walk", "Call accountant"])
       #expect(try Reminder.Draft.select { ($0.id, $0.title) }.find(2).fetchAll(db).count == 1)
       #expect(try Reminder.Draft.select(\.id).find([1, 3]).fetchAll(db) == [1, 3])
     }

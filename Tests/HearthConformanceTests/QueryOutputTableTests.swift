@@ -48,6 +48,9 @@ struct ListTally {
       Tally.join(ListTally.all) { _, _ in true }
     }
     let rows = try conformanceDatabase().read { db in try query.fetchAll(db) }
-    #expect(rows.map { ($0.0.queryOutput, $0.1.queryOutput) }.first! == (6, 2))
+    #expect(rows.count == 1)
+    let row = try #require(rows.first)
+    #expect(row.0.queryOutput == 6)
+    #expect(row.1.queryOutput == 2)
   }
 }
