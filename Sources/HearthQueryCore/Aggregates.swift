@@ -61,8 +61,18 @@ extension QueryExpression {
     groupConcat(separator: separator, order: order, filter: condition)
   }
 
+  /// `group_concat(x, separator)` with a separator of another type, which SQLite reads as
+  /// its text: `$0.name.groupConcat($0.id)`.
+  @_disfavoredOverload
+  public func groupConcat<Separator: QueryExpression>(
+    _ separator: Separator, order: any QueryExpression...,
+    filter condition: (any QueryExpression<Bool>)? = nil
+  ) -> SQLQueryExpression<String?> {
+    groupConcat(separator: separator, order: order, filter: condition)
+  }
+
   private func groupConcat(
-    separator: some QueryExpression<String>, order: [any QueryExpression],
+    separator: some QueryExpression, order: [any QueryExpression],
     filter condition: (any QueryExpression<Bool>)?
   ) -> SQLQueryExpression<String?> {
     var sql: QueryFragment
@@ -215,6 +225,16 @@ extension TableDefinition {
   /// ```
   public func count(filter condition: some QueryExpression<Bool>) -> SQLQueryExpression<Int> {
     SQLQueryExpression(QueryFragment(raw: "count(*)") + filterClause(condition))
+  }
+}
+
+extension QueryExpression where Self == SQLQueryExpression<Int> {
+  /// `count(*) [FILTER (WHERE condition)]`, where the rows' columns are not needed:
+  /// `Reminder.select { _ in .count() }`.
+  public static func count(filter condition: (any QueryExpression<Bool>)? = nil) -> Self {
+    var sql = QueryFragment(raw: "count(*)")
+    if let condition { sql += filterClause(condition) }
+    return SQLQueryExpression(sql)
   }
 }
 

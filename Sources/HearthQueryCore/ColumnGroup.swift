@@ -613,6 +613,15 @@ extension _OptionalColumns {
   ) -> _OptionalColumnGroup<Group> {
     _OptionalColumnGroup(_columnFragments: Wrapped.columns[keyPath: keyPath]._columnFragments)
   }
+
+  /// An optional group of the table (`var time: RecordTime?`), optional already: its cases
+  /// and columns reach on as the table's own do (`$1.time.is(\.interval)`,
+  /// `$1.time.span.endDate`).
+  public subscript<Group: _ColumnGroup>(
+    dynamicMember keyPath: KeyPath<Wrapped.TableColumns, _CaseColumnGroup<Wrapped, Group>>
+  ) -> _CaseColumnGroup<Wrapped, Group> {
+    Wrapped.columns[keyPath: keyPath]
+  }
 }
 
 extension QueryExpression where QueryValue: _ColumnGroup {

@@ -87,6 +87,13 @@ public struct Values<QueryValue>: Statement, Sendable {
     decode = { try QueryValue(decoder: &$0) }
   }
 
+  /// A call of a function that returns nothing (`@DatabaseFunction func log(_:)`): the row
+  /// it selects holds no value to read.
+  public init(_ value: some QueryExpression<Void>) where QueryValue == () {
+    values = [value.queryFragment]
+    decode = { _ in () }
+  }
+
   /// Several values: `Values(1, "Hello", true)` is `SELECT ?, ?, ?`, a row `(Int, String,
   /// Bool)`.
   @_disfavoredOverload

@@ -46,6 +46,41 @@ public protocol AggregateDatabaseFunction<Input, Output>: DatabaseFunction {
   func invoke(_ arguments: some Sequence<Element>) throws -> QueryBinding
 }
 
+extension ScalarDatabaseFunction {
+  /// A call with its arguments in order and without their labels:
+  /// `$concat("a", "b")` for `concat(first:second:)`.
+  @_disfavoredOverload
+  public func callAsFunction<each Argument: QueryExpression>(
+    _ argument: repeat each Argument
+  ) -> some QueryExpression<Output> where Input == (repeat (each Argument).QueryValue) {
+    SQLQueryExpression(
+      QueryFragment(raw: SQLNaming.quote(name) + "(")
+        + argumentFragments(repeat each argument).joined() + ")", as: Output.self)
+  }
+}
+
+extension AggregateDatabaseFunction {
+  /// A call with its arguments in order and without their labels.
+  @_disfavoredOverload
+  public func callAsFunction<each Argument: QueryExpression>(
+    _ argument: repeat each Argument, distinct isDistinct: Bool = false,
+    filter: (some QueryExpression<Bool>)? = Bool?.none
+  ) -> some QueryExpression<Output> where Input == (repeat (each Argument).QueryValue) {
+    _aggregateCall(
+      name, argumentFragments(repeat each argument), distinct: isDistinct,
+      filter: filter?.queryFragment, as: Output.self)
+  }
+}
+
+/// Each argument's SQL, in order.
+private func argumentFragments<each Argument: QueryExpression>(
+  _ argument: repeat each Argument
+) -> [QueryFragment] {
+  var fragments: [QueryFragment] = []
+  for argument in repeat each argument { fragments.append(argument.queryFragment) }
+  return fragments
+}
+
 /// How many SQL arguments a value of `type` passes: 1, or a table's column count.
 public func _columnWidth<T: QueryDecodable>(_ type: T.Type) -> Int { T._columnWidth }
 

@@ -131,6 +131,7 @@ extension QueryExpression where Self == _ModifiedDate<Date.JulianDayRepresentati
 }
 
 /// Modifiers of SQLite's date functions, chained: `.startOfDay.days(-7)`, `.months(1)`.
+@dynamicMemberLookup
 public struct DateTimeModifier: Sendable {
   var fragments: [QueryFragment] = []
 
@@ -179,6 +180,12 @@ public struct DateTimeModifier: Sendable {
   public var startOfMonth: Self { adding("start of month") }
   public var startOfYear: Self { adding("start of year") }
   public func weekday(_ day: Int) -> Self { adding("weekday \(day)") }
+
+  /// A modifier of the program's own, chained: `.months(1).endOfMonth` for
+  /// `static let endOfMonth = Self.startOfMonth.months(1).days(-1)`.
+  public subscript(dynamicMember modifier: KeyPath<Self.Type, Self>) -> Self {
+    Self(fragments: fragments + Self.self[keyPath: modifier].fragments)
+  }
 
   /// One more modifier, as an SQL string literal (its text is the program's, never input).
   private func adding(_ modifier: String) -> Self {

@@ -33,6 +33,24 @@ extension QueryExpression where QueryValue: _JSONDocument {
     jsonSet(path, value)
   }
 
+  /// `jsonSet` of a value the statement computes, as the reference's JSONB form.
+  @_disfavoredOverload
+  public func jsonbSet<Member: Codable>(
+    _ path: KeyPath<JSONPath<QueryValue._Document>, JSONPath<Member>>,
+    _ value: some QueryExpression<Member>
+  ) -> SQLQueryExpression<QueryValue> {
+    jsonSet(path, value)
+  }
+
+  /// `jsonSet` of a document the statement computes, as the reference's JSONB form.
+  @_disfavoredOverload
+  public func jsonbSet<Member: Codable>(
+    _ path: KeyPath<JSONPath<QueryValue._Document>, JSONPath<Member>>,
+    _ value: some QueryExpression<_CodableJSONRepresentation<Member>>
+  ) -> SQLQueryExpression<QueryValue> {
+    jsonSet(path, value)
+  }
+
   /// `jsonInsert`, as the reference's JSONB form.
   public func jsonbInsert<Member: Codable>(
     _ path: KeyPath<JSONPath<QueryValue._Document>, JSONPath<Member>>, _ value: Member

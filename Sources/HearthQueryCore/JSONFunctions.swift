@@ -28,7 +28,7 @@ public struct JSONPath<Value>: Sendable {
   }
 
   /// The name of a stored property, from its key path (`\Author.name` → `name`).
-  private static func propertyName(_ keyPath: AnyKeyPath) -> String {
+  fileprivate static func propertyName(_ keyPath: AnyKeyPath) -> String {
     let description = keyPath.debugDescription
     let name = description.split(separator: ".").last.map(String.init) ?? description
     precondition(
@@ -38,10 +38,28 @@ public struct JSONPath<Value>: Sendable {
   }
 }
 
+extension JSONPath where Value: _OptionalProtocol {
+  /// A member of a document that may be absent (`\.author.name` where `author` is
+  /// optional): absent, read as NULL, where the document is.
+  public subscript<Member>(dynamicMember keyPath: KeyPath<Value.Wrapped, Member>)
+    -> JSONPath<Member?>
+  {
+    JSONPath<Member?>(components: components + [".\"\(Self.propertyName(keyPath))\""])
+  }
+
+  /// An optional member of a document that may be absent: optional once.
+  public subscript<Member: _OptionalProtocol>(
+    dynamicMember keyPath: KeyPath<Value.Wrapped, Member>
+  ) -> JSONPath<Member> {
+    JSONPath<Member>(components: components + [".\"\(Self.propertyName(keyPath))\""])
+  }
+}
+
 extension JSONPath where Value: Collection, Value.Index == Int {
-  /// An element of an array: `\.links[0]`.
+  /// An element of an array: `\.links[0]`; from its end where negative (`\.links[-1]`, the
+  /// last, is `$."links"[#-1]`).
   public subscript(index: Int) -> JSONPath<Value.Element> {
-    JSONPath<Value.Element>(components: components + ["[\(index)]"])
+    JSONPath<Value.Element>(components: components + [index < 0 ? "[#\(index)]" : "[\(index)]"])
   }
 }
 
@@ -65,7 +83,7 @@ extension QueryExpression where QueryValue: _JSONDocument {
   public func jsonExtract<Member: QueryBindable>(
     _ path: KeyPath<JSONPath<QueryValue._Document>, JSONPath<Member>>
   ) -> SQLQueryExpression<Member> {
-    SQLQueryExpression("json_extract(" + queryFragment + ", " + pathFragment(path) + ")")
+    SQLQueryExpression(extracted(path, Member.self))
   }
 
   /// `json_extract(x, path)` of an object or array inside the document, read as JSON.
@@ -80,6 +98,13 @@ extension QueryExpression where QueryValue: _JSONDocument {
   public func jsonArrayLength<Member: Collection>(
     _ path: KeyPath<JSONPath<QueryValue._Document>, JSONPath<Member>>
   ) -> SQLQueryExpression<Int> {
+    SQLQueryExpression("json_array_length(" + queryFragment + ", " + pathFragment(path) + ")")
+  }
+
+  /// `json_array_length(x, path)` of an array that may be absent: NULL where it is.
+  public func jsonArrayLength<Member: _OptionalProtocol>(
+    _ path: KeyPath<JSONPath<QueryValue._Document>, JSONPath<Member>>
+  ) -> SQLQueryExpression<Int?> where Member.Wrapped: Collection {
     SQLQueryExpression("json_array_length(" + queryFragment + ", " + pathFragment(path) + ")")
   }
 
@@ -106,6 +131,44 @@ extension QueryExpression where QueryValue: _JSONDocument {
     edit("json_replace", path, value)
   }
 
+  /// `json_set(x, path, value)` of a value the statement computes: an expression of the
+  /// member's type (`$0.author.jsonExtract(\.pastLinks)`, a subquery).
+  @_disfavoredOverload
+  public func jsonSet<Member: Codable>(
+    _ path: KeyPath<JSONPath<QueryValue._Document>, JSONPath<Member>>,
+    _ value: some QueryExpression<Member>
+  ) -> SQLQueryExpression<QueryValue> {
+    edit("json_set", path, jsonValue(value.queryFragment, of: Member.self))
+  }
+
+  /// `json_set(x, path, value)` of a document the statement computes (`jsonExtract` of an
+  /// object).
+  @_disfavoredOverload
+  public func jsonSet<Member: Codable>(
+    _ path: KeyPath<JSONPath<QueryValue._Document>, JSONPath<Member>>,
+    _ value: some QueryExpression<_CodableJSONRepresentation<Member>>
+  ) -> SQLQueryExpression<QueryValue> {
+    edit("json_set", path, "json(" + value.queryFragment + ")")
+  }
+
+  /// `json_insert(x, path, value)` of a value the statement computes.
+  @_disfavoredOverload
+  public func jsonInsert<Member: Codable>(
+    _ path: KeyPath<JSONPath<QueryValue._Document>, JSONPath<Member>>,
+    _ value: some QueryExpression<Member>
+  ) -> SQLQueryExpression<QueryValue> {
+    edit("json_insert", path, jsonValue(value.queryFragment, of: Member.self))
+  }
+
+  /// `json_replace(x, path, value)` of a value the statement computes.
+  @_disfavoredOverload
+  public func jsonReplace<Member: Codable>(
+    _ path: KeyPath<JSONPath<QueryValue._Document>, JSONPath<Member>>,
+    _ value: some QueryExpression<Member>
+  ) -> SQLQueryExpression<QueryValue> {
+    edit("json_replace", path, jsonValue(value.queryFragment, of: Member.self))
+  }
+
   /// `json_remove(x, path)`: the document without the value at `path`.
   public func jsonRemove<Member>(
     _ path: KeyPath<JSONPath<QueryValue._Document>, JSONPath<Member>>
@@ -121,7 +184,16 @@ extension QueryExpression where QueryValue: _JSONDocument {
     SQLQueryExpression("json_patch(" + queryFragment + ", " + patch.queryFragment + ")")
   }
 
-  private func pathFragment<Member>(
+  /// `json_extract(x, path)`; a UUID compared without case, as JSON may hold it in either
+  /// (Foundation's encoder writes uppercase, a UUID column holds lowercase).
+  fileprivate func extracted<Member>(
+    _ path: KeyPath<JSONPath<QueryValue._Document>, JSONPath<Member>>, _ type: Any.Type
+  ) -> QueryFragment {
+    let value = "json_extract(" + queryFragment + ", " + pathFragment(path) + ")"
+    return type == UUID.self || type == UUID?.self ? "(" + value + " COLLATE NOCASE)" : value
+  }
+
+  fileprivate func pathFragment<Member>(
     _ keyPath: KeyPath<JSONPath<QueryValue._Document>, JSONPath<Member>>
   ) -> QueryFragment {
     QueryFragment(binding: JSONPath<QueryValue._Document>()[keyPath: keyPath].path.queryBinding)
@@ -132,9 +204,23 @@ extension QueryExpression where QueryValue: _JSONDocument {
     _ value: Member
   ) -> SQLQueryExpression<QueryValue> {
     let json = _CodableJSONRepresentation(queryOutput: value).queryFragment
-    return SQLQueryExpression(
-      QueryFragment(raw: function + "(") + queryFragment + ", " + pathFragment(path)
-        + ", json(" + json + "))")
+    return edit(function, path, "json(" + json + ")")
+  }
+
+  private func edit<Member>(
+    _ function: String, _ path: KeyPath<JSONPath<QueryValue._Document>, JSONPath<Member>>,
+    _ value: QueryFragment
+  ) -> SQLQueryExpression<QueryValue> {
+    SQLQueryExpression(
+      QueryFragment(raw: function + "(") + queryFragment + ", " + pathFragment(path) + ", "
+        + value + ")")
+  }
+
+  /// A computed value as JSON: a column's value as JSON holds it (`true` for a `Bool`), and
+  /// any other `Codable` value, which the statement computes as JSON text, parsed.
+  private func jsonValue<Member>(_ value: QueryFragment, of type: Member.Type) -> QueryFragment {
+    if let bindable = type as? any QueryBindable.Type { return bindable._jsonEncoded(value) }
+    return "json(" + value + ")"
   }
 }
 
@@ -144,7 +230,7 @@ extension QueryExpression where QueryValue: _JSONDocument & _OptionalProtocol {
   public func jsonExtract<Member: QueryBindable>(
     _ path: KeyPath<JSONPath<QueryValue._Document>, JSONPath<Member>>
   ) -> SQLQueryExpression<Member?> {
-    SQLQueryExpression("json_extract(" + queryFragment + ", " + pathFragment(path) + ")")
+    SQLQueryExpression(extracted(path, Member.self))
   }
 }
 

@@ -71,6 +71,22 @@ public struct QueryDecodingError: Error, Hashable, Sendable, CustomStringConvert
   }
 
   public var description: String { "cannot decode \(type) from \(value): \(reason)" }
+
+  /// A column a type requires was NULL: what a custom `init(decoder:)` throws when
+  /// `decode` gives nil.
+  public static var missingRequiredColumn: QueryDecodingError {
+    QueryDecodingError(type: "a required column", value: "NULL", reason: "missing")
+  }
+
+  /// A column's value is not of `type`.
+  public static func typeMismatch(_ type: Any.Type) -> QueryDecodingError {
+    QueryDecodingError(type: "\(type)", value: "the column", reason: "another type")
+  }
+
+  /// Matches an error thrown: `catch QueryDecodingError.missingRequiredColumn`.
+  public static func ~= (pattern: QueryDecodingError, error: any Error) -> Bool {
+    (error as? QueryDecodingError) == pattern
+  }
 }
 
 /// What a custom type's `init(decoder:)` may read from, as the reference declares it: each

@@ -143,6 +143,12 @@ extension QueryFragment: ExpressibleByStringInterpolation {
       fragment.append(T.quotedTableName)
     }
 
+    /// A row's values as a one-row select, each named after its column:
+    /// `\(EmployeeReport(id: 1, name: "Alice"))` → `SELECT ? AS "id", ? AS "name"`.
+    public mutating func appendInterpolation<T: Table>(_ row: T) {
+      fragment.append(row.selectedValues.query)
+    }
+
     /// An identifier, quoted: `\(quote: name)` → `"name"`; or text, as a string literal:
     /// `\(quote: name, delimiter: .text)` → `'name'`.
     public mutating func appendInterpolation(

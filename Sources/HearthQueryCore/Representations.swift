@@ -90,6 +90,17 @@ extension UUID {
       withUnsafeMutableBytes(of: &uuid) { $0.copyBytes(from: data) }
       queryOutput = UUID(uuid: uuid)
     }
+
+    /// In JSON, the UUID's text (lowercase, hyphenated), as the column holds bytes JSON
+    /// cannot.
+    public static func _jsonEncoded(_ value: QueryFragment) -> QueryFragment {
+      let hex = "hex(" + value + ")"
+      let parts = [(1, 8), (9, 4), (13, 4), (17, 4), (21, 12)].map { start, length in
+        "substr(" + hex + QueryFragment(raw: ", \(start), \(length))")
+      }
+      return "CASE WHEN " + value + " IS NULL THEN NULL ELSE lower("
+        + parts.joined(separator: " || '-' || ") + ") END"
+    }
   }
 
   /// A UUID stored as uppercase text, as Foundation's `uuidString` writes it.

@@ -113,11 +113,20 @@ final class Database {
     }
   }
 
+  static func setForCurrentTest(_ database: Database) {
+    let key = Test.current.map { "\($0.id)" } ?? "none"
+    perTest.withLock { $0[key] = database }
+  }
+
   private static let perTest = Mutex<[String: Database]>([:])
 }
 
 extension DependencyValues {
-  var defaultDatabase: Database { Database.forCurrentTest() }
+  /// The running test's database; a test that sets it (to its own `db`) sets it for itself.
+  var defaultDatabase: Database {
+    get { Database.forCurrentTest() }
+    set { Database.setForCurrentTest(newValue) }
+  }
 }
 
 private func drawn(_ value: DatabaseValue) -> String {
