@@ -158,6 +158,13 @@ public macro sql<QueryValue>(
 ) -> SQLQueryExpression<QueryValue> =
   #externalMacro(module: "HearthQueryMacros", type: "SQLMacro")
 
+/// SQL written as text where nothing says its type: an expression that only renders
+/// (`group { #sql("\($0.isCompleted)") }`, an argument taking any expression).
+@freestanding(expression)
+public macro sql(
+  _ queryFragment: QueryFragment, as queryValueType: Any.Type = Any.self
+) -> SQLQueryExpression<Any> = #externalMacro(module: "HearthQueryMacros", type: "SQLMacro")
+
 /// A Swift value as a bound parameter, typed as itself: `#bind(.completed)`.
 @freestanding(expression)
 public macro bind<QueryValue: QueryBindable>(_ value: QueryValue) -> BindQueryExpression<

@@ -55,6 +55,18 @@ extension JSONPath where Value: _OptionalProtocol {
   }
 }
 
+extension JSONPath
+where
+  Value: _OptionalProtocol, Value.Wrapped: Collection,
+  Value.Wrapped.Index == Int
+{
+  /// An element of an array that may be absent: `\.author.links[0]`.
+  public subscript(index: Int) -> JSONPath<Value.Wrapped.Element?> {
+    JSONPath<Value.Wrapped.Element?>(
+      components: components + [index < 0 ? "[#\(index)]" : "[\(index)]"])
+  }
+}
+
 extension JSONPath where Value: Collection, Value.Index == Int {
   /// An element of an array: `\.links[0]`; from its end where negative (`\.links[-1]`, the
   /// last, is `$."links"[#-1]`).
@@ -251,6 +263,33 @@ extension QueryExpression where QueryValue: _JSONDocument {
     appending(
       path: JSONPath<QueryValue._Document>()[keyPath: path].path + "[#]",
       Element._jsonEncoded(value.queryFragment))
+  }
+
+  /// `json_insert(x, '$.path[#]', json(value))`: an object added at the end of the array at
+  /// `path` (`#bind(Link(…))`).
+  public func jsonAppend<Member: Collection>(
+    _ path: KeyPath<JSONPath<QueryValue._Document>, JSONPath<Member>>,
+    _ value: some QueryExpression<_CodableJSONRepresentation<Member.Element>>
+  ) -> SQLQueryExpression<QueryValue> where Member.Element: Codable {
+    appending(
+      path: JSONPath<QueryValue._Document>()[keyPath: path].path + "[#]",
+      "json(" + value.queryFragment + ")")
+  }
+
+  /// `jsonAppend` at a path, as the reference's JSONB form.
+  public func jsonbAppend<Member: Collection, Element: QueryBindable>(
+    _ path: KeyPath<JSONPath<QueryValue._Document>, JSONPath<Member>>,
+    _ value: some QueryExpression<Element>
+  ) -> SQLQueryExpression<QueryValue> {
+    jsonAppend(path, value)
+  }
+
+  /// `jsonAppend` of an object at a path, as the reference's JSONB form.
+  public func jsonbAppend<Member: Collection>(
+    _ path: KeyPath<JSONPath<QueryValue._Document>, JSONPath<Member>>,
+    _ value: some QueryExpression<_CodableJSONRepresentation<Member.Element>>
+  ) -> SQLQueryExpression<QueryValue> where Member.Element: Codable {
+    jsonAppend(path, value)
   }
 
   /// `jsonAppend`, as the reference's JSONB form (JSON text here: Debian 12's SQLite has no

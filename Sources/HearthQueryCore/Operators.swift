@@ -377,24 +377,26 @@ extension QueryExpression where QueryValue == String {
     binary(lhs, "||", rhs)
   }
 
+  // These three give way to `String`'s own where both apply (`"a".contains("a")` is Swift's
+  // `Bool`), as they do in the reference.
+
   /// Whether the text contains `other`, case-insensitively for ASCII (SQL `LIKE`); `%`, `_`
   /// and `\` in `other` match themselves.
-  public func contains(_ other: String) -> SQLQueryExpression<Bool> {
-    like("%" + escapeLikePattern(other) + "%", escape: "\\")
-  }
-  /// `contains` of a substring.
-  public func contains(_ other: Substring) -> SQLQueryExpression<Bool> {
-    contains(String(other))
+  @_disfavoredOverload
+  public func contains(_ other: some StringProtocol) -> SQLQueryExpression<Bool> {
+    like("%" + escapeLikePattern(String(other)) + "%", escape: "\\")
   }
 
   /// Whether the text starts with `prefix` (`LIKE 'prefix%'`).
-  public func hasPrefix(_ prefix: String) -> SQLQueryExpression<Bool> {
-    like(escapeLikePattern(prefix) + "%", escape: "\\")
+  @_disfavoredOverload
+  public func hasPrefix(_ prefix: some StringProtocol) -> SQLQueryExpression<Bool> {
+    like(escapeLikePattern(String(prefix)) + "%", escape: "\\")
   }
 
   /// Whether the text ends with `suffix` (`LIKE '%suffix'`).
-  public func hasSuffix(_ suffix: String) -> SQLQueryExpression<Bool> {
-    like("%" + escapeLikePattern(suffix), escape: "\\")
+  @_disfavoredOverload
+  public func hasSuffix(_ suffix: some StringProtocol) -> SQLQueryExpression<Bool> {
+    like("%" + escapeLikePattern(String(suffix)), escape: "\\")
   }
 
   /// `a LIKE pattern [ESCAPE e]`.

@@ -26,6 +26,11 @@ extension Date {
     public init(decoder: inout QueryRowDecoder) throws {
       queryOutput = Date(timeIntervalSince1970: Double(try decoder.decodeColumn(Int64.self)))
     }
+
+    /// In JSON, the date's text, as a `Date` is coded: `1970-01-02 00:00:00`.
+    public static func _jsonEncoded(_ value: QueryFragment) -> QueryFragment {
+      "datetime(" + value + ", 'unixepoch')"
+    }
   }
 
   /// A date stored as a Julian day number (REAL), as SQLite's `julianday()` gives.
@@ -42,6 +47,11 @@ extension Date {
     public init(decoder: inout QueryRowDecoder) throws {
       let day = try decoder.decodeColumn(Double.self)
       queryOutput = Date(timeIntervalSince1970: (day - 2_440_587.5) * 86_400)
+    }
+
+    /// In JSON, the date's text, as a `Date` is coded: `2001-01-08 00:00:00.000`.
+    public static func _jsonEncoded(_ value: QueryFragment) -> QueryFragment {
+      "strftime('%Y-%m-%d %H:%M:%f', " + value + ")"
     }
   }
 

@@ -83,6 +83,13 @@ extension TableAlias: Sendable where Base: Sendable {}
 extension TableAlias: Equatable where Base: Equatable {}
 extension TableAlias: Hashable where Base: Hashable {}
 
+/// A row under an alias is coded as the row itself (as `jsonGroupArray` of an aliased
+/// outer join's rows decodes it).
+extension TableAlias: Codable where Base: Codable {
+  public init(from decoder: any Decoder) throws { base = try Base(from: decoder) }
+  public func encode(to encoder: any Encoder) throws { try base.encode(to: encoder) }
+}
+
 extension TableAlias: PrimaryKeyedTable where Base: PrimaryKeyedTable {
   public typealias Draft = Base.Draft
 }

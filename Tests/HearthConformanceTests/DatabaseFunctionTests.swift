@@ -45,6 +45,19 @@ func joinedTitles(_ rows: some Sequence<(String, separator: String)>) -> String 
 @DatabaseFunction
 var answer: Int { 42 }
 
+enum ShortTag: AliasName {}
+
+@DatabaseFunction(as: ((TableAlias<Tag, ShortTag>) -> Bool).self)
+func isShort(_ tag: Tag) -> Bool { tag.title.count <= 3 }
+
+/// Records what it is called with: a function that returns nothing.
+final class CallLog {
+  var messages: [String] = []
+
+  @DatabaseFunction
+  func record(_ message: String) { messages.append(message) }
+}
+
 @DatabaseFunction("epochSeconds", as: Date.UnixTimeRepresentation.self)
 var epoch: Date { Date(timeIntervalSince1970: 0) }
 
@@ -64,6 +77,7 @@ var epoch: Date { Date(timeIntervalSince1970: 0) }
       db.add(function: $joinedTitles)
       db.add(function: $answer)
       db.add(function: $epoch)
+      db.add(function: $isShort)
     }
   }
 
@@ -124,6 +138,41 @@ var epoch: Date { Date(timeIntervalSince1970: 0) }
       try assertQuery(
         Reminder.where { $isLong($0) }.order(by: \.id).select(\.title), in: db,
         rows: "Doctor appointment\nTake a walk\nSend report\nCall accountant")
+    }
+  }
+
+  @Test func aCallMayLeaveOutTheArgumentLabels() throws {
+    try database.read { db in
+      try assertQuery(
+        Values($initials("Ada", "Lovelace")), in: db, sql: #"SELECT "initials"(?, ?)"#,
+        rows: "AL")
+      try assertQuery(
+        Reminder.select { $product($0.remindersListID, distinct: true) }, in: db,
+        sql: #"SELECT "product"(DISTINCT "reminders"."remindersListID") FROM "reminders""#,
+        rows: "2")
+    }
+  }
+
+  @Test func aRowUnderAnAliasPassesAsTheRow() throws {
+    try database.read { db in
+      try assertQuery(
+        Tag.as(ShortTag.self).where { $isShort($0) }.select(\.title), in: db,
+        sql:
+          #"SELECT "shortTags"."title" FROM "tags" AS "shortTags" WHERE "isShort"("shortTags"."id", "shortTags"."title")"#,
+        rows: "car")
+    }
+  }
+
+  @Test func aFunctionThatReturnsNothingRunsOncePerRow() throws {
+    let log = CallLog()
+    try database.writeWithoutTransaction { db in
+      db.add(function: log.$record)
+      try assertQuery(
+        Values(log.$record("hello")), in: db, sql: #"SELECT "record"(?)"#, rows: "NULL")
+      log.messages = []
+      let rows = try Values(log.$record("once")).fetchAll(db)
+      #expect(rows.count == 1)
+      #expect(log.messages == ["once"])
     }
   }
 

@@ -36,6 +36,14 @@ import Testing
     #expect(moved == Date(timeIntervalSince1970: 1_698_796_800))  // 2023-11-01
   }
 
+  @Test func aModifierOfTheProgramsOwnChainsAfterOthers() throws {
+    try assertConformance(
+      Reminder.find(3).select { $0.updatedAt(.months(1).endOfMonth) },
+      sql:
+        #"SELECT strftime('%Y-%m-%d %H:%M:%f', "reminders"."updatedAt", '1 months', 'start of month', '1 months', '-1 days') FROM "reminders" WHERE ("reminders"."id" = ?)"#,
+      rows: "2023-12-31 00:00:00.000")
+  }
+
   @Test func componentsAndFormatting() throws {
     try assertConformance(
       Reminder.find(4).select {
@@ -92,4 +100,8 @@ import Testing
         rows: "23")
     }
   }
+}
+
+extension DateTimeModifier {
+  fileprivate static let endOfMonth = Self.startOfMonth.months(1).days(-1)
 }

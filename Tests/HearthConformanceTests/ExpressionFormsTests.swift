@@ -20,6 +20,21 @@ struct ListText: FTS5 {
     database = try conformanceDatabase()
   }
 
+  @Test func stringsOwnMethodsWinOnAString() throws {
+    let contains = "milk".contains("il")
+    let prefix = "milk".hasPrefix("mi")
+    let suffix = "milk".hasSuffix("lk")
+    #expect(contains && prefix && suffix)
+    try database.read { db in
+      try assertQuery(
+        Reminder.where { $0.title.contains("cut") || $0.title.hasPrefix("Gro") }.select(\.id),
+        in: db,
+        sql:
+          #"SELECT "reminders"."id" FROM "reminders" WHERE (("reminders"."title" LIKE ? ESCAPE ?) OR ("reminders"."title" LIKE ? ESCAPE ?))"#,
+        rows: "1\n2")
+    }
+  }
+
   @Test func groupConcatWithAComputedSeparator() throws {
     try database.read { db in
       try assertQuery(

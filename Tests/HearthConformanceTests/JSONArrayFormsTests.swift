@@ -181,3 +181,35 @@ struct Warehouse: Equatable, Identifiable {
     }
   }
 }
+
+@Table
+struct Stamp: Codable, Equatable, Identifiable {
+  let id: Int
+  @Column(as: Date.UnixTimeRepresentation.self)
+  var at = Date(timeIntervalSince1970: 0)
+  @Column(as: Date.JulianDayRepresentation?.self)
+  var due: Date?
+}
+
+@Suite struct DatesInJSONTests {
+  @Test func aDateStoredAsANumberIsItsTextInJSONAndReadsBack() throws {
+    let database = try DatabaseQueue()
+    try database.write { db in
+      try db.execute(
+        sql: #"CREATE TABLE "stamps" ("id" INTEGER PRIMARY KEY, "at" INTEGER NOT NULL, "due" REAL)"#
+      )
+      let stamps = [
+        Stamp(
+          id: 1, at: Date(timeIntervalSince1970: 86_400), due: Date(timeIntervalSince1970: 43_200)),
+        Stamp(id: 2),
+      ]
+      try Stamp.insert { stamps }.execute(db)
+      try assertQuery(
+        Stamp.select { $0.jsonGroupArray() }, in: db,
+        rows:
+          #"[{"id":1,"at":"1970-01-02 00:00:00","due":"1970-01-01 12:00:00.000"},{"id":2,"at":"1970-01-01 00:00:00","due":null}]"#
+      )
+      #expect(try Stamp.select { $0.jsonGroupArray() }.fetchOne(db) == stamps)
+    }
+  }
+}

@@ -36,6 +36,11 @@ struct LogEntry: Equatable, Identifiable {
   }
 }
 
+@Table
+struct LogOwner: Equatable, Identifiable {
+  let id: Int
+}
+
 @Suite struct OptionalGroupTests {
   private func database() throws -> DatabaseQueue {
     let database = try DatabaseQueue()
@@ -44,7 +49,9 @@ struct LogEntry: Equatable, Identifiable {
         sql: """
           CREATE TABLE "logEntries" (
             "id" INTEGER PRIMARY KEY, "moment" TEXT, "note" TEXT, "spanStart" INTEGER,
-            "spanEnd" INTEGER, "metaAuthor" TEXT)
+            "spanEnd" INTEGER, "metaAuthor" TEXT);
+          CREATE TABLE "logOwners" ("id" INTEGER PRIMARY KEY);
+          INSERT INTO "logOwners" VALUES (1), (2), (3), (4);
           """)
       try LogEntry.insert {
         LogEntry(id: 1, time: .note("hello"), meta: LogEntry.Meta(author: "Blob"))
@@ -81,6 +88,18 @@ struct LogEntry: Equatable, Identifiable {
       let spans = try LogEntry.order { ($0.time.span.end.desc(), $0.id) }.select(\.id).fetchAll(db)
       #expect(spans == [2, 1, 3])
       #expect(try LogEntry.where { $0.meta.isNot(nil) }.select(\.id).fetchAll(db) == [1])
+    }
+  }
+
+  @Test func anOuterJoinsOptionalSideReachesIntoItsOptionalGroups() throws {
+    try database().read { db in
+      try assertQuery(
+        LogOwner.leftJoin(LogEntry.all) { $0.id.eq($1.id) }
+          .where { $1.time.is(\.span) }
+          .select { ($0.id, $1.time.span.end) }, in: db,
+        sql:
+          #"SELECT "logOwners"."id", "logEntries"."spanEnd" FROM "logOwners" LEFT JOIN "logEntries" ON ("logOwners"."id" = "logEntries"."id") WHERE (("logEntries"."spanStart", "logEntries"."spanEnd") IS NOT (NULL, NULL))"#,
+        rows: "2 | 9")
     }
   }
 }

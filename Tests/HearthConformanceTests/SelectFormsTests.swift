@@ -17,6 +17,37 @@ struct StampedLabel {
 }
 
 @Suite struct SelectFormsTests {
+  @Test func aCountNeedsNoColumnsAndASeparatorMayBeOfAnyType() throws {
+    try conformanceDatabase().read { db in
+      try assertQuery(
+        Reminder.where(\.isCompleted).select { _ in .count() }, in: db,
+        sql: #"SELECT count(*) FROM "reminders" WHERE "reminders"."isCompleted""#, rows: "2")
+      try assertQuery(
+        Reminder.select { _ in .count(filter: Reminder.columns.isFlagged) }, in: db,
+        sql: #"SELECT count(*) FILTER (WHERE "reminders"."isFlagged") FROM "reminders""#,
+        rows: "1")
+      try assertQuery(
+        Reminder.where { $0.id.lte(3) }.select { $0.id.groupConcat($0.priority) }, in: db,
+        sql:
+          #"SELECT group_concat("reminders"."id", "reminders"."priority") FROM "reminders" WHERE ("reminders"."id" <= ?)"#,
+        rows: "1233")
+    }
+  }
+
+  @Test func aRowValueInSQLIsTheSelectOfItsValues() throws {
+    try conformanceDatabase().read { db in
+      let extra = Tag(id: 9, title: "later")
+      try assertQuery(
+        Values(
+          #sql(
+            "(SELECT group_concat(title) FROM (\(extra) UNION ALL SELECT \(Tag.columns) FROM \(Tag.self)))",
+            as: String.self)), in: db,
+        sql:
+          #"SELECT (SELECT group_concat(title) FROM (SELECT ? AS "id", ? AS "title" UNION ALL SELECT "tags"."id", "tags"."title" FROM "tags"))"#,
+        rows: "later,car,kids,someday")
+    }
+  }
+
   @Test func limitAndOffsetClosuresThatGiveNothingChangeNothing() throws {
     enum PerPage { case unlimited, two }
     for (perPage, skip, expected) in [

@@ -35,7 +35,34 @@ struct Stars: QueryRepresentable, QueryBindable {
   }
 }
 
+/// A representation that refuses NULL with the reference's error.
+struct RequiredTitle: QueryRepresentable, QueryBindable {
+  var queryOutput: String
+  init(queryOutput: String) { self.queryOutput = queryOutput }
+  var queryBinding: QueryBinding { queryOutput.queryBinding }
+  init(decoder: inout some QueryDecoder) throws {
+    guard let title = try decoder.decode(String.self) else {
+      throw QueryDecodingError.missingRequiredColumn
+    }
+    queryOutput = title
+  }
+}
+
 @Suite struct SurfaceDeclarationTests {
+  @Test func aDecoderThrowsTheReferencesMissingColumnError() throws {
+    try conformanceDatabase().read { db in
+      let title = try Values(#sql("'Milk'", as: RequiredTitle.self)).fetchOne(db)
+      #expect(title?.queryOutput == "Milk")
+      do {
+        _ = try Values(#sql("NULL", as: RequiredTitle.self)).fetchOne(db)
+        Issue.record("NULL decoded as a required title")
+      } catch QueryDecodingError.missingRequiredColumn {
+      } catch {
+        Issue.record("another error: \(error)")
+      }
+    }
+  }
+
   @Test func seedsInsertEachRunOfOneTableInOneStatement() throws {
     let inserts = Array(
       Seeds {
