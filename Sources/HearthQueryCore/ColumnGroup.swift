@@ -476,6 +476,15 @@ public func _tableColumn<Root: Table, Nested: Table>(
   NestedTableColumns(keyPath: keyPath)
 }
 
+/// A stored property of a `@Selection` that holds a table's row read through an alias
+/// (`@Column(as: TableAlias<RemindersList, L>.self) let list: RemindersList`).
+public func _tableColumn<Root: Table, Nested: Table, Name: AliasName>(
+  _ name: String, _ keyPath: any KeyPath<Root, Nested> & Sendable,
+  as type: TableAlias<Nested, Name>.Type
+) -> NestedTableColumns<Root, Nested> {
+  NestedTableColumns(keyPath: keyPath)
+}
+
 /// The columns of a table stored in a `@Selection` used as a table (a common table
 /// expression's rows): named as the nested table names them, qualified by the selection.
 @dynamicMemberLookup
@@ -545,6 +554,12 @@ public func _groupBindings<Value: _ColumnGroup>(_ value: Value, as type: Value.T
 
 @_disfavoredOverload
 public func _groupBindings<Value: Table>(_ value: Value, as type: Value.Type) -> [QueryBinding] {
+  value._columnBindings
+}
+
+public func _groupBindings<Base: Table, Name: AliasName>(
+  _ value: Base, as type: TableAlias<Base, Name>.Type
+) -> [QueryBinding] {
   value._columnBindings
 }
 

@@ -81,13 +81,6 @@ private func argumentFragments<each Argument: QueryExpression>(
   return fragments
 }
 
-/// An argument as the Swift function takes it: the value read.
-public func _functionArgument<T>(_ value: T) -> T { value }
-
-/// A row read under an alias (`as: ((TableAlias<Tag, T>) -> Bool).self`), as the Swift
-/// function takes it: the row itself.
-public func _functionArgument<Base, Name>(_ row: TableAlias<Base, Name>) -> Base { row.base }
-
 /// How many SQL arguments a value of `type` passes: 1, or a table's column count.
 public func _columnWidth<T: QueryDecodable>(_ type: T.Type) -> Int { T._columnWidth }
 

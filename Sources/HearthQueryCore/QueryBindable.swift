@@ -233,7 +233,9 @@ public struct _CodableJSONRepresentation<QueryOutput: Codable>: QueryBindable {
       try container.encode(text)
     }
     guard let data = try? encoder.encode(queryOutput) else { return .null }
-    return String(decoding: data, as: UTF8.self).databaseValue
+    let text = String(decoding: data, as: UTF8.self)
+    // An optional's nil (`[String]?.JSONRepresentation`) is NULL, not the text `null`.
+    return text == "null" ? .null : text.databaseValue
   }
 
   /// Values of a row in JSON: a `Bool` column as `true`/`false`, a JSON column as JSON.
@@ -242,7 +244,9 @@ public struct _CodableJSONRepresentation<QueryOutput: Codable>: QueryBindable {
   }
 
   public init(decoder: inout QueryRowDecoder) throws {
-    let text = try decoder.decodeColumn(String.self)
+    // NULL reads as JSON's null: nil for an optional type, an error for any other.
+    let column = try decoder.decodeColumn(String?.self)
+    let text = column ?? "null"
     let json = JSONDecoder()
     json.dateDecodingStrategy = .custom { decoder in
       let container = try decoder.singleValueContainer()
@@ -260,7 +264,8 @@ public struct _CodableJSONRepresentation<QueryOutput: Codable>: QueryBindable {
       queryOutput = try json.decode(QueryOutput.self, from: Data(text.utf8))
     } catch {
       throw QueryDecodingError(
-        type: "\(QueryOutput.self)", value: DatabaseValue(storage: .text(text)).description,
+        type: "\(QueryOutput.self)",
+        value: column.map { DatabaseValue(storage: .text($0)).description } ?? "NULL",
         reason: "not the JSON of that type (\(error))")
     }
   }

@@ -37,6 +37,12 @@ public struct TableAlias<Base: Table, Name: AliasName>: Table {
 
   public init(_ base: Base) { self.base = base }
 
+  /// A row read under an alias is a row of `Base` to the program: what a select of it gives,
+  /// what a `@Selection` field or a function argument stored through it holds.
+  public typealias QueryOutput = Base.QueryOutput
+  public init(queryOutput: Base.QueryOutput) { base = Base(queryOutput: queryOutput) }
+  public var queryOutput: Base.QueryOutput { base.queryOutput }
+
   public subscript<Value>(dynamicMember keyPath: KeyPath<Base, Value>) -> Value {
     base[keyPath: keyPath]
   }

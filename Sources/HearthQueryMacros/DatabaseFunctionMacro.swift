@@ -79,7 +79,7 @@ public enum DatabaseFunctionMacro: PeerMacro {
     }
     let interpolations = parameters.map { "\\(\($0.name))" }.joined(separator: ", ")
     let decodes = zip(parameters, inputTypes).map { parameter, type in
-      "let \(parameter.name) = HearthQuery._functionArgument(try decoder._decodeValue((\(type)).self).queryOutput)"
+      "let \(parameter.name) = try decoder._decodeValue((\(type)).self).queryOutput"
     }
     let call =
       (effects.isEmpty ? "" : "try ")
@@ -154,7 +154,7 @@ public enum DatabaseFunctionMacro: PeerMacro {
       return "\(declared(label, pair.0)): some HearthQuery.QueryExpression<\(pair.1)>"
     }
     let decodes = zip(names, inputTypes).map { name, type in
-      "let \(name) = HearthQuery._functionArgument(try decoder._decodeValue((\(type)).self).queryOutput)"
+      "let \(name) = try decoder._decodeValue((\(type)).self).queryOutput"
     }
     let tupleValue =
       members.count == 1

@@ -20,6 +20,9 @@ func daysBetween(_ start: Date?, _ end: Date?) -> Int? {
 @DatabaseFunction(as: (([String].JSONRepresentation) -> Int).self)
 func countWords(_ words: [String]) -> Int { words.count }
 
+@DatabaseFunction(as: (([String]?.JSONRepresentation) -> Int).self)
+func countOrNone(_ words: [String]?) -> Int { words?.count ?? -1 }
+
 struct Refusal: Error, CustomStringConvertible {
   var description: String { "refused on purpose" }
 }
@@ -71,6 +74,7 @@ var epoch: Date { Date(timeIntervalSince1970: 0) }
       db.add(function: $initials)
       db.add(function: $daysBetween)
       db.add(function: $countWords)
+      db.add(function: $countOrNone)
       db.add(function: $refuse)
       db.add(function: $isLong)
       db.add(function: $product)
@@ -119,6 +123,10 @@ var epoch: Date { Date(timeIntervalSince1970: 0) }
     try database.read { db in
       try assertQuery(
         Values($countWords(#sql("'[\"a\",\"b\",\"c\"]'"))), in: db, rows: "3")
+      // An optional JSON value: nil is NULL, and NULL reads as nil.
+      try assertQuery(
+        Values($countOrNone(#bind(nil))), in: db, sql: #"SELECT "countOrNone"(?)"#, rows: "-1")
+      try assertQuery(Values($countOrNone(#bind(["a", "b"]))), in: db, rows: "2")
     }
   }
 
