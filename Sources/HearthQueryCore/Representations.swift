@@ -138,3 +138,36 @@ extension UUID? {
   public typealias BytesRepresentation = UUID.BytesRepresentation?
   public typealias UppercasedRepresentation = UUID.UppercasedRepresentation?
 }
+
+/// A `RawRepresentable` value stored as its raw value, for a type that is not itself
+/// `QueryBindable`: `@Column(as: Ranking.RawRepresentation.self) var ranking: Ranking`.
+public struct _RawValueRepresentation<QueryOutput: RawRepresentable>: QueryBindable
+where QueryOutput.RawValue: QueryBindable {
+  public typealias QueryValue = Self
+  public var queryOutput: QueryOutput
+
+  public init(queryOutput: QueryOutput) { self.queryOutput = queryOutput }
+
+  public var queryBinding: QueryBinding { queryOutput.rawValue.queryBinding }
+
+  public init(decoder: inout QueryRowDecoder) throws {
+    let rawValue = try QueryOutput.RawValue(decoder: &decoder)
+    guard let value = QueryOutput(rawValue: rawValue) else {
+      throw QueryDecodingError(
+        type: "\(QueryOutput.self)", value: "\(rawValue)", reason: "no value has this raw value")
+    }
+    queryOutput = value
+  }
+}
+
+extension _RawValueRepresentation: Sendable where QueryOutput: Sendable {}
+
+extension RawRepresentable where RawValue: QueryBindable {
+  /// This type stored as its raw value.
+  public typealias RawRepresentation = _RawValueRepresentation<Self>
+}
+
+extension Optional where Wrapped: RawRepresentable, Wrapped.RawValue: QueryBindable {
+  /// The wrapped type stored as its raw value, nil as NULL.
+  public typealias RawRepresentation = _RawValueRepresentation<Wrapped>?
+}

@@ -122,6 +122,18 @@ public struct Updates<From: Table> {
     set { assignments += zip(Group._columnNames, valueFragments(newValue)).map { ($0, $1) } }
   }
 
+  /// A JSON column set to a select of its value's type: `$0.tags = Tag.select {
+  /// $0.title.jsonGroupArray() }` (the select gives the array, the column keeps its JSON).
+  public subscript<Output: Codable>(
+    dynamicMember keyPath: KeyPath<
+      From.TableColumns, TableColumn<From, _CodableJSONRepresentation<Output>>
+    >
+  ) -> any Statement<Output> {
+    @available(*, unavailable, message: "a column's value is not known before the update")
+    get { fatalError("a column's value is not known before the update") }
+    set { assignments.append((From.columns[keyPath: keyPath].name, newValue.queryFragment)) }
+  }
+
   /// A column as a concrete expression, for the mutating forms: `$0.isFlagged.toggle()`,
   /// `$0.title.append("!")`, `$0.balance.negate()`.
   @_disfavoredOverload

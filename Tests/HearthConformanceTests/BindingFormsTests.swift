@@ -53,3 +53,42 @@ struct Contact: Equatable, Identifiable {
     }
   }
 }
+
+/// A raw-value enum that is not `QueryBindable` itself.
+enum Ranking: Int {
+  case low, medium, high
+}
+
+@Table
+struct RankedItem: Equatable, Identifiable {
+  let id: Int
+  @Column(as: Ranking.RawRepresentation.self)
+  var ranking: Ranking
+  @Column(as: Ranking?.RawRepresentation.self)
+  var backup: Ranking?
+}
+
+@Suite struct RawRepresentationFormsTests {
+  @Test func aRawRepresentableValueIsStoredAsItsRawValue() throws {
+    let database = try DatabaseQueue()
+    try database.write { db in
+      try db.execute(
+        sql: #"CREATE TABLE "rankedItems" ("id" INTEGER PRIMARY KEY, "ranking" INTEGER NOT NULL, "backup" INTEGER)"#
+      )
+      try assertQuery(
+        RankedItem.insert {
+          RankedItem(id: 1, ranking: .medium, backup: .high)
+          RankedItem(id: 2, ranking: .low, backup: nil)
+        }.returning(\.self), in: db,
+        sql:
+          #"INSERT INTO "rankedItems" ("id", "ranking", "backup") VALUES (?, ?, ?), (?, ?, ?) RETURNING "id", "ranking", "backup""#,
+        rows: "1 | 1 | 2\n2 | 0 | NULL")
+      #expect(
+        try RankedItem.where { $0.ranking.eq(#bind(.medium)) }.fetchAll(db) == [
+          RankedItem(id: 1, ranking: .medium, backup: .high)
+        ])
+      try db.execute(sql: #"INSERT INTO "rankedItems" VALUES (3, 7, NULL)"#)
+      #expect(throws: QueryDecodingError.self) { try RankedItem.find(3).fetchOne(db) }
+    }
+  }
+}

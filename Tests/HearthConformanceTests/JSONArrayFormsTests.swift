@@ -63,6 +63,19 @@ private func bookmarkDatabase() throws -> DatabaseQueue {
     }
   }
 
+  @Test func aJSONColumnIsSetToASelectOfItsValue() throws {
+    try bookmarkDatabase().write { db in
+      try assertQuery(
+        Bookmark.find(3).update {
+          $0.labels = Bookmark.where { $0.id.lt(3) }.select { $0.folder.jsonGroupArray() }
+        }.returning(\.labels), in: db,
+        sql:
+          #"UPDATE "bookmarks" SET "labels" = (SELECT json_group_array("bookmarks"."folder") FROM "bookmarks" WHERE ("bookmarks"."id" < ?)) WHERE ("bookmarks"."id" = ?) RETURNING "labels""#,
+        rows: #"["work","work"]"#)
+      #expect(try Bookmark.find(3).fetchOne(db)?.labels == ["work", "work"])
+    }
+  }
+
   @Test func jsonAppendAddsAtTheEndOfTheArray() throws {
     try bookmarkDatabase().write { db in
       try assertQuery(
