@@ -485,6 +485,15 @@ public func _tableColumn<Root: Table, Nested: Table, Name: AliasName>(
   NestedTableColumns(keyPath: keyPath)
 }
 
+/// A stored property of a `@Selection` that holds an optional row read through an alias
+/// (`@Column(as: TableAlias<User, A>?.self) let assignee: User?`).
+public func _tableColumn<Root: Table, Nested: Table, Name: AliasName>(
+  _ name: String, _ keyPath: any KeyPath<Root, Nested?> & Sendable,
+  as type: TableAlias<Nested, Name>?.Type
+) -> NestedTableColumns<Root, Nested?> {
+  NestedTableColumns(keyPath: keyPath)
+}
+
 /// The columns of a table stored in a `@Selection` used as a table (a common table
 /// expression's rows): named as the nested table names them, qualified by the selection.
 @dynamicMemberLookup
@@ -559,6 +568,12 @@ public func _groupBindings<Value: Table>(_ value: Value, as type: Value.Type) ->
 
 public func _groupBindings<Base: Table, Name: AliasName>(
   _ value: Base, as type: TableAlias<Base, Name>.Type
+) -> [QueryBinding] {
+  value._columnBindings
+}
+
+public func _groupBindings<Base: Table, Name: AliasName>(
+  _ value: Base?, as type: TableAlias<Base, Name>?.Type
 ) -> [QueryBinding] {
   value._columnBindings
 }
@@ -666,6 +681,26 @@ public func _columnDefault<Group: _ColumnGroup>(_ value: Group?, as type: Group?
   -> _OptionalGroupValue<Group>
 {
   _OptionalGroupValue(value: value)
+}
+
+/// An optional table row's default value (`let list: RemindersList?` in a `@Selection`):
+/// its columns' values, or NULL in each. (A group is a table too; its own overload wins.)
+@_disfavoredOverload
+public func _columnDefault<Row: Table>(_ value: Row?, as type: Row?.Type) -> _OptionalRowValue<Row>
+{
+  _OptionalRowValue(value: value)
+}
+
+/// An optional table row's value as an expression of its columns.
+public struct _OptionalRowValue<Row: Table>: _ColumnFragments, Sendable {
+  public typealias QueryValue = Row?
+  public let _columnFragments: [QueryFragment]
+
+  init(value: Row?) {
+    _columnFragments =
+      value?._columnBindings.map { QueryFragment(binding: $0) }
+      ?? Array(repeating: QueryFragment(raw: "NULL"), count: Row.TableColumns.allColumns.count)
+  }
 }
 
 /// An optional group's value as an expression of its columns.

@@ -78,6 +78,23 @@ public struct QueryFragment: Hashable, Sendable, CustomStringConvertible,
     }
   }
 
+  /// The SQL with each bound value's placeholder written by `placeholder` (given the
+  /// value's position, from 1), and the values: for a driver whose placeholders are not `?`
+  /// (`prepare { "$\($0)" }` for PostgreSQL's `$1`, `$2`).
+  public func prepare(_ placeholder: (Int) -> String) -> (sql: String, bindings: [QueryBinding]) {
+    var text = ""
+    var bindings: [QueryBinding] = []
+    for segment in segments {
+      switch segment {
+      case .sql(let sql): text += sql
+      case .binding(let value):
+        bindings.append(value)
+        text += placeholder(bindings.count)
+      }
+    }
+    return (text, bindings)
+  }
+
   public var description: String { sql }
 
   /// The SQL with each value written in place as a literal: for logs, never to run.

@@ -5,6 +5,7 @@ import Testing
 
 // A row read under an alias is a row of its table to the program: a select of an aliased
 // table gives the table's rows, and a `@Selection` field may be stored through an alias.
+// A `@Selection` field may hold an optional row: an outer join's optional side.
 
 enum ListAlias: AliasName {}
 
@@ -15,7 +16,44 @@ struct AliasedListCount: Equatable {
   let remindersCount: Int
 }
 
+enum Assignee: AliasName {}
+
+@Selection
+struct ReminderWithAssignee: Equatable {
+  let reminder: Reminder
+  let assignee: User?
+}
+
+@Selection
+struct ReminderWithAliasedAssignee: Equatable {
+  let reminder: Reminder
+  @Column(as: TableAlias<User, Assignee>?.self)
+  let assignee: User?
+}
+
 @Suite struct AliasFormsTests {
+  @Test func aSelectionFieldHoldsAnOptionalRow() throws {
+    try conformanceDatabase().read { db in
+      let rows = try Reminder.leftJoin(User.all) { $0.assignedUserID.eq($1.id) }
+        .order { reminder, _ in reminder.id }
+        .select { ReminderWithAssignee.Columns(reminder: $0, assignee: $1) }
+        .fetchAll(db)
+      #expect(rows.map(\.assignee?.name) == ["Blob", nil, nil, nil, "Blob Jr", nil])
+      #expect(rows.map(\.reminder.id) == [1, 2, 3, 4, 5, 6])
+      // Left out, the row is nil.
+      let unassigned = try Reminder.order(by: \.id).limit(2)
+        .select { ReminderWithAssignee.Columns(reminder: $0) }.fetchAll(db)
+      #expect(unassigned.map(\.assignee) == [nil, nil])
+      let aliased = try Reminder.leftJoin(User.as(Assignee.self).all) {
+        $0.assignedUserID.eq($1.id)
+      }
+      .order { reminder, _ in reminder.id }
+      .select { ReminderWithAliasedAssignee.Columns(reminder: $0, assignee: $1) }
+      .fetchAll(db)
+      #expect(aliased.map(\.assignee?.name) == ["Blob", nil, nil, nil, "Blob Jr", nil])
+    }
+  }
+
   @Test func aSelectOfAnAliasedTableGivesItsRows() throws {
     try conformanceDatabase().read { db in
       let lists = try RemindersList.as(ListAlias.self).order(by: \.id).fetchAll(db)

@@ -49,6 +49,19 @@ struct RequiredTitle: QueryRepresentable, QueryBindable {
 }
 
 @Suite struct SurfaceDeclarationTests {
+  @Test func aFragmentPreparesForAnotherDriversPlaceholders() {
+    let fragment: QueryFragment = """
+      SELECT \(Reminder.columns.id) FROM \(Reminder.self) \
+      WHERE \(Reminder.columns.id) > \(1) AND \(Reminder.columns.title) LIKE \(bind: "%get%")
+      """
+    let prepared = fragment.prepare { "$\($0)" }
+    #expect(
+      prepared.sql
+        == #"SELECT "reminders"."id" FROM "reminders" WHERE "reminders"."id" > $1 AND "reminders"."title" LIKE $2"#
+    )
+    #expect(prepared.bindings == [.int(1), .text("%get%")])
+  }
+
   @Test func aDecoderThrowsTheReferencesMissingColumnError() throws {
     try conformanceDatabase().read { db in
       let title = try Values(#sql("'Milk'", as: RequiredTitle.self)).fetchOne(db)
