@@ -73,8 +73,10 @@ struct RankedItem: Equatable, Identifiable {
     let database = try DatabaseQueue()
     try database.write { db in
       try db.execute(
-        sql: #"CREATE TABLE "rankedItems" ("id" INTEGER PRIMARY KEY, "ranking" INTEGER NOT NULL, "backup" INTEGER)"#
-      )
+        sql: """
+          CREATE TABLE "rankedItems" (
+            "id" INTEGER PRIMARY KEY, "ranking" INTEGER NOT NULL, "backup" INTEGER)
+          """)
       try assertQuery(
         RankedItem.insert {
           RankedItem(id: 1, ranking: .medium, backup: .high)
