@@ -50,6 +50,13 @@ public struct ColumnGroup<Root: Table, Group: _ColumnGroup>: _ColumnFragments, S
     return TableColumn(Group._columnNames[index], keyPath: _GroupPath(keyPath, member))
   }
 
+  /// A group inside the group: `$0.frame.size`, and `$0.frame.size.width` inside it.
+  public subscript<Value: _ColumnGroup>(dynamicMember member: KeyPath<Group, Value>)
+    -> ColumnGroup<Root, Value>
+  {
+    ColumnGroup<Root, Value>(keyPath: _GroupPath(keyPath, member))
+  }
+
   /// The column that stores one case of an enum group: `$0.kind.note` (NULL when the row
   /// is of another case).
   public subscript<Value: QueryBindable>(
@@ -136,7 +143,14 @@ extension _ColumnFragments {
 /// The column expressions of one argument of a group's `Columns`: a group's own columns,
 /// or the expression as one column.
 public func _columnFragments(_ expression: some QueryExpression) -> [QueryFragment] {
-  (expression as? any _ColumnFragments)?._columnFragments ?? [expression.queryFragment]
+  if let group = expression as? any _ColumnFragments { return group._columnFragments }
+  if let table = expression as? any TableDefinition { return columnFragments(of: table) }
+  return [expression.queryFragment]
+}
+
+/// A table's columns, one expression each (`$0` as a `@Selection` field's value).
+private func columnFragments<Columns: TableDefinition>(of table: Columns) -> [QueryFragment] {
+  Columns.allColumns.map(\.queryFragment)
 }
 
 // MARK: - Enum groups
@@ -196,6 +210,26 @@ public func _caseColumnNames<Value: QueryBindable>(_ name: String, as type: Valu
 public func _caseColumnNames<Value: _ColumnGroup>(_ name: String, as type: Value.Type) -> [String] {
   Value._columnNames
 }
+
+/// The columns one property of a `@Selection` struct is stored in: its own, named `name`…
+public func _columnNames<Value: QueryBindable>(_ name: String, as type: Value.Type) -> [String] {
+  [name]
+}
+
+/// …a group's, for a group inside the group…
+public func _columnNames<Value: _ColumnGroup>(_ name: String, as type: Value.Type) -> [String] {
+  Value._columnNames
+}
+
+/// …a table's, for a row of a table inside the group…
+@_disfavoredOverload
+public func _columnNames<Value: Table>(_ name: String, as type: Value.Type) -> [String] {
+  Value.TableColumns.allColumns.map(\.name)
+}
+
+/// …or its own, for a value of another kind (an aggregate of a join's rows).
+@_disfavoredOverload
+public func _columnNames<Value>(_ name: String, as type: Value.Type) -> [String] { [name] }
 
 /// The values of every column of an enum group holding case `index`, whose own columns'
 /// values are `bindings`: NULL in the other cases' columns.
@@ -341,6 +375,14 @@ public struct _CaseColumnGroup<Root: Table, Group: _ColumnGroup>: _ColumnFragmen
     }
     return TableColumn(
       Group._columnNames[index], keyPath: _GroupPath(keyPath, \Group?.[_unwrapped: member]))
+  }
+
+  /// A group inside the optional group: `$0.picture.frame.size`, NULL in each column
+  /// where the group is.
+  public subscript<Value: _ColumnGroup>(dynamicMember member: KeyPath<Group, Value>)
+    -> _CaseColumnGroup<Root, Value>
+  {
+    _CaseColumnGroup<Root, Value>(keyPath: _GroupPath(keyPath, \Group?.[_unwrapped: member]))
   }
 
   /// `(a, b) IS (x, y)`: the case's columns against a value, or NULL in each (`is(nil)`).
@@ -514,6 +556,27 @@ public struct NestedTableColumns<Root: Table, Nested: Table>: QueryExpression, S
   }
 
   public var queryFragment: QueryFragment { columns.map(\.queryFragment).joined() }
+}
+
+extension NestedTableColumns {
+  /// One column of an optional nested row (`var picture: Picture?`): `$0.picture.title`,
+  /// NULL where the row is.
+  public subscript<Wrapped: Table, Value: QueryBindable>(
+    dynamicMember member: KeyPath<Wrapped.TableColumns, TableColumn<Wrapped, Value>>
+  ) -> TableColumn<Root, Value?> where Nested == Wrapped?, Value.QueryOutput == Value {
+    let column = Wrapped.columns[keyPath: member]
+    return TableColumn(
+      column.name, keyPath: _GroupPath(keyPath, \Wrapped?.[_unwrapped: column.keyPath]))
+  }
+
+  /// A group of an optional nested row: `$0.picture.frame`, NULL in each column where the
+  /// row is.
+  public subscript<Wrapped: Table, Group: _ColumnGroup>(
+    dynamicMember member: KeyPath<Wrapped.TableColumns, ColumnGroup<Wrapped, Group>>
+  ) -> _CaseColumnGroup<Root, Group> where Nested == Wrapped? {
+    let group = Wrapped.columns[keyPath: member]
+    return _CaseColumnGroup(keyPath: _GroupPath(keyPath, \Wrapped?.[_unwrapped: group.keyPath]))
+  }
 }
 
 /// One column of a nested table, for code that walks all of a table's columns.

@@ -162,9 +162,16 @@ public enum SelectionMacro: MemberMacro, ExtensionMacro {
     }
     let (_, access, properties, memberwise) = try properties(declaration)
     let typeName = type.trimmedDescription
-    let names = properties.map { TableMacro.stringLiteral($0.columnName) }
-    let indexes = properties.enumerated().map { index, property in
-      "if keyPath == \\\(typeName).\(TableMacro.backticked(property.name)) { return \(index) }"
+    // A property that is a group of its own (or a table) stands for its columns: the names
+    // are flattened, and a property's index is that of its first column.
+    let names = properties.map {
+      "HearthQuery._columnNames(\(TableMacro.stringLiteral($0.columnName)), as: Columns._$\($0.name).self)"
+    }
+    let indexes = properties.map { property in
+      """
+      if keyPath == \\\(typeName).\(TableMacro.backticked(property.name)) { return offset }
+      offset += HearthQuery._columnNames(\(TableMacro.stringLiteral(property.columnName)), as: Columns._$\(property.name).self).count
+      """
     }
     let bindings = properties.map {
       "HearthQuery._groupBindings(value.\(TableMacro.backticked($0.name)), as: Columns._$\($0.name).self)"
@@ -174,8 +181,9 @@ public enum SelectionMacro: MemberMacro, ExtensionMacro {
       extension \(typeName): HearthQuery.QueryRepresentable, HearthQuery._ColumnGroup, HearthQuery.Table, HearthQuery._SelectionValue {
       \(access)typealias QueryValue = \(typeName)
       \(TableMacro.decodingMembers(access: access, properties: properties, types: "Columns", memberwise: memberwise))
-      \(access)static var _columnNames: [String] { [\(names.joined(separator: ", "))] }
+      \(access)static var _columnNames: [String] { [\(names.joined(separator: ", "))].flatMap { $0 } }
       \(access)static func _columnIndex(_ keyPath: PartialKeyPath<Self>) -> Int? {
+      var offset = 0
       \(indexes.joined(separator: "\n"))
       return nil
       }
