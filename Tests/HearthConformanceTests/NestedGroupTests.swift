@@ -16,6 +16,8 @@ struct Dimensions: Equatable {
 struct Frame: Equatable {
   var size = Dimensions()
   var border = 0
+  @Column(as: Date.UnixTimeRepresentation.self)
+  var framedAt = Date(timeIntervalSince1970: 0)
 }
 
 @Table
@@ -68,10 +70,10 @@ struct ListAndReminderCount: Equatable {
         sql: """
           CREATE TABLE "pictures" (
             "title" TEXT NOT NULL, "width" INTEGER NOT NULL, "height" INTEGER NOT NULL,
-            "border" INTEGER NOT NULL);
+            "border" INTEGER NOT NULL, "framedAt" INTEGER NOT NULL);
           CREATE TABLE "hangings" (
             "title" TEXT, "width" INTEGER, "height" INTEGER, "border" INTEGER,
-            "room" TEXT NOT NULL);
+            "framedAt" INTEGER, "room" TEXT NOT NULL);
           """)
     }
     return database
@@ -80,13 +82,18 @@ struct ListAndReminderCount: Equatable {
   @Test func aGroupInsideAGroupIsStoredInItsColumns() throws {
     try database().write { db in
       let picture = Picture(
-        title: "Sea", frame: Frame(size: Dimensions(width: 30, height: 20), border: 2))
+        title: "Sea",
+        frame: Frame(
+          size: Dimensions(width: 30, height: 20), border: 2,
+          framedAt: Date(timeIntervalSince1970: 86_400)))
       try assertQuery(
         Picture.insert { picture }, in: db,
         sql:
-          #"INSERT INTO "pictures" ("title", "width", "height", "border") VALUES (?, ?, ?, ?)"#,
+          #"INSERT INTO "pictures" ("title", "width", "height", "border", "framedAt") VALUES (?, ?, ?, ?, ?)"#,
         rows: "")
       #expect(try Picture.all.fetchAll(db) == [picture])
+      // A representation inside the group stores its own way: seconds, as an integer.
+      #expect(try Int.fetchOne(db, sql: #"SELECT "framedAt" FROM "pictures""#) == 86_400)
       try assertQuery(
         Picture.where { $0.frame.size.width.gt(10) }.select { $0.frame.size.height }, in: db,
         sql:
