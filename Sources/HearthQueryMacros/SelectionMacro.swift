@@ -242,7 +242,9 @@ extension SelectionMacro {
     let access = declaration.modifiers.accessPrefix
     var lines = ["\(access)typealias QueryValue = \(declaration.name.text)"]
     for enumCase in cases {
-      lines.append("\(access)typealias _$\(enumCase.name) = \(enumCase.values[0].type)")
+      lines.append(
+        "\(access)typealias _$\(enumCase.name) = \(enumCase.representation ?? enumCase.values[0].type)"
+      )
     }
     for (index, enumCase) in cases.enumerated() {
       let label = enumCase.values[0].label ?? "_"
@@ -274,7 +276,8 @@ extension SelectionMacro {
     }
     let caseColumns = cases.map {
       let name = TableMacro.stringLiteral($0.name)
-      return "(\(name), HearthQuery._caseColumnNames(\(name), as: Columns._$\($0.name).self))"
+      let column = TableMacro.stringLiteral($0.column)
+      return "(\(name), HearthQuery._caseColumnNames(\(column), as: Columns._$\($0.name).self))"
     }
     let widths = cases.map { "Columns._$\($0.name)._columnWidth" }
     let bindings = cases.enumerated().map { index, enumCase in

@@ -38,7 +38,7 @@ extension TableMacro {
       let name = backticked(enumCase.name)
       return """
         \(access)let \(name) = HearthQuery._caseColumn(\
-        \(stringLiteral(enumCase.name)), \\\(typeName).[case: \(typeName).allCasePaths.\(name)], \
+        \(stringLiteral(enumCase.column)), \\\(typeName).[case: \(typeName).allCasePaths.\(name)], \
         as: Columns._$\(enumCase.name).self)
         """
     }
