@@ -129,3 +129,47 @@ struct _AliasedColumn<Base: Table, Name: AliasName>: TableColumnExpression {
   }
   func _binding(for row: Root) -> QueryBinding { base._binding(for: row.base) }
 }
+
+// A select named after its clauses: `jsonEach().where { … }.as(Element.self)`,
+// `Trip.join(…).select { … }.as(Outer.self)`. The table it reads goes by the alias, and every
+// clause written so far names the alias in place of the table.
+extension Select {
+  /// This select of whole rows, reading its table under `name`: a table-valued function so
+  /// named can be joined twice (`JOIN json_each(…) AS "firsts"`).
+  public func `as`<Name: AliasName>(_ name: Name.Type)
+    -> Select<TableAlias<From, Name>, TableAlias<From, Name>, Joins>
+  where Columns == From {
+    Select<TableAlias<From, Name>, TableAlias<From, Name>, Joins>(
+      clauses: aliasedClauses(Name.self), decode: { try TableAlias(decoder: &$0) })
+  }
+
+  /// This select, reading its table under `name`.
+  @_disfavoredOverload
+  public func `as`<Name: AliasName>(_ name: Name.Type) -> Select<
+    Columns, TableAlias<From, Name>, Joins
+  > {
+    Select<Columns, TableAlias<From, Name>, Joins>(
+      clauses: aliasedClauses(Name.self), decode: decode)
+  }
+
+  private func aliasedClauses<Name: AliasName>(_ name: Name.Type) -> SelectClauses {
+    let table = From.tableAlias ?? From.tableName
+    func renamed(_ fragment: QueryFragment) -> QueryFragment {
+      fragment.requalified(table, as: Name.aliasName)
+    }
+    var aliased = clauses
+    aliased.columns = clauses.columns.map(renamed)
+    aliased.from = clauses.from.map {
+      renamed($0) + QueryFragment(raw: " AS " + SQLNaming.quote(Name.aliasName))
+    }
+    aliased.joins = clauses.joins.map(renamed)
+    aliased.joinedTableColumns = clauses.joinedTableColumns.map(renamed)
+    aliased.wheres = clauses.wheres.map(renamed)
+    aliased.groups = clauses.groups.map(renamed)
+    aliased.havings = clauses.havings.map(renamed)
+    aliased.orders = clauses.orders.map(renamed)
+    aliased.limit = clauses.limit.map(renamed)
+    aliased.offset = clauses.offset.map(renamed)
+    return aliased
+  }
+}

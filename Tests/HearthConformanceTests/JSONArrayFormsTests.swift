@@ -34,7 +34,42 @@ private func bookmarkDatabase() throws -> DatabaseQueue {
   return database
 }
 
+enum Chosen: AliasName {}
+enum FirstLabel: AliasName {}
+enum SecondLabel: AliasName {}
+enum OuterBookmark: AliasName {}
+
 @Suite struct JSONArrayFormsTests {
+  @Test func aSelectNamedAfterItsClausesReadsItsTableUnderTheName() throws {
+    try bookmarkDatabase().read { db in
+      try assertQuery(
+        Bookmark.where {
+          $0.labels.jsonEach().where { $0.value.eq("b") }.order(by: \.key).as(Chosen.self)
+            .exists()
+        }.select(\.id), in: db,
+        sql:
+          #"SELECT "bookmarks"."id" FROM "bookmarks" WHERE EXISTS (SELECT "chosens"."key", "chosens"."value" FROM json_each("bookmarks"."labels") AS "chosens" WHERE ("chosens"."value" = ?) ORDER BY "chosens"."key")"#,
+        rows: "1")
+      // A table-valued function twice, each under its own name.
+      try assertQuery(
+        Bookmark.join(Bookmark.columns.labels.jsonEach().as(FirstLabel.self)) { _, _ in true }
+          .join(Bookmark.columns.labels.jsonEach().as(SecondLabel.self)) { $1.key < $2.key }
+          .select { ($0.id, $1.value, $2.value) }, in: db,
+        sql:
+          #"SELECT "bookmarks"."id", "firstLabels"."value", "secondLabels"."value" FROM "bookmarks" JOIN json_each("bookmarks"."labels") AS "firstLabels" ON ? JOIN json_each("bookmarks"."labels") AS "secondLabels" ON ("firstLabels"."key" < "secondLabels"."key")"#,
+        rows: "1 | a | b")
+      // A whole select, after its join and columns.
+      try assertQuery(
+        Bookmark.where { $0.id.eq(1) }
+          .join(Bookmark.columns.labels.jsonEach()) { _, _ in true }
+          .select { ($0.folder, $1.value) }
+          .as(OuterBookmark.self), in: db,
+        sql:
+          #"SELECT "outerBookmarks"."folder", "json_each"."value" FROM "bookmarks" AS "outerBookmarks" JOIN json_each("outerBookmarks"."labels") ON ? WHERE ("outerBookmarks"."id" = ?)"#,
+        rows: "work | a\nwork | b")
+    }
+  }
+
   @Test func aDistinctGroupArrayKeepsEachValueOnce() throws {
     try bookmarkDatabase().read { db in
       try assertQuery(
