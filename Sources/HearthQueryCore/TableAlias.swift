@@ -143,6 +143,15 @@ extension Select {
       clauses: aliasedClauses(Name.self), decode: { try TableAlias(decoder: &$0) })
   }
 
+  /// This select of a table under one alias, under another instead:
+  /// `Reminder.as(R1.self).find(1).as(R2.self)` reads `"reminders" AS "r2s"`.
+  public func `as`<Base, Old, Name: AliasName>(_ name: Name.Type)
+    -> Select<TableAlias<Base, Name>, TableAlias<Base, Name>, Joins>
+  where Columns == From, From == TableAlias<Base, Old> {
+    Select<TableAlias<Base, Name>, TableAlias<Base, Name>, Joins>(
+      clauses: aliasedClauses(Name.self), decode: { try TableAlias(decoder: &$0) })
+  }
+
   /// This select, reading its table under `name`.
   @_disfavoredOverload
   public func `as`<Name: AliasName>(_ name: Name.Type) -> Select<
@@ -171,5 +180,21 @@ extension Select {
     aliased.limit = clauses.limit.map(renamed)
     aliased.offset = clauses.offset.map(renamed)
     return aliased
+  }
+}
+
+extension Where {
+  /// These rows, reading their table under `name` (see `Select.as`).
+  public func `as`<Name: AliasName>(_ name: Name.Type)
+    -> Select<TableAlias<From, Name>, TableAlias<From, Name>, ()>
+  {
+    asSelect().as(name)
+  }
+
+  /// These rows of a table under one alias, under another instead.
+  public func `as`<Base, Old, Name: AliasName>(_ name: Name.Type)
+    -> Select<TableAlias<Base, Name>, TableAlias<Base, Name>, ()>
+  where From == TableAlias<Base, Old> {
+    asSelect().as(name)
   }
 }

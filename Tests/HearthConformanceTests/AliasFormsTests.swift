@@ -54,6 +54,16 @@ struct ReminderWithAliasedAssignee: Equatable {
     }
   }
 
+  @Test func anAliasedTableUnderAnotherAlias() throws {
+    try conformanceDatabase().read { db in
+      try assertQuery(
+        RemindersList.as(ListAlias.self).find(2).as(Assignee.self), in: db,
+        sql:
+          #"SELECT "assignees"."id", "assignees"."color", "assignees"."title", "assignees"."position" FROM "remindersLists" AS "assignees" WHERE ("assignees"."id" = ?)"#,
+        rows: "2 | 15695434 | Work | 1")
+    }
+  }
+
   @Test func aSelectOfAnAliasedTableGivesItsRows() throws {
     try conformanceDatabase().read { db in
       let lists = try RemindersList.as(ListAlias.self).order(by: \.id).fetchAll(db)
