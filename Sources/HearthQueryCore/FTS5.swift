@@ -95,15 +95,61 @@ extension TableColumn where Root: FTS5, Value == String {
   }
 
   /// An FTS5 auxiliary function of this column: it takes the table and the column's index
-  /// among the indexed columns (the `rowid` is not one).
+  /// in the virtual table, found by name in SQLite (the Swift type may declare its columns
+  /// in another order).
   private func auxiliary(_ function: String, _ arguments: [QueryFragment])
     -> SQLQueryExpression<String>
   {
-    let indexed = Root.TableColumns.allColumns.map(\.name).filter { $0 != "rowid" }
-    let index = indexed.firstIndex(of: name) ?? 0
-    let all =
-      [QueryFragment(raw: SQLNaming.quote(Root.tableName)), QueryFragment(raw: String(index))]
-      + arguments
+    let index =
+      "(SELECT \"cid\" FROM pragma_table_info("
+      + QueryFragment(binding: Root.tableName.queryBinding)
+      + ") WHERE \"name\" = " + QueryFragment(binding: name.queryBinding) + ")"
+    let all = [QueryFragment(raw: SQLNaming.quote(Root.tableName)), index] + arguments
     return SQLQueryExpression(QueryFragment(raw: function + "(") + all.joined() + ")")
+  }
+}
+
+// The FTS5 table on the optional side of an outer join: its ranking and its columns'
+// auxiliary functions, NULL where the join found no row.
+extension _OptionalColumns where Wrapped: FTS5 {
+  /// FTS5's `rank` column of the joined table.
+  public var rank: SQLQueryExpression<Double?> {
+    SQLQueryExpression(expression: Wrapped.columns.rank)
+  }
+
+  /// `bm25(table, weights…)` of the joined table.
+  public func bm25(_ weights: Double...) -> SQLQueryExpression<Double?> {
+    let arguments =
+      [QueryFragment(raw: SQLNaming.quote(Wrapped.tableName))]
+      + weights.map { QueryFragment(binding: $0.queryBinding) }
+    return SQLQueryExpression(QueryFragment(raw: "bm25(") + arguments.joined() + ")")
+  }
+
+  /// A text column of the joined table, with `highlight` and `snippet`.
+  public subscript(
+    dynamicMember keyPath: KeyPath<Wrapped.TableColumns, TableColumn<Wrapped, String>>
+  ) -> _OptionalTextColumn<Wrapped> {
+    _OptionalTextColumn(column: Wrapped.columns[keyPath: keyPath])
+  }
+}
+
+/// A text column of an FTS5 table on the optional side of an outer join: optional text,
+/// with the table's auxiliary functions.
+public struct _OptionalTextColumn<Root: FTS5>: QueryExpression, Sendable {
+  public typealias QueryValue = String?
+  let column: TableColumn<Root, String>
+
+  public var queryFragment: QueryFragment { column.queryFragment }
+
+  /// `highlight(…)` of the column: NULL where the join found no row.
+  public func highlight(_ open: String, _ close: String) -> SQLQueryExpression<String?> {
+    SQLQueryExpression(expression: column.highlight(open, close))
+  }
+
+  /// `snippet(…)` of the column: NULL where the join found no row.
+  public func snippet(
+    _ open: String, _ close: String, _ ellipsis: String = "…", _ tokens: Int = 10
+  ) -> SQLQueryExpression<String?> {
+    SQLQueryExpression(expression: column.snippet(open, close, ellipsis, tokens))
   }
 }

@@ -134,13 +134,13 @@ struct Post: Equatable, Identifiable {
       try assertQuery(
         ReminderText.where { $0.match("diet") }.select { $0.notes.highlight("[", "]") }, in: db,
         sql:
-          #"SELECT highlight("reminderTexts", 1, ?, ?) FROM "reminderTexts" WHERE ("reminderTexts" MATCH ?)"#,
+          #"SELECT highlight("reminderTexts", (SELECT "cid" FROM pragma_table_info(?) WHERE "name" = ?), ?, ?) FROM "reminderTexts" WHERE ("reminderTexts" MATCH ?)"#,
         rows: "Ask about [diet]")
       try assertQuery(
         ReminderText.where { $0.match("milk") }.select { $0.notes.snippet("<", ">", "…", 2) },
         in: db,
         sql:
-          #"SELECT snippet("reminderTexts", 1, ?, ?, ?, ?) FROM "reminderTexts" WHERE ("reminderTexts" MATCH ?)"#,
+          #"SELECT snippet("reminderTexts", (SELECT "cid" FROM pragma_table_info(?) WHERE "name" = ?), ?, ?, ?, ?) FROM "reminderTexts" WHERE ("reminderTexts" MATCH ?)"#,
         rows: "<Milk>, eggs")
       let ranked = try ReminderText.where { $0.match("a*") }.order { $0.bm25(10, 1) }
         .select(\.rowid).fetchAll(db)
