@@ -253,6 +253,12 @@ extension QueryExpression where QueryValue: _OptionalProtocol, QueryValue.Wrappe
   }
 }
 
+extension QueryExpression where QueryValue == String {
+  /// The reference's earlier name for `length()`, kept so that code written for it builds.
+  @available(*, deprecated, renamed: "length()")
+  public var count: SQLQueryExpression<Int> { SQLQueryExpression("length(" + queryFragment + ")") }
+}
+
 extension QueryExpression where QueryValue == [UInt8] {
   /// `length(x)` of a blob: the number of bytes.
   public func length() -> SQLQueryExpression<Int> {

@@ -20,6 +20,16 @@ struct ListText: FTS5 {
     database = try conformanceDatabase()
   }
 
+  @available(*, deprecated)
+  @Test func theDeprecatedCountOfTextIsItsLength() throws {
+    try database.read { db in
+      try assertQuery(
+        Reminder.find(1).select { $0.title.count }, in: db,
+        sql: #"SELECT length("reminders"."title") FROM "reminders" WHERE ("reminders"."id" = ?)"#,
+        rows: "9")
+    }
+  }
+
   @Test func stringsOwnMethodsWinOnAString() throws {
     let contains = "milk".contains("il")
     let prefix = "milk".hasPrefix("mi")
