@@ -19,6 +19,9 @@ import HearthNaming
 /// step with its source by triggers.
 public protocol FTS5: Table {}
 
+/// An FTS5 table under an alias is one still: its auxiliary functions name the table itself.
+extension TableAlias: FTS5 where Base: FTS5 {}
+
 extension TableDefinition where QueryValue: FTS5 {
   /// `"table" MATCH pattern`: rows matching an FTS5 query (`milk`, `"oat milk"`, `mil*`,
   /// `title:milk`, `milk NOT eggs`).

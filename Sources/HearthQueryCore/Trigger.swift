@@ -273,9 +273,9 @@ extension Table {
 }
 
 extension TableDefinition {
-  /// The row's `rowid`: `"reminders"."rowid"`.
+  /// The row's `rowid`: `"reminders"."rowid"`, or under the table's alias.
   public var rowid: SQLQueryExpression<Int> {
-    SQLQueryExpression(QueryFragment(raw: SQLNaming.quote(QueryValue.tableName) + ".\"rowid\""))
+    SQLQueryExpression(QueryFragment(raw: QueryValue.qualifiedColumn("rowid")))
   }
 }
 

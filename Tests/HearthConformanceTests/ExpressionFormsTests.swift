@@ -3,6 +3,8 @@ import HearthDataTestSupport
 import HearthQuery
 import Testing
 
+enum ListTextAlias: AliasName {}
+
 @Table
 struct ListText: FTS5 {
   let rowid: Int
@@ -93,6 +95,14 @@ struct ListText: FTS5 {
           .order(by: \.id)
           .select { ($0.id, $1.body.snippet("[", "]", "…", 4), $1.rank) }, in: db,
         rows: "1 | x | NULL\n2 | y | NULL")
+      // Under an alias, the functions still name the table.
+      try assertQuery(
+        RemindersList.leftJoin(ListText.as(ListTextAlias.self).all) { $0.id.eq($1.rowid) }
+          .order { list, text in (text.bm25(), list.id) }
+          .select { $1.title.highlight("*", "*") }, in: db,
+        sql:
+          #"SELECT highlight("listTexts", (SELECT "cid" FROM pragma_table_info(?) WHERE "name" = ?), ?, ?) FROM "remindersLists" LEFT JOIN "listTexts" AS "listTextAliases" ON ("remindersLists"."id" = "listTextAliases"."rowid") ORDER BY bm25("listTexts"), "remindersLists"."id""#,
+        rows: "personal milk\nwork")
     }
   }
 
