@@ -197,21 +197,8 @@ extension _CaseGroup {
   }
 }
 
-/// The columns one case of an enum group is stored in: the case's name, for a value of one
-/// column.
-public func _caseColumnNames<Value: QueryBindable>(_ name: String, as type: Value.Type)
-  -> [String]
-{
-  [name]
-}
-
-/// The columns one case of an enum group is stored in: its group's, for a case that holds
-/// a `@Selection` struct.
-public func _caseColumnNames<Value: _ColumnGroup>(_ name: String, as type: Value.Type) -> [String] {
-  Value._columnNames
-}
-
-/// The columns one property of a `@Selection` struct is stored in: its own, named `name`…
+/// The columns one property of a `@Selection` struct, or one case of an enum group, is
+/// stored in: its own, named `name`…
 public func _columnNames<Value: QueryBindable>(_ name: String, as type: Value.Type) -> [String] {
   [name]
 }
@@ -741,35 +728,24 @@ public func _columnDefault<Group: _SelectionValue>(_ value: Group, as type: Grou
 /// An optional group's default value as the default argument of the `Columns` it is in:
 /// its columns' values, or NULL in each.
 public func _columnDefault<Group: _ColumnGroup>(_ value: Group?, as type: Group?.Type)
-  -> _OptionalGroupValue<Group>
+  -> _OptionalColumnsValue<Group>
 {
-  _OptionalGroupValue(value: value)
+  _OptionalColumnsValue(_columnFragments: valueFragments(value))
 }
 
 /// An optional table row's default value (`let list: RemindersList?` in a `@Selection`):
 /// its columns' values, or NULL in each. (A group is a table too; its own overload wins.)
 @_disfavoredOverload
-public func _columnDefault<Row: Table>(_ value: Row?, as type: Row?.Type) -> _OptionalRowValue<Row>
+public func _columnDefault<Row: Table>(_ value: Row?, as type: Row?.Type)
+  -> _OptionalColumnsValue<Row>
 {
-  _OptionalRowValue(value: value)
+  _OptionalColumnsValue(
+    _columnFragments: value?._columnBindings.map { QueryFragment(binding: $0) }
+      ?? Row.TableColumns.allColumns.map { _ in QueryFragment(raw: "NULL") })
 }
 
-/// An optional table row's value as an expression of its columns.
-public struct _OptionalRowValue<Row: Table>: _ColumnFragments, Sendable {
-  public typealias QueryValue = Row?
+/// An optional group's or row's value as an expression of its columns.
+public struct _OptionalColumnsValue<Value>: _ColumnFragments, Sendable {
+  public typealias QueryValue = Value?
   public let _columnFragments: [QueryFragment]
-
-  init(value: Row?) {
-    _columnFragments =
-      value?._columnBindings.map { QueryFragment(binding: $0) }
-      ?? Array(repeating: QueryFragment(raw: "NULL"), count: Row.TableColumns.allColumns.count)
-  }
-}
-
-/// An optional group's value as an expression of its columns.
-public struct _OptionalGroupValue<Group: _ColumnGroup>: _ColumnFragments, Sendable {
-  public typealias QueryValue = Group?
-  public let _columnFragments: [QueryFragment]
-
-  init(value: Group?) { _columnFragments = valueFragments(value) }
 }

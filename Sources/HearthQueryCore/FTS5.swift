@@ -69,10 +69,7 @@ extension TableDefinition where QueryValue: FTS5 {
 
   /// `bm25(table, weights…)`: the relevance with a weight per column (lower is better).
   public func bm25(_ weights: Double...) -> SQLQueryExpression<Double> {
-    let arguments =
-      [QueryFragment(raw: SQLNaming.quote(QueryValue.tableName))]
-      + weights.map { QueryFragment(binding: $0.queryBinding) }
-    return SQLQueryExpression(QueryFragment(raw: "bm25(") + arguments.joined() + ")")
+    SQLQueryExpression(bm25Call(QueryValue.self, weights))
   }
 }
 
@@ -122,10 +119,7 @@ extension _OptionalColumns where Wrapped: FTS5 {
 
   /// `bm25(table, weights…)` of the joined table.
   public func bm25(_ weights: Double...) -> SQLQueryExpression<Double?> {
-    let arguments =
-      [QueryFragment(raw: SQLNaming.quote(Wrapped.tableName))]
-      + weights.map { QueryFragment(binding: $0.queryBinding) }
-    return SQLQueryExpression(QueryFragment(raw: "bm25(") + arguments.joined() + ")")
+    SQLQueryExpression(bm25Call(Wrapped.self, weights))
   }
 
   /// A text column of the joined table, with `highlight` and `snippet`.
@@ -155,4 +149,12 @@ public struct _OptionalTextColumn<Root: FTS5>: QueryExpression, Sendable {
   ) -> SQLQueryExpression<String?> {
     SQLQueryExpression(expression: column.snippet(open, close, ellipsis, tokens))
   }
+}
+
+/// `bm25("table", weights…)`.
+private func bm25Call(_ table: (some FTS5).Type, _ weights: [Double]) -> QueryFragment {
+  let arguments =
+    [QueryFragment(raw: SQLNaming.quote(table.tableName))]
+    + weights.map { QueryFragment(binding: $0.queryBinding) }
+  return QueryFragment(raw: "bm25(") + arguments.joined() + ")"
 }

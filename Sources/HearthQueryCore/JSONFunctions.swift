@@ -24,11 +24,22 @@ public struct JSONPath<Value>: Sendable {
   var path: String { "$" + components.joined() }
 
   public subscript<Member>(dynamicMember keyPath: KeyPath<Value, Member>) -> JSONPath<Member> {
+    appending(member: keyPath)
+  }
+
+  /// This path on to a stored property (`."name"`), typed `Member`.
+  fileprivate func appending<Member>(member keyPath: AnyKeyPath) -> JSONPath<Member> {
     JSONPath<Member>(components: components + [".\"\(Self.propertyName(keyPath))\""])
   }
 
+  /// This path on to an array's element (`[0]`), from the end where negative (`[#-1]`),
+  /// typed `Element`.
+  fileprivate func appending<Element>(index: Int) -> JSONPath<Element> {
+    JSONPath<Element>(components: components + [index < 0 ? "[#\(index)]" : "[\(index)]"])
+  }
+
   /// The name of a stored property, from its key path (`\Author.name` → `name`).
-  fileprivate static func propertyName(_ keyPath: AnyKeyPath) -> String {
+  private static func propertyName(_ keyPath: AnyKeyPath) -> String {
     let description = keyPath.debugDescription
     let name = description.split(separator: ".").last.map(String.init) ?? description
     precondition(
@@ -44,14 +55,14 @@ extension JSONPath where Value: _OptionalProtocol {
   public subscript<Member>(dynamicMember keyPath: KeyPath<Value.Wrapped, Member>)
     -> JSONPath<Member?>
   {
-    JSONPath<Member?>(components: components + [".\"\(Self.propertyName(keyPath))\""])
+    appending(member: keyPath)
   }
 
   /// An optional member of a document that may be absent: optional once.
   public subscript<Member: _OptionalProtocol>(
     dynamicMember keyPath: KeyPath<Value.Wrapped, Member>
   ) -> JSONPath<Member> {
-    JSONPath<Member>(components: components + [".\"\(Self.propertyName(keyPath))\""])
+    appending(member: keyPath)
   }
 }
 
@@ -62,8 +73,7 @@ where
 {
   /// An element of an array that may be absent: `\.author.links[0]`.
   public subscript(index: Int) -> JSONPath<Value.Wrapped.Element?> {
-    JSONPath<Value.Wrapped.Element?>(
-      components: components + [index < 0 ? "[#\(index)]" : "[\(index)]"])
+    appending(index: index)
   }
 }
 
@@ -71,7 +81,7 @@ extension JSONPath where Value: Collection, Value.Index == Int {
   /// An element of an array: `\.links[0]`; from its end where negative (`\.links[-1]`, the
   /// last, is `$."links"[#-1]`).
   public subscript(index: Int) -> JSONPath<Value.Element> {
-    JSONPath<Value.Element>(components: components + [index < 0 ? "[#\(index)]" : "[\(index)]"])
+    appending(index: index)
   }
 }
 

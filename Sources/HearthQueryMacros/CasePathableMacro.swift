@@ -13,13 +13,16 @@ struct EnumCase {
   var name: String
   var values: [Value]
   var node: Syntax
-  /// `@Column("name")` on the case: the column's name, where it is not the case's.
-  var columnName: String?
-  /// `@Column(as: R.self)` on the case: the representation its value is stored as.
-  var representation: String?
+  /// `@Column("name", as: R.self)` on the case: its column's name and the representation
+  /// its value is stored as.
+  var columnArguments: ColumnArguments
+  /// What is wrong with those arguments, for an enum `@Selection` to report.
+  var columnDiagnostics: [Diagnostic]
 
   /// The name of the case's column.
-  var column: String { columnName ?? name }
+  var column: String { columnArguments.name ?? name }
+  /// The representation the case's value is stored as, where `@Column(as:)` names one.
+  var representation: String? { columnArguments.representation }
 
   /// The type a case path of this case extracts: `Void`, the one value's, or a tuple.
   var valueType: String {
@@ -60,29 +63,11 @@ struct EnumCase {
               label: parameter.firstName.flatMap { $0.text == "_" ? nil : $0.text },
               type: parameter.type.trimmedDescription)
           } ?? []
-        var enumCase = EnumCase(
+        var diagnostics: [Diagnostic] = []
+        let arguments = ColumnArguments(caseDecl.attributes, diagnostics: &diagnostics)
+        return EnumCase(
           name: element.name.text.trimmingCharacters(in: ["`"]), values: values,
-          node: Syntax(element))
-        for attribute in caseDecl.attributes {
-          guard let attribute = attribute.as(AttributeSyntax.self),
-            attribute.attributeName.trimmedDescription.hasSuffix("Column"),
-            let arguments = attribute.arguments?.as(LabeledExprListSyntax.self)
-          else { continue }
-          for argument in arguments {
-            switch argument.label?.text {
-            case nil:
-              enumCase.columnName =
-                argument.expression.as(StringLiteralExprSyntax.self)?
-                .representedLiteralValue
-            case "as":
-              var type = argument.expression.trimmedDescription
-              if type.hasSuffix(".self") { type = String(type.dropLast(5)) }
-              enumCase.representation = type
-            default: break
-            }
-          }
-        }
-        return enumCase
+          node: Syntax(element), columnArguments: arguments, columnDiagnostics: diagnostics)
       }
     }
   }

@@ -209,6 +209,7 @@ extension SelectionMacro {
     let cases = EnumCase.parse(declaration)
     var diagnostics: [Diagnostic] = []
     for enumCase in cases {
+      diagnostics += enumCase.columnDiagnostics
       if enumCase.values.count != 1 {
         diagnostics.append(
           .error(
@@ -277,7 +278,7 @@ extension SelectionMacro {
     let caseColumns = cases.map {
       let name = TableMacro.stringLiteral($0.name)
       let column = TableMacro.stringLiteral($0.column)
-      return "(\(name), HearthQuery._caseColumnNames(\(column), as: Columns._$\($0.name).self))"
+      return "(\(name), HearthQuery._columnNames(\(column), as: Columns._$\($0.name).self))"
     }
     let widths = cases.map { "Columns._$\($0.name)._columnWidth" }
     let bindings = cases.enumerated().map { index, enumCase in

@@ -77,7 +77,7 @@ import Testing
       ))
     #expect(
       text.contains(
-        "public static var _caseColumns: [(name: String, columns: [String])] { [(\"link\", HearthQuery._caseColumnNames(\"link\", as: Columns._$link.self)), (\"note\", HearthQuery._caseColumnNames(\"note\", as: Columns._$note.self))] }"
+        "public static var _caseColumns: [(name: String, columns: [String])] { [(\"link\", HearthQuery._columnNames(\"link\", as: Columns._$link.self)), (\"note\", HearthQuery._columnNames(\"note\", as: Columns._$note.self))] }"
       ))
   }
 
