@@ -468,12 +468,15 @@ func rowComparison(_ lhs: [QueryFragment], _ op: String, _ rhs: [QueryFragment])
 
 /// A `@Selection` struct's value, as an expression of its columns' values: what assigns a
 /// group in an update (`$0.kind.image = Image(…)`). `@Selection` writes the conformance.
-public protocol _SelectionValue: _ColumnGroup, _ColumnFragments where QueryValue == Self {}
+public protocol _SelectionValue: _ColumnGroup, _ColumnFragments, Table where QueryValue == Self {}
 
 extension _SelectionValue {
   public var _columnFragments: [QueryFragment] {
     Self._bindings(self).map { QueryFragment(binding: $0) }
   }
+
+  /// The values of the columns, as a table's row renders them.
+  public var queryFragment: QueryFragment { _columnFragments.joined() }
 }
 
 /// A row whose enum group has a NULL in every case's column.

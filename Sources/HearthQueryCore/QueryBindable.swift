@@ -200,8 +200,17 @@ extension Optional: QueryRepresentable where Wrapped: QueryRepresentable {
   @inlinable public var queryOutput: Wrapped.QueryOutput? { self?.queryOutput }
 }
 
-extension Optional: QueryExpression where Wrapped: QueryBindable {
-  public typealias QueryValue = Wrapped?
+/// An optional value (`nil` is `NULL`) or an optional row (`nil` is a row of `NULL`s).
+extension Optional: QueryExpression where Wrapped: QueryExpression {
+  public typealias QueryValue = Wrapped.QueryValue?
+
+  public var queryFragment: QueryFragment {
+    guard let self else {
+      let width = (Wrapped.self as? any QueryDecodable.Type)?._columnWidth ?? 1
+      return Array(repeating: QueryFragment(binding: .null), count: width).joined()
+    }
+    return self.queryFragment
+  }
 }
 
 extension Optional: QueryBindable where Wrapped: QueryBindable {

@@ -13,8 +13,12 @@ import HearthNaming
 /// ```
 ///
 /// A table's columns are reachable from the type itself (`Reminder.title`), as in `#sql`.
+///
+/// A row is a statement too: the one-row select of its values, each named after its column
+/// (`SELECT 'Phone' AS "title", 1 AS "quantity"`), whose row reads back as the row; and, as an
+/// expression, the list of its values (`(a, b) = ('Phone', 1)`).
 @dynamicMemberLookup
-public protocol Table: QueryRepresentable {
+public protocol Table: QueryRepresentable, PartialSelectStatement where QueryValue == Self {
   /// The typed columns of the table, and any computed expressions added in extensions.
   associatedtype TableColumns: TableDefinition where TableColumns.QueryValue == Self
 
@@ -57,6 +61,18 @@ public protocol Table: QueryRepresentable {
 }
 
 extension Table {
+  /// `SELECT ? AS "title", ? AS "quantity", …`: this row's values as a one-row select.
+  public var query: QueryFragment { selectedValues.query }
+
+  /// This row's values, in column order: `?, ?, …`.
+  public var queryFragment: QueryFragment {
+    _columnBindings.map { QueryFragment(binding: $0) }.joined()
+  }
+
+  public func _decodeRow(_ decoder: inout QueryRowDecoder) throws -> Self {
+    try Self(decoder: &decoder)
+  }
+
   /// A column or computed expression of the table: `Reminder.title`, `Reminder.isCompleted`.
   public static subscript<Member>(dynamicMember keyPath: KeyPath<TableColumns, Member>) -> Member {
     columns[keyPath: keyPath]

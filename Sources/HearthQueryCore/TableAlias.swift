@@ -85,7 +85,6 @@ public struct TableAlias<Base: Table, Name: AliasName>: Table {
   }
 }
 
-extension TableAlias: Sendable where Base: Sendable {}
 extension TableAlias: Equatable where Base: Equatable {}
 extension TableAlias: Hashable where Base: Hashable {}
 
