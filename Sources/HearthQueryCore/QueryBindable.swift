@@ -109,6 +109,19 @@ extension Int64: QueryBindable {}
 extension UInt8: QueryBindable {}
 extension UInt16: QueryBindable {}
 extension UInt32: QueryBindable {}
+
+/// An unsigned 64-bit integer reads from an integer column; a negative one is an error, not a
+/// wrap. It binds no value: SQLite's integers are signed, so a value past `Int64.max` has no
+/// integer to be (store such a number as text, or as `Int64`'s bit pattern, on purpose).
+extension UInt64: QueryRepresentable {
+  public init(decoder: inout QueryRowDecoder) throws {
+    let value = try decoder.decodeColumn(Int64.self)
+    guard let unsigned = UInt64(exactly: value) else {
+      throw QueryDecodingError(type: "UInt64", value: "\(value)", reason: "it is negative")
+    }
+    self = unsigned
+  }
+}
 extension Double: QueryBindable {}
 extension Float: QueryBindable {}
 extension Bool: QueryBindable {}

@@ -85,6 +85,17 @@ func conjunction(_ conditions: [QueryFragment]) -> QueryFragment {
 
 // swift-format-ignore: AmbiguousTrailingClosureOverload
 extension Table {
+  /// Inserts rows, with the `where` of an update on conflict but no update: there is nothing
+  /// for it to choose, so the insert is the rows alone (as the reference renders it). A
+  /// filter that is empty (`where: { if condition { $0.isFlagged } }`) is the usual case.
+  public static func insert(
+    or conflictResolution: ConflictResolution? = nil,
+    @InsertValuesBuilder<Self> _ rows: () -> [Self],
+    @PredicateBuilder where updateFilter: (TableColumns) -> [QueryFragment]
+  ) -> Insert<Self, Void> {
+    insertRows(of: Self.self, rows(), or: conflictResolution)
+  }
+
   /// Inserts rows; on any conflict, updates the row already there (`$0`), where
   /// `where` holds.
   public static func insert(
@@ -403,6 +414,16 @@ extension Table {
 
 // swift-format-ignore: AmbiguousTrailingClosureOverload
 extension PrimaryKeyedTable {
+  /// Inserts drafts, with the `where` of an update on conflict but no update: the insert
+  /// is the drafts alone, as for rows.
+  public static func insert(
+    or conflictResolution: ConflictResolution? = nil,
+    @InsertValuesBuilder<Draft> _ drafts: () -> [Draft],
+    @PredicateBuilder where updateFilter: (TableColumns) -> [QueryFragment]
+  ) -> Insert<Self, Void> {
+    insert(or: conflictResolution, drafts)
+  }
+
   /// Inserts drafts; on any conflict, updates the row already there (`$0`), where
   /// `where` holds.
   public static func insert(

@@ -37,6 +37,22 @@ struct Contact: Equatable, Identifiable {
     }
   }
 
+  @Test func anUnsignedSixtyFourBitIntegerReadsFromAnIntegerColumn() throws {
+    let database = try DatabaseQueue()
+    try database.read { db in
+      let ten = try Values(#sql("10", as: UInt64.self)).fetchOne(db)
+      let null = try Values(#sql("NULL", as: UInt64?.self)).fetchOne(db)
+      let largest = try Values(#sql("9223372036854775807", as: UInt64.self)).fetchOne(db)
+      #expect(ten == 10)
+      #expect(null == .some(nil))
+      #expect(largest == UInt64(Int64.max))
+      // Negative: an error, not a wrapped value.
+      #expect(throws: QueryDecodingError.self) {
+        _ = try Values(#sql("-1", as: UInt64.self)).fetchOne(db)
+      }
+    }
+  }
+
   @Test func unhexReadsHexadecimalDigits() throws {
     let database = try DatabaseQueue()
     try database.read { db in

@@ -103,6 +103,30 @@ import Testing
     }
   }
 
+  @Test func aWhereWithNothingToUpdateLeavesThePlainInsert() throws {
+    for onlyFlagged in [false, true] {
+      try database.write { db in
+        let statement = Reminder.insert {
+          Reminder.Draft(remindersListID: 1, title: "Call Ana")
+        } where: {
+          if onlyFlagged { $0.isFlagged }
+        }
+        #expect(!statement.query.sql.contains("ON CONFLICT"))
+        #expect(!statement.query.sql.contains("WHERE"))
+        try statement.execute(db)
+        #expect(try Reminder.where { $0.title.eq("Call Ana") }.fetchCount(db) == 1)
+        try Reminder.where { $0.title.eq("Call Ana") }.delete().execute(db)
+        try Tag.insert {
+          Tag(id: 90, title: "errands")
+        } where: {
+          $0.title.eq("x")
+        }.execute(db)
+        #expect(try Tag.find(90).select(\.title).fetchOne(db) == "errands")
+        try Tag.find(90).delete().execute(db)
+      }
+    }
+  }
+
   @Test func onConflictDoUpdateWithAWhereOverTheRefusedRow() throws {
     try database.write { db in
       let later = Date(timeIntervalSince1970: 1_800_000_000)
