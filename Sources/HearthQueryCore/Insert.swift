@@ -99,6 +99,43 @@ public enum InsertValuesBuilder<Value> {
   public static func buildArray(_ components: [[Value]]) -> [Value] { components.flatMap { $0 } }
 }
 
+/// Collects the rows of an insert into chosen columns, each row a tuple of the columns'
+/// values or of expressions of their types, in any mix:
+/// `insert { ($0.title, $0.priority) } values: { ("Milk", .high); (#sql("'Eggs'"), #sql("1")) }`.
+/// (A struct: an enum cannot declare a type pack.)
+@resultBuilder
+public struct InsertColumnValuesBuilder<each V: QueryBindable> {
+  public static func buildExpression(_ row: (repeat (each V).QueryOutput)) -> [[QueryFragment]] {
+    var fragments: [QueryFragment] = []
+    for (type, value) in repeat ((each V).self, each row) {
+      fragments.append(QueryFragment(binding: type.init(queryOutput: value).queryBinding))
+    }
+    return [fragments]
+  }
+
+  public static func buildExpression<each E: QueryExpression>(_ row: (repeat each E))
+    -> [[QueryFragment]]
+  where repeat (each E).QueryValue == each V {
+    [queryFragments(repeat each row)]
+  }
+
+  public static func buildBlock(_ components: [[QueryFragment]]...) -> [[QueryFragment]] {
+    components.flatMap { $0 }
+  }
+  public static func buildEither(first component: [[QueryFragment]]) -> [[QueryFragment]] {
+    component
+  }
+  public static func buildEither(second component: [[QueryFragment]]) -> [[QueryFragment]] {
+    component
+  }
+  public static func buildOptional(_ component: [[QueryFragment]]?) -> [[QueryFragment]] {
+    component ?? []
+  }
+  public static func buildArray(_ components: [[[QueryFragment]]]) -> [[QueryFragment]] {
+    components.flatMap { $0 }
+  }
+}
+
 /// A table's `Draft`, which `@Table` writes: the same columns with an optional primary key.
 public protocol _TableDraft: Table {
   associatedtype _Row: Table
@@ -195,51 +232,24 @@ extension Table {
       decode: { _ in })
   }
 
-  /// Inserts values for chosen columns only; the others take their defaults.
+  /// Inserts values for chosen columns only; the others take their defaults. A row is a
+  /// tuple of values, or of expressions computed in SQL (as a trigger writes a row).
   ///
   /// ```swift
   /// Item.insert { ($0.title, $0.isInStock) } values: {
   ///   ("Milk", true)
   ///   ("Eggs", false)
+  ///   (#sql("upper('bread')"), #sql("1"))
   /// }
   /// ```
   public static func insert<each V: QueryBindable>(
     or conflictResolution: ConflictResolution? = nil,
     _ columns: (TableColumns) -> (repeat TableColumn<Self, each V>),
-    @InsertValuesBuilder<(repeat (each V).QueryOutput)> values: () -> [(
-      repeat (each V).QueryOutput
-    )]
+    @InsertColumnValuesBuilder<repeat each V> values: () -> [[QueryFragment]]
   ) -> Insert<Self, Void> {
     let names = nonEmptyColumnNames(repeat each columns(Self.columns))
-    let rows = values().map { row in
-      var fragments: [QueryFragment] = []
-      for (type, value) in repeat ((each V).self, each row) {
-        fragments.append(QueryFragment(binding: type.init(queryOutput: value).queryBinding))
-      }
-      return fragments
-    }
     return Insert(
-      conflictResolution: conflictResolution, source: .values(columns: names, rows: rows),
-      decode: { _ in })
-  }
-
-  /// Inserts expressions for chosen columns: a row computed in SQL, as a trigger writes it.
-  ///
-  /// ```swift
-  /// Reminder.insert { ($0.title, $0.remindersListID) } values: {
-  ///   (new.reminderTitle, RemindersList.select(\.id).where { $0.title.eq(new.remindersListTitle) })
-  /// }
-  /// ```
-  @_disfavoredOverload
-  public static func insert<each V: QueryBindable, each E: QueryExpression>(
-    or conflictResolution: ConflictResolution? = nil,
-    _ columns: (TableColumns) -> (repeat TableColumn<Self, each V>),
-    values: () -> (repeat each E)
-  ) -> Insert<Self, Void> where repeat (each E).QueryValue == each V {
-    let names = nonEmptyColumnNames(repeat each columns(Self.columns))
-    return Insert(
-      conflictResolution: conflictResolution,
-      source: .values(columns: names, rows: [queryFragments(repeat each values())]),
+      conflictResolution: conflictResolution, source: .values(columns: names, rows: values()),
       decode: { _ in })
   }
 

@@ -221,9 +221,7 @@ extension Table {
   public static func insert<each V: QueryBindable>(
     or conflictResolution: ConflictResolution? = nil,
     _ columns: (TableColumns) -> (repeat TableColumn<Self, each V>),
-    @InsertValuesBuilder<(repeat (each V).QueryOutput)> values: () -> [(
-      repeat (each V).QueryOutput
-    )],
+    @InsertColumnValuesBuilder<repeat each V> values: () -> [[QueryFragment]],
     onConflictDoUpdate updates: (inout Updates<Self>) -> Void,
     @PredicateBuilder where updateFilter: (TableColumns) -> [QueryFragment] = { _ in [] }
   ) -> Insert<Self, Void> {
@@ -236,9 +234,7 @@ extension Table {
   public static func insert<each V: QueryBindable>(
     or conflictResolution: ConflictResolution? = nil,
     _ columns: (TableColumns) -> (repeat TableColumn<Self, each V>),
-    @InsertValuesBuilder<(repeat (each V).QueryOutput)> values: () -> [(
-      repeat (each V).QueryOutput
-    )],
+    @InsertColumnValuesBuilder<repeat each V> values: () -> [[QueryFragment]],
     onConflictDoUpdate updates: (inout Updates<Self>, Excluded<Self>) -> Void,
     @PredicateBuilder where updateFilter: (TableColumns, Excluded<Self>) -> [QueryFragment] = {
       _, _ in []
@@ -253,9 +249,7 @@ extension Table {
   public static func insert<each V: QueryBindable, each T: QueryBindable>(
     or conflictResolution: ConflictResolution? = nil,
     _ columns: (TableColumns) -> (repeat TableColumn<Self, each V>),
-    @InsertValuesBuilder<(repeat (each V).QueryOutput)> values: () -> [(
-      repeat (each V).QueryOutput
-    )],
+    @InsertColumnValuesBuilder<repeat each V> values: () -> [[QueryFragment]],
     onConflict targets: (TableColumns) -> (repeat TableColumn<Self, each T>),
     @PredicateBuilder where targetFilter: (TableColumns) -> [QueryFragment] = { _ in [] },
     doUpdate updates: (inout Updates<Self>) -> Void = { _ in },
@@ -271,9 +265,7 @@ extension Table {
   public static func insert<each V: QueryBindable, each T: QueryBindable>(
     or conflictResolution: ConflictResolution? = nil,
     _ columns: (TableColumns) -> (repeat TableColumn<Self, each V>),
-    @InsertValuesBuilder<(repeat (each V).QueryOutput)> values: () -> [(
-      repeat (each V).QueryOutput
-    )],
+    @InsertColumnValuesBuilder<repeat each V> values: () -> [[QueryFragment]],
     onConflict targets: (TableColumns) -> (repeat TableColumn<Self, each T>),
     @PredicateBuilder where targetFilter: (TableColumns) -> [QueryFragment] = { _ in [] },
     doUpdate updates: (inout Updates<Self>, Excluded<Self>) -> Void,

@@ -93,6 +93,31 @@ private func formsDatabase() throws -> DatabaseQueue {
     }
   }
 
+  @Test func rowsOfValuesAndRowsOfExpressionsInOneInsert() throws {
+    let withMore = true
+    try formsDatabase().write { db in
+      try assertQuery(
+        Article.insert {
+          ($0.id, $0.title)
+        } values: {
+          (1, "Milk")
+          (#sql("1 + 1"), #sql("upper('eggs')"))
+          if withMore {
+            (3, "Bread")
+          }
+          for id in [4, 5] {
+            (id, "Item \(id)")
+          }
+        }
+        .returning(\.title),
+        in: db,
+        sql:
+          #"INSERT INTO "articles" ("id", "title") VALUES (?, ?), (1 + 1, upper('eggs')), (?, ?), (?, ?), (?, ?) RETURNING "title""#,
+        rows: "Milk\nEGGS\nBread\nItem 4\nItem 5")
+      #expect(try Article.find(2).select(\.title).fetchOne(db) == "EGGS")
+    }
+  }
+
   @Test func aDefaultScopeWithAnOrderAppliesToEveryQueryOfTheTable() throws {
     try formsDatabase().write { db in
       #expect(try JournalEntry.all.fetchAll(db).map(\.id) == [3, 1])
