@@ -100,14 +100,15 @@ private func formsDatabase() throws -> DatabaseQueue {
         Article.insert {
           ($0.id, $0.title)
         } values: {
-          (1, "Milk")
+          for id in [1] {
+            (id, "Milk")
+          }
           (#sql("1 + 1"), #sql("upper('eggs')"))
           if withMore {
             (3, "Bread")
           }
-          for id in [4, 5] {
-            (id, "Item \(id)")
-          }
+          (4, "Item 4")
+          (5, "Item 5")
         }
         .returning(\.title),
         in: db,
