@@ -80,7 +80,9 @@ extension QueryExpression {
       sql = "group_concat(" + queryFragment + ", " + separator.queryFragment + ")"
     } else {
       let keys = order.map { key -> QueryFragment in
-        let term = key as? OrderingTerm ?? key.asc()
+        let term: any _OrderingTermParts =
+          key as? any _OrderingTermParts
+          ?? _OrderingTerm<Void>(key: key.queryFragment, descending: false, nulls: nil)
         var direction = term.descending ? 1 : 0
         switch term.nulls {
         case .first?: direction |= 2

@@ -333,8 +333,9 @@ extension _FragmentListBuilder {
   }
 }
 
-/// One term of an `ORDER BY` with its direction.
-public struct OrderingTerm: QueryExpression, Sendable {
+/// One term of an `ORDER BY` with its direction; `Value` is the type of what it orders by
+/// (so that a sectioned fetch, `sectionBy: { $0.category.desc() }`, knows its sections' type).
+public struct _OrderingTerm<Value>: QueryExpression, _OrderingTermParts, Sendable {
   public typealias QueryValue = Void
   /// What is ordered by.
   let key: QueryFragment
@@ -346,6 +347,13 @@ public struct OrderingTerm: QueryExpression, Sendable {
   }
 }
 
+/// An ordering term's parts, whatever it orders by.
+protocol _OrderingTermParts {
+  var key: QueryFragment { get }
+  var descending: Bool { get }
+  var nulls: NullOrdering? { get }
+}
+
 /// Where NULLs sort.
 public enum NullOrdering: String, Sendable {
   case first = "FIRST"
@@ -354,13 +362,13 @@ public enum NullOrdering: String, Sendable {
 
 extension QueryExpression {
   /// Ascending order: `ORDER BY x ASC`.
-  public func asc(nulls: NullOrdering? = nil) -> OrderingTerm {
-    OrderingTerm(key: queryFragment, descending: false, nulls: nulls)
+  public func asc(nulls: NullOrdering? = nil) -> _OrderingTerm<QueryValue> {
+    _OrderingTerm(key: queryFragment, descending: false, nulls: nulls)
   }
 
   /// Descending order: `ORDER BY x DESC`.
-  public func desc(nulls: NullOrdering? = nil) -> OrderingTerm {
-    OrderingTerm(key: queryFragment, descending: true, nulls: nulls)
+  public func desc(nulls: NullOrdering? = nil) -> _OrderingTerm<QueryValue> {
+    _OrderingTerm(key: queryFragment, descending: true, nulls: nulls)
   }
 }
 

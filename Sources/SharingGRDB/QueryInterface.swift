@@ -14,9 +14,9 @@ public struct Column: QueryExpression, Hashable, Sendable {
   public var queryFragment: QueryFragment { QueryFragment(raw: SQLNaming.quote(name)) }
 
   /// `"name" DESC`.
-  public var desc: OrderingTerm { self.desc() }
+  public var desc: _OrderingTerm<DatabaseValue> { self.desc() }
   /// `"name" ASC`.
-  public var asc: OrderingTerm { self.asc() }
+  public var asc: _OrderingTerm<DatabaseValue> { self.asc() }
 
   /// `"name" = value`.
   public static func == (column: Column, value: some QueryBindable) -> SQLQueryExpression<Bool> {

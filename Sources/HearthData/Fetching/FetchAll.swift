@@ -9,12 +9,25 @@
 /// The first value is fetched when the wrapper is created; after that, every commit that
 /// touches a table the query reads refetches it in the background, and the new value
 /// arrives on the main actor (or `scheduler`). `$items.load(…)` swaps the query.
+///
+/// With `sectionBy:`, the rows are also grouped into sections, each named by the text of a
+/// string expression (NULL: a nil name), which the database orders by first:
+///
+/// ```swift
+/// @FetchAll(Reminder.order(by: \.title), sectionBy: \.category) var reminders
+/// $reminders.sections   // ResultsSectionCollection<Reminder, String?>
+/// ```
 @propertyWrapper
 public struct FetchAll<Element: Sendable>: Sendable {
-  let store: FetchStore<[Element]>
+  /// The rows, as sections (one section named nil when the fetch is not sectioned).
+  let store: FetchStore<ResultsSectionCollection<Element, String?>>
 
   /// The rows.
-  public var wrappedValue: [Element] { store.value }
+  public var wrappedValue: [Element] { store.value.elements }
+
+  /// The rows grouped into sections: by the `sectionBy:` expression, or all in one section
+  /// named nil when there is none (and no section when there are no rows).
+  public var sections: ResultsSectionCollection<Element, String?> { store.value }
 
   /// `$items`: `load`, `isLoading`, `loadError`, `values`.
   public var projectedValue: Self { self }
@@ -24,10 +37,77 @@ public struct FetchAll<Element: Sendable>: Sendable {
     wrappedValue: [Element] = [], _ statement: S, database: (any DatabaseReader)? = nil,
     scheduler: FetchScheduler = .main
   ) where S.QueryValue == Element {
-    store = FetchStore(initialValue: wrappedValue)
+    store = FetchStore(
+      initialValue: ResultsSectionCollection(elements: wrappedValue, sectionName: nil))
     store.start(
       database: database ?? DependencyValues.current.defaultDatabase, scheduler: scheduler,
-      fetch: { db in try statement.fetchAll(db) })
+      fetch: unsectioned(statement))
+  }
+
+  /// Rows of `statement` grouped into sections by the text of an expression of its table's
+  /// columns, or an ordering of one: `sectionBy: { $0.category.desc() }`.
+  public init<S: SelectStatement & Sendable>(
+    wrappedValue: [Element] = [], _ statement: S,
+    @_SectionBuilder<String?> sectionBy sectioning: (S.From.TableColumns) -> _Sectioning<String?>,
+    database: (any DatabaseReader)? = nil, scheduler: FetchScheduler = .main
+  ) where S.QueryValue == Element, S.Joins == () {
+    self.init(
+      wrappedValue, statement, sectioning(S.From.columns), database: database, scheduler: scheduler)
+  }
+
+  /// Rows of a join grouped into sections by the text of an expression of either table's
+  /// columns.
+  public init<From: Table, J: Table>(
+    wrappedValue: [Element] = [], _ statement: Select<Element, From, J>,
+    @_SectionBuilder<String?> sectionBy sectioning: (From.TableColumns, J.TableColumns) ->
+      _Sectioning<String?>,
+    database: (any DatabaseReader)? = nil, scheduler: FetchScheduler = .main
+  ) {
+    self.init(
+      wrappedValue, statement, sectioning(From.columns, J.columns), database: database,
+      scheduler: scheduler)
+  }
+
+  private init<S: SelectStatement & Sendable>(
+    _ wrappedValue: [Element], _ statement: S, _ sectioning: _Sectioning<String?>,
+    database: (any DatabaseReader)?, scheduler: FetchScheduler
+  ) where S.QueryValue == Element {
+    store = FetchStore(
+      initialValue: ResultsSectionCollection(elements: wrappedValue, sectionName: nil))
+    store.start(
+      database: database ?? DependencyValues.current.defaultDatabase, scheduler: scheduler,
+      fetch: sectioned(statement, by: sectioning))
+  }
+
+  /// Rows of `statement` grouped into sections by a text column: `sectionBy: \.category`.
+  public init<S: SelectStatement & Sendable, Column: QueryExpression>(
+    wrappedValue: [Element] = [], _ statement: S,
+    sectionBy column: KeyPath<S.From.TableColumns, Column>,
+    database: (any DatabaseReader)? = nil, scheduler: FetchScheduler = .main
+  ) where S.QueryValue == Element, Column.QueryValue: _SectionText {
+    let text = SQLQueryExpression(expression: S.From.columns[keyPath: column], as: String?.self)
+    self.init(wrappedValue, statement, _Sectioning(text), database: database, scheduler: scheduler)
+  }
+
+  /// Every row of the table, grouped into sections.
+  public init(
+    wrappedValue: [Element] = [],
+    @_SectionBuilder<String?> sectionBy sectioning: (Element.TableColumns) -> _Sectioning<String?>,
+    database: (any DatabaseReader)? = nil, scheduler: FetchScheduler = .main
+  ) where Element: Table {
+    self.init(
+      wrappedValue: wrappedValue, Where<Element>().all, sectionBy: sectioning, database: database,
+      scheduler: scheduler)
+  }
+
+  /// Every row of the table, grouped into sections by a text column.
+  public init<Column: QueryExpression>(
+    wrappedValue: [Element] = [], sectionBy column: KeyPath<Element.TableColumns, Column>,
+    database: (any DatabaseReader)? = nil, scheduler: FetchScheduler = .main
+  ) where Element: Table, Column.QueryValue: _SectionText {
+    self.init(
+      wrappedValue: wrappedValue, Where<Element>().all, sectionBy: column, database: database,
+      scheduler: scheduler)
   }
 
   /// Every row of the table.
@@ -50,7 +130,32 @@ public struct FetchAll<Element: Sendable>: Sendable {
   ) async throws -> FetchSubscription where S.QueryValue == Element {
     try await store.load(
       database: database ?? DependencyValues.current.defaultDatabase, scheduler: scheduler,
-      fetch: { db in try statement.fetchAll(db) })
+      fetch: unsectioned(statement))
+  }
+
+  /// Replaces the query with one whose rows are grouped into sections.
+  @discardableResult
+  public func load<S: SelectStatement & Sendable>(
+    _ statement: S,
+    @_SectionBuilder<String?> sectionBy sectioning: (S.From.TableColumns) -> _Sectioning<String?>,
+    database: (any DatabaseReader)? = nil, scheduler: FetchScheduler = .main
+  ) async throws -> FetchSubscription where S.QueryValue == Element, S.Joins == () {
+    try await store.load(
+      database: database ?? DependencyValues.current.defaultDatabase, scheduler: scheduler,
+      fetch: sectioned(statement, by: sectioning(S.From.columns)))
+  }
+
+  /// Replaces the query with a join whose rows are grouped into sections.
+  @discardableResult
+  public func load<From: Table, J: Table>(
+    _ statement: Select<Element, From, J>,
+    @_SectionBuilder<String?> sectionBy sectioning: (From.TableColumns, J.TableColumns) ->
+      _Sectioning<String?>,
+    database: (any DatabaseReader)? = nil, scheduler: FetchScheduler = .main
+  ) async throws -> FetchSubscription {
+    try await store.load(
+      database: database ?? DependencyValues.current.defaultDatabase, scheduler: scheduler,
+      fetch: sectioned(statement, by: sectioning(From.columns, J.columns)))
   }
 
   /// Whether a `load` is fetching its first value.
@@ -62,5 +167,27 @@ public struct FetchAll<Element: Sendable>: Sendable {
 
   /// The rows now, then each time they change (an `AsyncSequence`, in place of Combine's
   /// `publisher`).
-  public var values: AsyncStream<[Element]> { store.values }
+  public var values: AsyncStream<[Element]> { store.values { $0.elements } }
 }
+
+/// A fetch of every row of `statement`, in one section named nil.
+private func unsectioned<S: Statement & Sendable>(_ statement: S)
+  -> @Sendable (Database) throws -> ResultsSectionCollection<S.QueryValue, String?>
+where S.QueryValue: Sendable {
+  { db in ResultsSectionCollection(elements: try statement.fetchAll(db), sectionName: nil) }
+}
+
+/// A fetch of every row of `statement`, grouped by the text `sectioning` reads.
+private func sectioned<S: SelectStatement & Sendable>(
+  _ statement: S, by sectioning: _Sectioning<String?>
+) -> @Sendable (Database) throws -> ResultsSectionCollection<S.QueryValue, String?>
+where S.QueryValue: Sendable {
+  let select = statement.asSelect()._sectioned(by: sectioning)
+  return { db in ResultsSectionCollection(rows: try select.fetchAll(db).map { ($0.0, $0.1) }) }
+}
+
+/// The types of the columns `@FetchAll`'s `sectionBy:` key path may name: text, which names
+/// each section.
+public protocol _SectionText {}
+extension String: _SectionText {}
+extension Optional: _SectionText where Wrapped == String {}

@@ -15,7 +15,8 @@ final class FetchStore<Value: Sendable>: Observable, Sendable {
     var observer: FetchObserver<Value>?
     /// Bumped for each new query, so that a late value of an old query is dropped.
     var generation = 0
-    var streams: [UUID: AsyncStream<Value>.Continuation] = [:]
+    /// Each running `values` stream's way to yield a new value.
+    var streams: [UUID: @Sendable (Value) -> Void] = [:]
   }
 
   private let state: Locked<State>
@@ -110,7 +111,7 @@ final class FetchStore<Value: Sendable>: Observable, Sendable {
     switch result {
     case .success(let value):
       let streams = registrar.withMutation(of: self, keyPath: \.value) {
-        state.withLock { state -> [AsyncStream<Value>.Continuation] in
+        state.withLock { state -> [@Sendable (Value) -> Void] in
           guard state.generation == generation else { return [] }
           state.value = value
           return Array(state.streams.values)
@@ -121,7 +122,7 @@ final class FetchStore<Value: Sendable>: Observable, Sendable {
           state.withLock { $0.loadError = nil }
         }
       }
-      for stream in streams { stream.yield(value) }
+      for yield in streams { yield(value) }
     case .failure(let error):
       registrar.withMutation(of: self, keyPath: \.loadError) {
         state.withLock { state in
@@ -132,14 +133,17 @@ final class FetchStore<Value: Sendable>: Observable, Sendable {
   }
 
   /// The current value, then each new one, until the consumer stops.
-  var values: AsyncStream<Value> {
+  var values: AsyncStream<Value> { values { $0 } }
+
+  /// What `transform` makes of the current value, then of each new one.
+  func values<T>(_ transform: @escaping @Sendable (Value) -> T) -> AsyncStream<T> {
     AsyncStream { continuation in
       let id = UUID()
       let current = state.withLock { state -> Value in
-        state.streams[id] = continuation
+        state.streams[id] = { continuation.yield(transform($0)) }
         return state.value
       }
-      continuation.yield(current)
+      continuation.yield(transform(current))
       continuation.onTermination = { [weak self] _ in
         self?.state.withLock { _ = $0.streams.removeValue(forKey: id) }
       }

@@ -1,0 +1,182 @@
+/// A query's rows grouped into sections: one section for each distinct value of a section
+/// expression, in the order the query returned them (the expression's order first).
+///
+/// ```swift
+/// @FetchAll(Reminder.order(by: \.title), sectionBy: \.category) var reminders
+/// for section in $reminders.sections {
+///   print(section.name ?? "Uncategorized", section.map(\.title))
+/// }
+/// let sections = try Reminder.order(by: \.title).fetchAll(db, sectionBy: { $0.priority.desc() })
+/// ```
+public struct ResultsSectionCollection<Element, SectionName: Hashable> {
+  /// Every row, in the order the query returned them.
+  let elements: [Element]
+  /// The sections' names, in order, and the positions in `elements` of each one's rows.
+  private let names: [SectionName]
+  private let members: [[Int]]
+  private let positionOfName: [SectionName: Int]
+
+  /// No sections.
+  public init() {
+    self.init(elements: [], names: [], members: [], positionOfName: [:])
+  }
+
+  /// All of `elements` in one section named `name` (none when there are no elements).
+  init(elements: [Element], sectionName name: SectionName) {
+    self.init(
+      elements: elements, names: elements.isEmpty ? [] : [name],
+      members: elements.isEmpty ? [] : [Array(elements.indices)],
+      positionOfName: elements.isEmpty ? [:] : [name: 0])
+  }
+
+  /// Rows read with their section's name, grouped by it. A name met again after another
+  /// (a collation that orders equal values apart) joins its first section.
+  init(rows: [(Element, SectionName)]) {
+    var elements: [Element] = []
+    var names: [SectionName] = []
+    var members: [[Int]] = []
+    var positionOfName: [SectionName: Int] = [:]
+    elements.reserveCapacity(rows.count)
+    for (element, name) in rows {
+      let position: Int
+      if let known = positionOfName[name] {
+        position = known
+      } else {
+        position = names.count
+        positionOfName[name] = position
+        names.append(name)
+        members.append([])
+      }
+      members[position].append(elements.count)
+      elements.append(element)
+    }
+    self.init(elements: elements, names: names, members: members, positionOfName: positionOfName)
+  }
+
+  private init(
+    elements: [Element], names: [SectionName], members: [[Int]],
+    positionOfName: [SectionName: Int]
+  ) {
+    self.elements = elements
+    self.names = names
+    self.members = members
+    self.positionOfName = positionOfName
+  }
+
+  /// The sections' names, in order.
+  public var sectionNames: [SectionName] { names }
+
+  /// The section named `name`, or nil when there is none.
+  public subscript(sectionName name: SectionName) -> ResultsSection<Element, SectionName>? {
+    positionOfName[name].map { self[$0] }
+  }
+
+  /// Whether a section is named `name`.
+  public func contains(sectionName name: SectionName) -> Bool { positionOfName[name] != nil }
+
+  /// The position of the section named `name`, or nil when there is none.
+  public func index(ofSectionNamed name: SectionName) -> Int? { positionOfName[name] }
+}
+
+extension ResultsSectionCollection: RandomAccessCollection {
+  public var startIndex: Int { 0 }
+  public var endIndex: Int { names.count }
+
+  public subscript(position: Int) -> ResultsSection<Element, SectionName> {
+    ResultsSection(name: names[position], elements: elements, members: members[position])
+  }
+}
+
+extension ResultsSectionCollection: Sendable where Element: Sendable, SectionName: Sendable {}
+
+extension ResultsSectionCollection: Equatable where Element: Equatable {
+  public static func == (lhs: Self, rhs: Self) -> Bool { lhs.elementsEqual(rhs) }
+}
+
+/// The rows of one section, which is named (and identified) by its section expression's value.
+public struct ResultsSection<Element, SectionName: Hashable>: Identifiable {
+  /// The value of the section expression that every row of the section has.
+  public let name: SectionName
+  private let elements: [Element]
+  private let members: [Int]
+
+  init(name: SectionName, elements: [Element], members: [Int]) {
+    self.name = name
+    self.elements = elements
+    self.members = members
+  }
+
+  public var id: SectionName { name }
+}
+
+extension ResultsSection: RandomAccessCollection {
+  public var startIndex: Int { 0 }
+  public var endIndex: Int { members.count }
+  public subscript(position: Int) -> Element { elements[members[position]] }
+}
+
+extension ResultsSection: Sendable where Element: Sendable, SectionName: Sendable {}
+
+extension ResultsSection: Equatable where Element: Equatable {
+  public static func == (lhs: Self, rhs: Self) -> Bool {
+    lhs.name == rhs.name && lhs.elementsEqual(rhs)
+  }
+}
+
+// The closure of `sectionBy:` takes the columns of each table the statement selects from: the
+// first table's alone, with one joined table's, or with several joined tables'.
+extension SelectStatement {
+  /// Every row, grouped into sections by the value of an expression (or an ordering of one)
+  /// of the table's columns. The database orders by the expression first, then as the
+  /// statement orders; each distinct value is a section, named by it.
+  ///
+  /// ```swift
+  /// try Reminder.order(by: \.title).fetchAll(db, sectionBy: { $0.priority.desc() })
+  /// // ResultsSectionCollection<Reminder, Int?>
+  /// ```
+  public func fetchAll<Key: QueryRepresentable>(
+    _ db: Database,
+    @_SectionBuilder<Key> sectionBy sectioning: (From.TableColumns) -> _Sectioning<Key>
+  ) throws -> ResultsSectionCollection<QueryValue, Key.QueryOutput>
+  where Joins == (), Key.QueryOutput: Hashable {
+    try sections(db, sectioning(From.columns))
+  }
+
+  /// Every row of a join, grouped into sections by an expression of either table's columns:
+  /// `.fetchAll(db, sectionBy: { $1.id })`.
+  public func fetchAll<Key: QueryRepresentable, J: Table>(
+    _ db: Database,
+    @_SectionBuilder<Key> sectionBy sectioning: (From.TableColumns, J.TableColumns) ->
+      _Sectioning<Key>
+  ) throws -> ResultsSectionCollection<QueryValue, Key.QueryOutput>
+  where Joins == J, Key.QueryOutput: Hashable {
+    try sections(db, sectioning(From.columns, J.columns))
+  }
+
+  /// Every row of a join of several tables, grouped into sections.
+  public func fetchAll<Key: QueryRepresentable, J1: Table, J2: Table, each J: Table>(
+    _ db: Database,
+    @_SectionBuilder<Key> sectionBy sectioning: (
+      From.TableColumns, J1.TableColumns, J2.TableColumns, repeat (each J).TableColumns
+    ) -> _Sectioning<Key>
+  ) throws -> ResultsSectionCollection<QueryValue, Key.QueryOutput>
+  where Joins == (J1, J2, repeat each J), Key.QueryOutput: Hashable {
+    try sections(db, sectioning(From.columns, J1.columns, J2.columns, repeat (each J).columns))
+  }
+
+  /// Every row, grouped into sections by a column's value: `fetchAll(db, sectionBy:
+  /// \.category)`.
+  public func fetchAll<Column: QueryExpression>(
+    _ db: Database, sectionBy column: KeyPath<From.TableColumns, Column>
+  ) throws -> ResultsSectionCollection<QueryValue, Column.QueryValue.QueryOutput>
+  where Column.QueryValue: QueryRepresentable, Column.QueryValue.QueryOutput: Hashable {
+    try sections(db, _Sectioning(From.columns[keyPath: column]))
+  }
+
+  private func sections<Key: QueryRepresentable>(_ db: Database, _ sectioning: _Sectioning<Key>)
+    throws -> ResultsSectionCollection<QueryValue, Key.QueryOutput>
+  {
+    let rows = try asSelect()._sectioned(by: sectioning).fetchAll(db)
+    return ResultsSectionCollection(rows: rows.map { row in (row.0, row.1.queryOutput) })
+  }
+}
