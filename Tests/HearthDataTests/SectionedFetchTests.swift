@@ -36,6 +36,8 @@ private struct ChoresByCategory: FetchKeyRequest {
   }
 }
 
+private enum SecondRoom: AliasName {}
+
 private func choresDatabase() throws -> DatabaseQueue {
   let database = try DatabaseQueue()
   try database.write { db in
@@ -167,6 +169,37 @@ private func titles<S: Collection>(_ sections: S) -> [String] where S.Element: C
     #expect(titles == ["Buy seeds", "Mow", "Bake", "Dust", "Wash up"])
     #expect($titles.sections.sectionNames == ["Garden", "Kitchen"])
     #expect($titles.sections.first.map(Array.init) == ["Buy seeds", "Mow"])
+  }
+
+  @Test func everyFormOfSectionByReadsTheSameSections() throws {
+    let database = try choresDatabase()
+    @FetchAll(sectionBy: \.category, database: database) var byKeyPath: [Chore]
+    @FetchAll(sectionBy: { $0.category }, database: database) var byClosure: [Chore]
+    @FetchAll(Chore.all, sectionBy: \.category, database: database) var allByKeyPath
+    @FetchAll(Chore.where { $0.id.lt(6) }, sectionBy: { $0.category }, database: database)
+    var whereByClosure
+    for sections in [$byKeyPath.sections, $byClosure.sections, $allByKeyPath.sections] {
+      #expect(sections.sectionNames == [nil, "errands", "home"])
+    }
+    #expect($whereByClosure.sections.sectionNames == [nil, "errands", "home"])
+    // A join straight from the table, and a join of three tables.
+    @FetchAll(
+      Chore.join(ChoreRoom.all) { $0.roomID.eq($1.id) }.select { chore, _ in chore.title },
+      sectionBy: { $1.name }, database: database)
+    var joined
+    #expect($joined.sections.sectionNames == ["Garden", "Kitchen"])
+    @FetchAll(
+      Chore.join(ChoreRoom.all) { $0.roomID.eq($1.id) }
+        .join(ChoreRoom.as(SecondRoom.self).all) { $0.roomID.eq($2.id) }
+        .select { chore, _, _ in chore.title },
+      sectionBy: { $2.name.desc() }, database: database)
+    var threeTables
+    #expect($threeTables.sections.sectionNames == ["Kitchen", "Garden"])
+    // A select of one column, sectioned by another.
+    let titles = try database.read { db in
+      try Chore.select(\.title).where { $0.id.lt(4) }.fetchAll(db, sectionBy: { $0.category })
+    }
+    #expect(titles.map(Array.init) == [["Buy seeds"], ["Wash up", "Dust"]])
   }
 
   @Test func loadSwapsInASectionedQuery() async throws {

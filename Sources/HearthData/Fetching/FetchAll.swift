@@ -44,19 +44,22 @@ public struct FetchAll<Element: Sendable>: Sendable {
       fetch: unsectioned(statement))
   }
 
-  /// Rows of `statement` grouped into sections by the text of an expression of its table's
-  /// columns, or an ordering of one: `sectionBy: { $0.category.desc() }`.
-  public init<S: SelectStatement & Sendable>(
-    wrappedValue: [Element] = [], _ statement: S,
-    @_SectionBuilder<String?> sectionBy sectioning: (S.From.TableColumns) -> _Sectioning<String?>,
+  /// Rows of `statement` grouped into sections by the text of an expression of its tables'
+  /// columns, or an ordering of one: `sectionBy: { $0.category.desc() }`, `{ $1.name }`.
+  public init<From: Table, each J: Table>(
+    wrappedValue: [Element] = [], _ statement: Select<Element, From, (repeat each J)>,
+    @_SectionBuilder<String?> sectionBy sectioning: (
+      From.TableColumns, repeat (each J).TableColumns
+    ) -> _Sectioning<String?>,
     database: (any DatabaseReader)? = nil, scheduler: FetchScheduler = .main
-  ) where S.QueryValue == Element, S.Joins == () {
+  ) {
     self.init(
-      wrappedValue, statement, sectioning(S.From.columns), database: database, scheduler: scheduler)
+      wrappedValue, statement, sectioning(From.columns, repeat (each J).columns),
+      database: database, scheduler: scheduler)
   }
 
-  /// Rows of a join grouped into sections by the text of an expression of either table's
-  /// columns.
+  /// Rows of a join of two tables grouped into sections by the text of an expression of
+  /// either table's columns.
   public init<From: Table, J: Table>(
     wrappedValue: [Element] = [], _ statement: Select<Element, From, J>,
     @_SectionBuilder<String?> sectionBy sectioning: (From.TableColumns, J.TableColumns) ->
@@ -65,6 +68,17 @@ public struct FetchAll<Element: Sendable>: Sendable {
   ) {
     self.init(
       wrappedValue, statement, sectioning(From.columns, J.columns), database: database,
+      scheduler: scheduler)
+  }
+
+  /// Rows of a table's `where` grouped into sections.
+  public init(
+    wrappedValue: [Element] = [], _ statement: Where<Element>,
+    @_SectionBuilder<String?> sectionBy sectioning: (Element.TableColumns) -> _Sectioning<String?>,
+    database: (any DatabaseReader)? = nil, scheduler: FetchScheduler = .main
+  ) where Element: Table {
+    self.init(
+      wrappedValue, statement, sectioning(Element.columns), database: database,
       scheduler: scheduler)
   }
 
@@ -135,17 +149,19 @@ public struct FetchAll<Element: Sendable>: Sendable {
 
   /// Replaces the query with one whose rows are grouped into sections.
   @discardableResult
-  public func load<S: SelectStatement & Sendable>(
-    _ statement: S,
-    @_SectionBuilder<String?> sectionBy sectioning: (S.From.TableColumns) -> _Sectioning<String?>,
+  public func load<From: Table, each J: Table>(
+    _ statement: Select<Element, From, (repeat each J)>,
+    @_SectionBuilder<String?> sectionBy sectioning: (
+      From.TableColumns, repeat (each J).TableColumns
+    ) -> _Sectioning<String?>,
     database: (any DatabaseReader)? = nil, scheduler: FetchScheduler = .main
-  ) async throws -> FetchSubscription where S.QueryValue == Element, S.Joins == () {
+  ) async throws -> FetchSubscription {
     try await store.load(
       database: database ?? DependencyValues.current.defaultDatabase, scheduler: scheduler,
-      fetch: sectioned(statement, by: sectioning(S.From.columns)))
+      fetch: sectioned(statement, by: sectioning(From.columns, repeat (each J).columns)))
   }
 
-  /// Replaces the query with a join whose rows are grouped into sections.
+  /// Replaces the query with a join of two tables, its rows grouped into sections.
   @discardableResult
   public func load<From: Table, J: Table>(
     _ statement: Select<Element, From, J>,
@@ -156,6 +172,18 @@ public struct FetchAll<Element: Sendable>: Sendable {
     try await store.load(
       database: database ?? DependencyValues.current.defaultDatabase, scheduler: scheduler,
       fetch: sectioned(statement, by: sectioning(From.columns, J.columns)))
+  }
+
+  /// Replaces the query with a table's `where`, its rows grouped into sections.
+  @discardableResult
+  public func load(
+    _ statement: Where<Element>,
+    @_SectionBuilder<String?> sectionBy sectioning: (Element.TableColumns) -> _Sectioning<String?>,
+    database: (any DatabaseReader)? = nil, scheduler: FetchScheduler = .main
+  ) async throws -> FetchSubscription where Element: Table {
+    try await store.load(
+      database: database ?? DependencyValues.current.defaultDatabase, scheduler: scheduler,
+      fetch: sectioned(statement, by: sectioning(Element.columns)))
   }
 
   /// Whether a `load` is fetching its first value.

@@ -123,47 +123,44 @@ extension ResultsSection: Equatable where Element: Equatable {
   }
 }
 
-// The closure of `sectionBy:` takes the columns of each table the statement selects from: the
-// first table's alone, with one joined table's, or with several joined tables'.
-extension SelectStatement {
+// The closure of `sectionBy:` takes the columns of each table the statement reads: the
+// table's alone, or with each joined table's (`{ $1.id }`), as `where` does.
+extension Select {
   /// Every row, grouped into sections by the value of an expression (or an ordering of one)
-  /// of the table's columns. The database orders by the expression first, then as the
-  /// statement orders; each distinct value is a section, named by it.
+  /// of the selected tables' columns. The database orders by the expression first, then as
+  /// the statement orders; each distinct value is a section, named by it.
   ///
   /// ```swift
   /// try Reminder.order(by: \.title).fetchAll(db, sectionBy: { $0.priority.desc() })
   /// // ResultsSectionCollection<Reminder, Int?>
+  /// try Reminder.join(RemindersList.all) { $0.remindersListID.eq($1.id) }
+  ///   .select { ($0.title, $1.title) }
+  ///   .fetchAll(db, sectionBy: { $1.id })
   /// ```
+  public func fetchAll<Key: QueryRepresentable, each J: Table>(
+    _ db: Database,
+    @_SectionBuilder<Key> sectionBy sectioning: (
+      From.TableColumns, repeat (each J).TableColumns
+    ) -> _Sectioning<Key>
+  ) throws -> ResultsSectionCollection<Columns, Key.QueryOutput>
+  where Joins == (repeat each J), Key.QueryOutput: Hashable {
+    try sections(db, sectioning(From.columns, repeat (each J).columns))
+  }
+}
+
+extension Where {
+  /// Every row of the table, grouped into sections by the value of an expression (or an
+  /// ordering of one) of its columns.
   public func fetchAll<Key: QueryRepresentable>(
     _ db: Database,
     @_SectionBuilder<Key> sectionBy sectioning: (From.TableColumns) -> _Sectioning<Key>
-  ) throws -> ResultsSectionCollection<QueryValue, Key.QueryOutput>
-  where Joins == (), Key.QueryOutput: Hashable {
+  ) throws -> ResultsSectionCollection<From, Key.QueryOutput>
+  where Key.QueryOutput: Hashable {
     try sections(db, sectioning(From.columns))
   }
+}
 
-  /// Every row of a join, grouped into sections by an expression of either table's columns:
-  /// `.fetchAll(db, sectionBy: { $1.id })`.
-  public func fetchAll<Key: QueryRepresentable, J: Table>(
-    _ db: Database,
-    @_SectionBuilder<Key> sectionBy sectioning: (From.TableColumns, J.TableColumns) ->
-      _Sectioning<Key>
-  ) throws -> ResultsSectionCollection<QueryValue, Key.QueryOutput>
-  where Joins == J, Key.QueryOutput: Hashable {
-    try sections(db, sectioning(From.columns, J.columns))
-  }
-
-  /// Every row of a join of several tables, grouped into sections.
-  public func fetchAll<Key: QueryRepresentable, J1: Table, J2: Table, each J: Table>(
-    _ db: Database,
-    @_SectionBuilder<Key> sectionBy sectioning: (
-      From.TableColumns, J1.TableColumns, J2.TableColumns, repeat (each J).TableColumns
-    ) -> _Sectioning<Key>
-  ) throws -> ResultsSectionCollection<QueryValue, Key.QueryOutput>
-  where Joins == (J1, J2, repeat each J), Key.QueryOutput: Hashable {
-    try sections(db, sectioning(From.columns, J1.columns, J2.columns, repeat (each J).columns))
-  }
-
+extension SelectStatement {
   /// Every row, grouped into sections by a column's value: `fetchAll(db, sectionBy:
   /// \.category)`.
   public func fetchAll<Column: QueryExpression>(
@@ -173,9 +170,9 @@ extension SelectStatement {
     try sections(db, _Sectioning(From.columns[keyPath: column]))
   }
 
-  private func sections<Key: QueryRepresentable>(_ db: Database, _ sectioning: _Sectioning<Key>)
-    throws -> ResultsSectionCollection<QueryValue, Key.QueryOutput>
-  {
+  fileprivate func sections<Key: QueryRepresentable>(
+    _ db: Database, _ sectioning: _Sectioning<Key>
+  ) throws -> ResultsSectionCollection<QueryValue, Key.QueryOutput> {
     let rows = try asSelect()._sectioned(by: sectioning).fetchAll(db)
     return ResultsSectionCollection(rows: rows.map { row in (row.0, row.1.queryOutput) })
   }
