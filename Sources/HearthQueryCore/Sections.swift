@@ -77,3 +77,50 @@ extension Select {
       decode: { decoder in (try decode(&decoder), try Key(decoder: &decoder)) })
   }
 }
+
+/// The closure of `@FetchAll`'s `sectionBy:`, where sectioning may also be left out: `nil`,
+/// an `if` not taken, or a branch of a `switch` that gives `nil` fetches the rows unsectioned.
+@resultBuilder
+public enum _OptionalSectionBuilder<Key> {
+  public static func buildExpression(_ expression: some QueryExpression<Key>) -> _Sectioning<Key>? {
+    _Sectioning(expression)
+  }
+
+  public static func buildExpression(_ term: _OrderingTerm<Key>) -> _Sectioning<Key>? {
+    _Sectioning(term)
+  }
+
+  /// `nil`: no sections.
+  public static func buildExpression(_ none: _Sectioning<Key>?) -> _Sectioning<Key>? { none }
+
+  public static func buildBlock(_ sectioning: _Sectioning<Key>?) -> _Sectioning<Key>? {
+    sectioning
+  }
+
+  public static func buildBlock() -> _Sectioning<Key>? { nil }
+
+  public static func buildOptional(_ sectioning: _Sectioning<Key>??) -> _Sectioning<Key>? {
+    sectioning ?? nil
+  }
+
+  public static func buildEither(first sectioning: _Sectioning<Key>?) -> _Sectioning<Key>? {
+    sectioning
+  }
+
+  public static func buildEither(second sectioning: _Sectioning<Key>?) -> _Sectioning<Key>? {
+    sectioning
+  }
+}
+
+extension _OptionalSectionBuilder where Key == String? {
+  public static func buildExpression(_ expression: some QueryExpression<String>)
+    -> _Sectioning<Key>?
+  {
+    _Sectioning(SQLQueryExpression(expression: expression, as: String?.self))
+  }
+
+  public static func buildExpression(_ term: _OrderingTerm<String>) -> _Sectioning<Key>? {
+    _Sectioning(
+      _OrderingTerm<String?>(key: term.key, descending: term.descending, nulls: term.nulls))
+  }
+}

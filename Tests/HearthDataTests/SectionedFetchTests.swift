@@ -202,6 +202,46 @@ private func titles<S: Collection>(_ sections: S) -> [String] where S.Element: C
     #expect(titles.map(Array.init) == [["Buy seeds"], ["Wash up", "Dust"]])
   }
 
+  @Test(arguments: [true, false]) func sectioningLeftOutFetchesOneSection(byCategory: Bool)
+    throws
+  {
+    let database = try choresDatabase()
+    @FetchAll(
+      Chore.order(by: \.id),
+      sectionBy: {
+        if byCategory {
+          $0.category
+        }
+      }, database: database)
+    var chores
+    #expect(chores.count == 5)
+    #expect($chores.sections.sectionNames == (byCategory ? [nil, "errands", "home"] : [nil]))
+    @FetchAll(Chore.order(by: \.id), sectionBy: { _ in nil }, database: database) var none
+    #expect($none.sections.sectionNames == [nil])
+    @FetchAll(
+      Chore.order(by: \.id),
+      sectionBy: {
+        if byCategory { $0.category } else { $0.title.desc(nulls: .last) }
+      }, database: database)
+    var either
+    #expect(either.count == 5)
+  }
+
+  @Test func assigningAnotherWrapperTakesItsQuery() async throws {
+    let database = try choresDatabase()
+    @FetchAll(Chore.order(by: \.id), database: database) var chores
+    #expect($chores.sections.sectionNames == [nil])
+    $chores = FetchAll(Chore.order(by: \.id), sectionBy: \.category, database: database)
+    #expect($chores.sections.sectionNames == [nil, "errands", "home"])
+    try await database.write { db in
+      try Chore.insert { Chore(id: 7, title: "Sweep", category: "floor", roomID: 1) }.execute(db)
+    }
+    // Still observed: the new query's rows arrive without a load.
+    try await eventually { $chores.sections.contains(sectionName: "floor") }
+    try await $chores.load()
+    #expect(chores.count == 6)
+  }
+
   @Test func loadSwapsInASectionedQuery() async throws {
     let database = try choresDatabase()
     @FetchAll(Chore.order(by: \.id), database: database) var chores

@@ -29,8 +29,12 @@ public struct FetchAll<Element: Sendable>: Sendable {
   /// named nil when there is none (and no section when there are no rows).
   public var sections: ResultsSectionCollection<Element, String?> { store.value }
 
-  /// `$items`: `load`, `isLoading`, `loadError`, `values`.
-  public var projectedValue: Self { self }
+  /// `$items`: `load`, `isLoading`, `loadError`, `values`, `sections`. Assigning another
+  /// wrapper (`$items = FetchAll(…)`) makes this one fetch its query from then on.
+  public var projectedValue: Self {
+    get { self }
+    nonmutating set { store.adopt(newValue.store) }
+  }
 
   /// Rows of `statement`, from `database` (default: `@Dependency(\.defaultDatabase)`).
   public init<S: Statement & Sendable>(
@@ -48,9 +52,9 @@ public struct FetchAll<Element: Sendable>: Sendable {
   /// columns, or an ordering of one: `sectionBy: { $0.category.desc() }`, `{ $1.name }`.
   public init<From: Table, each J: Table>(
     wrappedValue: [Element] = [], _ statement: Select<Element, From, (repeat each J)>,
-    @_SectionBuilder<String?> sectionBy sectioning: (
+    @_OptionalSectionBuilder<String?> sectionBy sectioning: (
       From.TableColumns, repeat (each J).TableColumns
-    ) -> _Sectioning<String?>,
+    ) -> _Sectioning<String?>?,
     database: (any DatabaseReader)? = nil, scheduler: FetchScheduler = .main
   ) {
     self.init(
@@ -62,8 +66,8 @@ public struct FetchAll<Element: Sendable>: Sendable {
   /// either table's columns.
   public init<From: Table, J: Table>(
     wrappedValue: [Element] = [], _ statement: Select<Element, From, J>,
-    @_SectionBuilder<String?> sectionBy sectioning: (From.TableColumns, J.TableColumns) ->
-      _Sectioning<String?>,
+    @_OptionalSectionBuilder<String?> sectionBy sectioning: (From.TableColumns, J.TableColumns) ->
+      _Sectioning<String?>?,
     database: (any DatabaseReader)? = nil, scheduler: FetchScheduler = .main
   ) {
     self.init(
@@ -74,7 +78,9 @@ public struct FetchAll<Element: Sendable>: Sendable {
   /// Rows of a table's `where` grouped into sections.
   public init(
     wrappedValue: [Element] = [], _ statement: Where<Element>,
-    @_SectionBuilder<String?> sectionBy sectioning: (Element.TableColumns) -> _Sectioning<String?>,
+    @_OptionalSectionBuilder<String?> sectionBy sectioning: (Element.TableColumns) -> _Sectioning<
+      String?
+    >?,
     database: (any DatabaseReader)? = nil, scheduler: FetchScheduler = .main
   ) where Element: Table {
     self.init(
@@ -83,7 +89,7 @@ public struct FetchAll<Element: Sendable>: Sendable {
   }
 
   private init<S: SelectStatement & Sendable>(
-    _ wrappedValue: [Element], _ statement: S, _ sectioning: _Sectioning<String?>,
+    _ wrappedValue: [Element], _ statement: S, _ sectioning: _Sectioning<String?>?,
     database: (any DatabaseReader)?, scheduler: FetchScheduler
   ) where S.QueryValue == Element {
     store = FetchStore(
@@ -106,7 +112,9 @@ public struct FetchAll<Element: Sendable>: Sendable {
   /// Every row of the table, grouped into sections.
   public init(
     wrappedValue: [Element] = [],
-    @_SectionBuilder<String?> sectionBy sectioning: (Element.TableColumns) -> _Sectioning<String?>,
+    @_OptionalSectionBuilder<String?> sectionBy sectioning: (Element.TableColumns) -> _Sectioning<
+      String?
+    >?,
     database: (any DatabaseReader)? = nil, scheduler: FetchScheduler = .main
   ) where Element: Table {
     self.init(
@@ -151,9 +159,9 @@ public struct FetchAll<Element: Sendable>: Sendable {
   @discardableResult
   public func load<From: Table, each J: Table>(
     _ statement: Select<Element, From, (repeat each J)>,
-    @_SectionBuilder<String?> sectionBy sectioning: (
+    @_OptionalSectionBuilder<String?> sectionBy sectioning: (
       From.TableColumns, repeat (each J).TableColumns
-    ) -> _Sectioning<String?>,
+    ) -> _Sectioning<String?>?,
     database: (any DatabaseReader)? = nil, scheduler: FetchScheduler = .main
   ) async throws -> FetchSubscription {
     try await store.load(
@@ -165,8 +173,8 @@ public struct FetchAll<Element: Sendable>: Sendable {
   @discardableResult
   public func load<From: Table, J: Table>(
     _ statement: Select<Element, From, J>,
-    @_SectionBuilder<String?> sectionBy sectioning: (From.TableColumns, J.TableColumns) ->
-      _Sectioning<String?>,
+    @_OptionalSectionBuilder<String?> sectionBy sectioning: (From.TableColumns, J.TableColumns) ->
+      _Sectioning<String?>?,
     database: (any DatabaseReader)? = nil, scheduler: FetchScheduler = .main
   ) async throws -> FetchSubscription {
     try await store.load(
@@ -178,13 +186,31 @@ public struct FetchAll<Element: Sendable>: Sendable {
   @discardableResult
   public func load(
     _ statement: Where<Element>,
-    @_SectionBuilder<String?> sectionBy sectioning: (Element.TableColumns) -> _Sectioning<String?>,
+    @_OptionalSectionBuilder<String?> sectionBy sectioning: (Element.TableColumns) -> _Sectioning<
+      String?
+    >?,
     database: (any DatabaseReader)? = nil, scheduler: FetchScheduler = .main
   ) async throws -> FetchSubscription where Element: Table {
     try await store.load(
       database: database ?? DependencyValues.current.defaultDatabase, scheduler: scheduler,
       fetch: sectioned(statement, by: sectioning(Element.columns)))
   }
+
+  /// Replaces the query with one whose rows are grouped into sections by a text column.
+  @discardableResult
+  public func load<S: SelectStatement & Sendable, Column: QueryExpression>(
+    _ statement: S, sectionBy column: KeyPath<S.From.TableColumns, Column>,
+    database: (any DatabaseReader)? = nil, scheduler: FetchScheduler = .main
+  ) async throws -> FetchSubscription
+  where S.QueryValue == Element, Column.QueryValue: _SectionText {
+    let text = SQLQueryExpression(expression: S.From.columns[keyPath: column], as: String?.self)
+    return try await store.load(
+      database: database ?? DependencyValues.current.defaultDatabase, scheduler: scheduler,
+      fetch: sectioned(statement, by: _Sectioning(text)))
+  }
+
+  /// Fetches the current query again now; returns once its rows are in place.
+  public func load() async throws { try await store.reload() }
 
   /// Whether a `load` is fetching its first value.
   public var isLoading: Bool { store.isLoading }
@@ -205,11 +231,13 @@ where S.QueryValue: Sendable {
   { db in ResultsSectionCollection(elements: try statement.fetchAll(db), sectionName: nil) }
 }
 
-/// A fetch of every row of `statement`, grouped by the text `sectioning` reads.
+/// A fetch of every row of `statement`, grouped by the text `sectioning` reads (or in one
+/// section named nil when there is no sectioning).
 private func sectioned<S: SelectStatement & Sendable>(
-  _ statement: S, by sectioning: _Sectioning<String?>
+  _ statement: S, by sectioning: _Sectioning<String?>?
 ) -> @Sendable (Database) throws -> ResultsSectionCollection<S.QueryValue, String?>
 where S.QueryValue: Sendable {
+  guard let sectioning else { return unsectioned(statement) }
   let select = statement.asSelect()._sectioned(by: sectioning)
   return { db in ResultsSectionCollection(rows: try select.fetchAll(db).map { ($0.0, $0.1) }) }
 }

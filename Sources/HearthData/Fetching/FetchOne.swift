@@ -13,7 +13,11 @@ public struct FetchOne<Value: Sendable>: Sendable {
 
   public var wrappedValue: Value { store.value }
 
-  public var projectedValue: Self { self }
+  /// Assigning another wrapper (`$value = …`) makes this one fetch its query from then on.
+  public var projectedValue: Self {
+    get { self }
+    nonmutating set { store.adopt(newValue.store) }
+  }
 
   /// The first row of `statement`; `wrappedValue` when there is none.
   public init<S: Statement & Sendable>(
@@ -66,6 +70,9 @@ public struct FetchOne<Value: Sendable>: Sendable {
       database: database ?? DependencyValues.current.defaultDatabase, scheduler: scheduler,
       fetch: { db in try statement.fetchOne(db) })
   }
+
+  /// Fetches the current query again now; returns once its value is in place.
+  public func load() async throws { try await store.reload() }
 
   public var isLoading: Bool { store.isLoading }
   public var loadError: (any Error)? { store.loadError }

@@ -15,8 +15,17 @@ final class FetchStore<Value: Sendable>: Observable, Sendable {
     var observer: FetchObserver<Value>?
     /// Bumped for each new query, so that a late value of an old query is dropped.
     var generation = 0
+    /// The query now observed, for `reload` and `adopt`.
+    var query: Query?
     /// Each running `values` stream's way to yield a new value.
     var streams: [UUID: @Sendable (Value) -> Void] = [:]
+  }
+
+  /// What a store fetches, and from where.
+  struct Query: Sendable {
+    let database: any DatabaseReader
+    let scheduler: FetchScheduler
+    let fetch: @Sendable (Database) throws -> Value
   }
 
   private let state: Locked<State>
@@ -49,6 +58,7 @@ final class FetchStore<Value: Sendable>: Observable, Sendable {
   ) {
     let (generation, previous) = state.withLock { state -> (Int, FetchObserver<Value>?) in
       state.generation += 1
+      state.query = Query(database: database, scheduler: scheduler, fetch: fetch)
       defer { state.observer = nil }
       return (state.generation, state.observer)
     }
@@ -68,6 +78,7 @@ final class FetchStore<Value: Sendable>: Observable, Sendable {
   ) async throws -> FetchSubscription {
     let (generation, previous) = state.withLock { state -> (Int, FetchObserver<Value>?) in
       state.generation += 1
+      state.query = Query(database: database, scheduler: scheduler, fetch: fetch)
       defer { state.observer = nil }
       return (state.generation, state.observer)
     }
@@ -92,6 +103,43 @@ final class FetchStore<Value: Sendable>: Observable, Sendable {
       self?.state.withLock { state in
         if state.observer === observer { state.observer = nil }
       }
+    }
+  }
+
+  /// Fetches the current query again, and observes it from there (nothing without one).
+  func reload() async throws {
+    guard let query = state.withLock({ $0.query }) else { return }
+    _ = try await load(database: query.database, scheduler: query.scheduler, fetch: query.fetch)
+  }
+
+  /// Takes `other`'s value and query, which it stops observing: what assigning a wrapper to
+  /// another's projected value does.
+  func adopt(_ other: FetchStore) {
+    guard other !== self else { return }
+    let (value, error, query) = other.state.withLock { state in
+      defer {
+        state.observer?.cancel()
+        state.observer = nil
+        state.generation += 1
+      }
+      return (state.value, state.loadError, state.query)
+    }
+    registrar.withMutation(of: self, keyPath: \.value) {
+      state.withLock { $0.value = value }
+    }
+    registrar.withMutation(of: self, keyPath: \.loadError) {
+      state.withLock { $0.loadError = error }
+    }
+    if let query {
+      start(database: query.database, scheduler: query.scheduler, fetch: query.fetch)
+    } else {
+      let previous = state.withLock { state -> FetchObserver<Value>? in
+        state.generation += 1
+        state.query = nil
+        defer { state.observer = nil }
+        return state.observer
+      }
+      previous?.cancel()
     }
   }
 
