@@ -9,7 +9,7 @@
 
 /// What a sectioned fetch groups by: the expression read with each row, and its term in
 /// `ORDER BY` (the expression itself, or the ordering written for it).
-public struct _Sectioning<Key>: Sendable {
+public struct _Sectioning<Key>: Hashable, Sendable {
   let select: QueryFragment
   let order: QueryFragment
 
@@ -43,19 +43,6 @@ public enum _SectionBuilder<Key> {
 
   public static func buildEither(second sectioning: _Sectioning<Key>) -> _Sectioning<Key> {
     sectioning
-  }
-}
-
-extension _SectionBuilder where Key == String? {
-  /// Text that is never NULL names sections too.
-  public static func buildExpression(_ expression: some QueryExpression<String>) -> _Sectioning<Key>
-  {
-    _Sectioning(SQLQueryExpression(expression: expression, as: String?.self))
-  }
-
-  public static func buildExpression(_ term: _OrderingTerm<String>) -> _Sectioning<Key> {
-    _Sectioning(
-      _OrderingTerm<String?>(key: term.key, descending: term.descending, nulls: term.nulls))
   }
 }
 

@@ -4,7 +4,9 @@ import Foundation
 /// (no `DateFormatter`: it is slow and locale-sensitive).
 enum DatabaseDateFormat {
   static func format(_ date: Date) -> String {
-    let totalMilliseconds = Int64((date.timeIntervalSince1970 * 1000).rounded())
+    // From the reference date, which is what a `Date` holds: the millisecond nearest to it.
+    let totalMilliseconds =
+      Int64((date.timeIntervalSinceReferenceDate * 1000).rounded()) + referenceDateMilliseconds
     let (seconds, milliseconds) = floorDivide(totalMilliseconds, 1000)
     var time = time_t(seconds)
     var parts = tm()
@@ -79,9 +81,16 @@ enum DatabaseDateFormat {
     let seconds = timegm(&parts)
     // timegm normalises 31 February into March: refuse dates that do not exist.
     guard parts.tm_mday == Int32(day), parts.tm_mon == Int32(month - 1) else { return nil }
-    let milliseconds = (fraction * 1000).rounded() / 1000
-    return Date(timeIntervalSince1970: TimeInterval(seconds - offsetSeconds) + milliseconds)
+    let milliseconds =
+      (Int64(seconds) - Int64(offsetSeconds)) * 1000 + Int64((fraction * 1000).rounded())
+    // Counted from the reference date, as a `Date` holds it: a date written and read back is
+    // the same `Date` (from 1970, the sum would round differently).
+    return Date(
+      timeIntervalSinceReferenceDate: TimeInterval(milliseconds - referenceDateMilliseconds) / 1000)
   }
+
+  /// 2001-01-01 00:00:00 UTC, in milliseconds since 1970.
+  private static let referenceDateMilliseconds: Int64 = 978_307_200_000
 
   private static func floorDivide(_ a: Int64, _ b: Int64) -> (Int64, Int64) {
     let quotient = a / b

@@ -49,6 +49,15 @@ import Testing
     #expect(try roundTrip(Date(timeIntervalSince1970: 59.9996)).stored == "1970-01-01 00:01:00.000")
   }
 
+  @Test func aDateWithMillisecondsReadsBackAsTheSameDate() throws {
+    // A `Date` holds seconds since 2001 as a Double; read back, it is that same Double,
+    // not one a millionth of a second off (which `==`, and an edit's comparison, would see).
+    for seconds in [793_109_282.061, 0.001, -86_400.999, 1_000_000_000.5, 123.456] {
+      let date = Date(timeIntervalSinceReferenceDate: seconds)
+      #expect(try roundTrip(date).decoded == date, "\(seconds)")
+    }
+  }
+
   @Test func dateParsesSQLiteTextForms() throws {
     let cases: [(String, Double)] = [
       ("2024-02-29", 1_709_164_800),

@@ -53,3 +53,8 @@ public struct Fetch<Value: Sendable>: Sendable {
   public var loadError: (any Error)? { store.loadError }
   public var values: AsyncStream<Value> { store.values }
 }
+
+/// Two wrappers are equal when their values are.
+extension Fetch: Equatable where Value: Equatable {
+  public static func == (lhs: Self, rhs: Self) -> Bool { lhs.wrappedValue == rhs.wrappedValue }
+}

@@ -75,6 +75,21 @@ public struct FetchAll<Element: Sendable>: Sendable {
       scheduler: scheduler)
   }
 
+  /// Rows of any select grouped into sections (a join written inline after an `order`,
+  /// whose joined tables Swift infers only from the statement itself).
+  @_disfavoredOverload
+  public init<S: SelectStatement & Sendable, each J: Table>(
+    wrappedValue: [Element] = [], _ statement: S,
+    @_OptionalSectionBuilder<String?> sectionBy sectioning: (
+      S.From.TableColumns, repeat (each J).TableColumns
+    ) -> _Sectioning<String?>?,
+    database: (any DatabaseReader)? = nil, scheduler: FetchScheduler = .main
+  ) where S.QueryValue == Element, S.Joins == (repeat each J) {
+    self.init(
+      wrappedValue, statement, sectioning(S.From.columns, repeat (each J).columns),
+      database: database, scheduler: scheduler)
+  }
+
   /// Rows of a table's `where` grouped into sections.
   public init(
     wrappedValue: [Element] = [], _ statement: Where<Element>,
@@ -96,7 +111,7 @@ public struct FetchAll<Element: Sendable>: Sendable {
       initialValue: ResultsSectionCollection(elements: wrappedValue, sectionName: nil))
     store.start(
       database: database ?? DependencyValues.current.defaultDatabase, scheduler: scheduler,
-      fetch: sectioned(statement, by: sectioning))
+      shape: sectioning, fetch: sectioned(statement, by: sectioning))
   }
 
   /// Rows of `statement` grouped into sections by a text column: `sectionBy: \.category`.
@@ -164,9 +179,9 @@ public struct FetchAll<Element: Sendable>: Sendable {
     ) -> _Sectioning<String?>?,
     database: (any DatabaseReader)? = nil, scheduler: FetchScheduler = .main
   ) async throws -> FetchSubscription {
-    try await store.load(
-      database: database ?? DependencyValues.current.defaultDatabase, scheduler: scheduler,
-      fetch: sectioned(statement, by: sectioning(From.columns, repeat (each J).columns)))
+    try await loadSectioned(
+      statement, sectioning(From.columns, repeat (each J).columns), database: database,
+      scheduler: scheduler)
   }
 
   /// Replaces the query with a join of two tables, its rows grouped into sections.
@@ -177,9 +192,24 @@ public struct FetchAll<Element: Sendable>: Sendable {
       _Sectioning<String?>?,
     database: (any DatabaseReader)? = nil, scheduler: FetchScheduler = .main
   ) async throws -> FetchSubscription {
-    try await store.load(
-      database: database ?? DependencyValues.current.defaultDatabase, scheduler: scheduler,
-      fetch: sectioned(statement, by: sectioning(From.columns, J.columns)))
+    try await loadSectioned(
+      statement, sectioning(From.columns, J.columns), database: database, scheduler: scheduler)
+  }
+
+  /// Replaces the query with any select, its rows grouped into sections (a join written
+  /// inline after an `order`).
+  @_disfavoredOverload
+  @discardableResult
+  public func load<S: SelectStatement & Sendable, each J: Table>(
+    _ statement: S,
+    @_OptionalSectionBuilder<String?> sectionBy sectioning: (
+      S.From.TableColumns, repeat (each J).TableColumns
+    ) -> _Sectioning<String?>?,
+    database: (any DatabaseReader)? = nil, scheduler: FetchScheduler = .main
+  ) async throws -> FetchSubscription where S.QueryValue == Element, S.Joins == (repeat each J) {
+    try await loadSectioned(
+      statement, sectioning(S.From.columns, repeat (each J).columns), database: database,
+      scheduler: scheduler)
   }
 
   /// Replaces the query with a table's `where`, its rows grouped into sections.
@@ -191,9 +221,8 @@ public struct FetchAll<Element: Sendable>: Sendable {
     >?,
     database: (any DatabaseReader)? = nil, scheduler: FetchScheduler = .main
   ) async throws -> FetchSubscription where Element: Table {
-    try await store.load(
-      database: database ?? DependencyValues.current.defaultDatabase, scheduler: scheduler,
-      fetch: sectioned(statement, by: sectioning(Element.columns)))
+    try await loadSectioned(
+      statement, sectioning(Element.columns), database: database, scheduler: scheduler)
   }
 
   /// Replaces the query with one whose rows are grouped into sections by a text column.
@@ -204,9 +233,17 @@ public struct FetchAll<Element: Sendable>: Sendable {
   ) async throws -> FetchSubscription
   where S.QueryValue == Element, Column.QueryValue: _SectionText {
     let text = SQLQueryExpression(expression: S.From.columns[keyPath: column], as: String?.self)
-    return try await store.load(
+    return try await loadSectioned(
+      statement, _Sectioning(text), database: database, scheduler: scheduler)
+  }
+
+  private func loadSectioned<S: SelectStatement & Sendable>(
+    _ statement: S, _ sectioning: _Sectioning<String?>?, database: (any DatabaseReader)?,
+    scheduler: FetchScheduler
+  ) async throws -> FetchSubscription where S.QueryValue == Element {
+    try await store.load(
       database: database ?? DependencyValues.current.defaultDatabase, scheduler: scheduler,
-      fetch: sectioned(statement, by: _Sectioning(text)))
+      shape: sectioning, fetch: sectioned(statement, by: sectioning))
   }
 
   /// Fetches the current query again now; returns once its rows are in place.
@@ -247,3 +284,10 @@ where S.QueryValue: Sendable {
 public protocol _SectionText {}
 extension String: _SectionText {}
 extension Optional: _SectionText where Wrapped == String {}
+
+/// Two wrappers are equal when their rows are, grouped the same way.
+extension FetchAll: Equatable where Element: Equatable {
+  public static func == (lhs: Self, rhs: Self) -> Bool {
+    lhs.wrappedValue == rhs.wrappedValue && lhs.store.shape == rhs.store.shape
+  }
+}

@@ -26,6 +26,8 @@ final class FetchStore<Value: Sendable>: Observable, Sendable {
     let database: any DatabaseReader
     let scheduler: FetchScheduler
     let fetch: @Sendable (Database) throws -> Value
+    /// What else tells this query from another of the same rows (a fetch's sections).
+    let shape: (any Hashable & Sendable)?
   }
 
   private let state: Locked<State>
@@ -54,11 +56,12 @@ final class FetchStore<Value: Sendable>: Observable, Sendable {
   /// the value is current when this returns, then keeps it current.
   func start(
     database: any DatabaseReader, scheduler: FetchScheduler,
+    shape: (any Hashable & Sendable)? = nil,
     fetch: @escaping @Sendable (Database) throws -> Value
   ) {
     let (generation, previous) = state.withLock { state -> (Int, FetchObserver<Value>?) in
       state.generation += 1
-      state.query = Query(database: database, scheduler: scheduler, fetch: fetch)
+      state.query = Query(database: database, scheduler: scheduler, fetch: fetch, shape: shape)
       defer { state.observer = nil }
       return (state.generation, state.observer)
     }
@@ -74,11 +77,12 @@ final class FetchStore<Value: Sendable>: Observable, Sendable {
   /// call returns once its value is in place (or throws its error).
   func load(
     database: any DatabaseReader, scheduler: FetchScheduler,
+    shape: (any Hashable & Sendable)? = nil,
     fetch: @escaping @Sendable (Database) throws -> Value
   ) async throws -> FetchSubscription {
     let (generation, previous) = state.withLock { state -> (Int, FetchObserver<Value>?) in
       state.generation += 1
-      state.query = Query(database: database, scheduler: scheduler, fetch: fetch)
+      state.query = Query(database: database, scheduler: scheduler, fetch: fetch, shape: shape)
       defer { state.observer = nil }
       return (state.generation, state.observer)
     }
@@ -106,10 +110,14 @@ final class FetchStore<Value: Sendable>: Observable, Sendable {
     }
   }
 
+  /// The shape of the current query (`shape` of `start` or `load`).
+  var shape: AnyHashable? { state.withLock { $0.query?.shape.map { AnyHashable($0) } } }
+
   /// Fetches the current query again, and observes it from there (nothing without one).
   func reload() async throws {
     guard let query = state.withLock({ $0.query }) else { return }
-    _ = try await load(database: query.database, scheduler: query.scheduler, fetch: query.fetch)
+    _ = try await load(
+      database: query.database, scheduler: query.scheduler, shape: query.shape, fetch: query.fetch)
   }
 
   /// Takes `other`'s value and query, which it stops observing: what assigning a wrapper to
@@ -131,7 +139,9 @@ final class FetchStore<Value: Sendable>: Observable, Sendable {
       state.withLock { $0.loadError = error }
     }
     if let query {
-      start(database: query.database, scheduler: query.scheduler, fetch: query.fetch)
+      start(
+        database: query.database, scheduler: query.scheduler, shape: query.shape,
+        fetch: query.fetch)
     } else {
       let previous = state.withLock { state -> FetchObserver<Value>? in
         state.generation += 1
