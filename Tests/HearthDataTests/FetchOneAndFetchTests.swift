@@ -31,11 +31,32 @@ import Testing
     #expect(first?.body == "x")
   }
 
-  @Test func aQueryWithNoRowKeepsTheDefault() async throws {
+  @Test func aQueryWithNoRowKeepsTheDefaultAndSaysNotFound() async throws {
     @FetchOne(Fact.select { $0.id }, database: database) var firstID: Int = -1
     #expect(firstID == -1)
+    #expect($firstID.loadError is NotFound)
     try await $firstID.load(#sql("SELECT 42", as: Int.self), default: 0, database: database)
     #expect(firstID == 42)
+    #expect($firstID.loadError == nil)
+    // A row, then none: the value stays the last row's, and the error says why.
+    try await database.write { db in try Fact.insert { Fact.Draft(body: "only") }.execute(db) }
+    @FetchOne(database: database) var fact = Fact(id: 0, body: "none yet")
+    #expect(fact.body == "only")
+    try await database.write { db in try Fact.delete().execute(db) }
+    await #expect(throws: NotFound.self) { try await $fact.load() }
+    #expect($fact.loadError is NotFound)
+    #expect(fact.body == "only")
+  }
+
+  @Test func aCancelledSubscriptionEndsTheQuery() async throws {
+    @FetchAll(database: database) var facts: [Fact]
+    let subscription = try await $facts.load(Fact.all, database: database)
+    subscription.cancel()
+    try await database.write { db in try Fact.insert { Fact.Draft(body: "late") }.execute(db) }
+    try await $facts.load()
+    #expect(facts.isEmpty)
+    try await $facts.load(Fact.all, database: database)
+    #expect(facts.count == 1)
   }
 }
 

@@ -6,7 +6,8 @@
 /// @FetchOne(Reminder.where(\.isFlagged)) var firstFlagged: Reminder?
 /// ```
 ///
-/// With a non-optional value, a query that returns no row leaves the default value.
+/// With a non-optional value, a query that returns no row is a `NotFound` error
+/// (`loadError`, and thrown by `load`), and the value stays what it was.
 @propertyWrapper
 public struct FetchOne<Value: Sendable>: Sendable {
   let store: FetchStore<Value>
@@ -19,7 +20,7 @@ public struct FetchOne<Value: Sendable>: Sendable {
     nonmutating set { store.adopt(newValue.store) }
   }
 
-  /// The first row of `statement`; `wrappedValue` when there is none.
+  /// The first row of `statement`; `wrappedValue` until there is one.
   public init<S: Statement & Sendable>(
     wrappedValue: Value, _ statement: S, database: (any DatabaseReader)? = nil,
     scheduler: FetchScheduler = .main
@@ -27,7 +28,15 @@ public struct FetchOne<Value: Sendable>: Sendable {
     store = FetchStore(initialValue: wrappedValue)
     store.start(
       database: database ?? DependencyValues.current.defaultDatabase, scheduler: scheduler,
-      fetch: { db in try statement.fetchOne(db) ?? wrappedValue })
+      fetch: firstRow(of: statement))
+  }
+
+  /// The first row of the table; `wrappedValue` until there is one.
+  public init(
+    wrappedValue: Value, database: (any DatabaseReader)? = nil, scheduler: FetchScheduler = .main
+  ) where Value: Table {
+    self.init(
+      wrappedValue: wrappedValue, Where<Value>().all, database: database, scheduler: scheduler)
   }
 
   /// The first row of `statement`, or nil.
@@ -48,6 +57,16 @@ public struct FetchOne<Value: Sendable>: Sendable {
   ) where Value == Row? {
     self.init(
       wrappedValue: wrappedValue, Where<Row>().all, database: database, scheduler: scheduler)
+  }
+
+  /// Replaces the query; while it has no row, `NotFound` (and the value stays).
+  @discardableResult
+  public func load<S: Statement & Sendable>(
+    _ statement: S, database: (any DatabaseReader)? = nil, scheduler: FetchScheduler = .main
+  ) async throws -> FetchSubscription where S.QueryValue == Value {
+    try await store.load(
+      database: database ?? DependencyValues.current.defaultDatabase, scheduler: scheduler,
+      fetch: firstRow(of: statement))
   }
 
   /// Replaces the query; a query with no row gives `defaultValue`.
@@ -77,6 +96,21 @@ public struct FetchOne<Value: Sendable>: Sendable {
   public var isLoading: Bool { store.isLoading }
   public var loadError: (any Error)? { store.loadError }
   public var values: AsyncStream<Value> { store.values }
+}
+
+/// The error of a `@FetchOne` of a non-optional value whose query returns no row.
+public struct NotFound: Error, Equatable {
+  public init() {}
+}
+
+/// A fetch of the first row of `statement`, which must have one.
+private func firstRow<S: Statement & Sendable>(of statement: S)
+  -> @Sendable (Database) throws -> S.QueryValue
+{
+  { db in
+    guard let row = try statement.fetchOne(db) else { throw NotFound() }
+    return row
+  }
 }
 
 /// Two wrappers are equal when their values are.

@@ -102,10 +102,13 @@ final class FetchStore<Value: Sendable>: Observable, Sendable {
       return true
     }
     if stillCurrent { observer.start(afterInitialRegion: first.1) }
+    // Cancelled, the subscription ends the query too: `load()` then has nothing to fetch
+    // again (a later `load(query)` starts another).
     return FetchSubscription { [weak self, weak observer] in
       observer?.cancel()
       self?.state.withLock { state in
         if state.observer === observer { state.observer = nil }
+        if state.generation == generation { state.query = nil }
       }
     }
   }
