@@ -109,6 +109,12 @@ extension Database {
       })
   }
 
+  /// Removes a typed function (scalar or aggregate) from this connection:
+  /// `db.remove(function: $exclaim)`.
+  public func remove(function: some DatabaseFunction) {
+    removeFunction(named: function.name, argumentCount: Int32(function.argumentCount ?? -1))
+  }
+
   /// Adds a typed aggregate function to this connection: `db.add(function: $sum)`.
   public func add<F: AggregateDatabaseFunction>(function: F) {
     let function = UncheckedFunction(function)

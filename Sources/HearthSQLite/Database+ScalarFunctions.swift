@@ -55,6 +55,15 @@ extension Database {
   }
 }
 
+extension Database {
+  /// Removes the function of this name and argument count (-1: the one taking any number)
+  /// from this connection; a statement calling it fails from then on.
+  public func removeFunction(named name: String, argumentCount: Int32) {
+    sqlite3_create_function_v2(
+      sqliteConnection, name, argumentCount, SQLITE_UTF8, nil, nil, nil, nil, nil)
+  }
+}
+
 func setResult(_ value: DatabaseValue, _ context: OpaquePointer?) {
   switch value.storage {
   case .null: sqlite3_result_null(context)

@@ -85,6 +85,22 @@ var epoch: Date { Date(timeIntervalSince1970: 0) }
     }
   }
 
+  @Test func aRemovedFunctionFailsTheStatementsThatCallIt() throws {
+    try database.writeWithoutTransaction { db in
+      let before = try Values($exclaim("Blob")).fetchOne(db)
+      #expect(before == "Blob!")
+      db.remove(function: $exclaim)
+      #expect(throws: DatabaseError.self) { try Values($exclaim("Blob")).fetchOne(db) }
+      db.remove(function: $product)  // an aggregate
+      #expect(throws: DatabaseError.self) {
+        try Values(#sql("\(quote: $product.name)(2)", as: Int.self)).fetchOne(db)
+      }
+      db.add(function: $exclaim)
+      let after = try Values($exclaim("again")).fetchOne(db)
+      #expect(after == "again!")
+    }
+  }
+
   @Test func aComputedPropertyIsAFunctionOfNoArguments() throws {
     try database.read { db in
       try assertQuery(Values($answer), in: db, sql: #"SELECT "answer"()"#, rows: "42")
