@@ -188,10 +188,14 @@ public protocol _OptionalProtocol {
   associatedtype Wrapped
   /// `Wrapped`, for code that holds only the optional's type.
   static var _wrappedType: Any.Type { get }
+  /// `nil`, for code that holds only the optional's type.
+  static var _none: Self { get }
 }
 
 extension Optional: _OptionalProtocol {
   public static var _wrappedType: Any.Type { Wrapped.self }
+  /// `nil`, for code that holds only the optional's type.
+  public static var _none: Self { nil }
 }
 
 extension Optional: QueryDecodable where Wrapped: QueryDecodable {

@@ -472,6 +472,14 @@ extension PrimaryKeyedTable {
       conflictResolution: nil, assignments: assignments, wheres: matching.scopedPredicates)
   }
 
+  /// The row with `row`'s primary key, in the table's default scope.
+  public static func _find(row: Self) -> Where<Self> {
+    let key = columns.primaryKey
+    return Where<Self>().adding([
+      "(" + key.queryFragment + " = " + QueryFragment(binding: key._binding(for: row)) + ")"
+    ])
+  }
+
   /// Deletes the row with `row`'s primary key.
   public static func delete(_ row: Self) -> Delete<Self, Void> {
     let key = columns.primaryKey

@@ -143,6 +143,8 @@ public struct RowDecodingError: Error, Hashable, Sendable, CustomStringConvertib
     var text: String
     switch reason {
     case .columnNotFound: text = "no column \(column) in row; cannot decode \(type)"
+    case .valueMismatch where value == "NULL":
+      text = "Expected column \(column) to not be NULL, to decode \(type)"
     case .valueMismatch:
       text = "could not decode \(type) from \(value ?? "?") in column \(column)"
     }

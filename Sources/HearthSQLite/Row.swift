@@ -215,6 +215,6 @@ final class RowColumns: Sendable {
 
   @usableFromInline
   func describe(_ index: Int) -> String {
-    index < names.count ? "\"\(names[index])\" (index \(index))" : "at index \(index)"
+    index < names.count ? "\(index) (\"\(names[index])\")" : "\(index)"
   }
 }

@@ -40,12 +40,42 @@ import Testing
     #expect($firstID.loadError == nil)
     // A row, then none: the value stays the last row's, and the error says why.
     try await database.write { db in try Fact.insert { Fact.Draft(body: "only") }.execute(db) }
-    @FetchOne(database: database) var fact = Fact(id: 0, body: "none yet")
+    @FetchOne(database: database) var fact = Fact(id: 1, body: "none yet")
     #expect(fact.body == "only")
     try await database.write { db in try Fact.delete().execute(db) }
     await #expect(throws: NotFound.self) { try await $fact.load() }
     #expect($fact.loadError is NotFound)
     #expect(fact.body == "only")
+  }
+
+  @Test func aRowAsTheDefaultIsFoundByItsPrimaryKey() async throws {
+    try await database.write { db in
+      try Fact.insert {
+        Fact.Draft(body: "one")
+        Fact.Draft(body: "two")
+      }.execute(db)
+    }
+    @FetchOne(database: database) var second = Fact(id: 2, body: "?")
+    #expect(second == Fact(id: 2, body: "two"))
+    try await database.write { db in
+      try Fact.find(2).update { $0.body = "deux" }.execute(db)
+    }
+    try await eventually { second.body == "deux" }
+    // A value that is not a row has no query until one is loaded.
+    @FetchOne var answer = 42
+    #expect(answer == 42 && $answer.loadError == nil)
+    try await $answer.load(Fact.count(), database: database)
+    #expect(answer == 2)
+  }
+
+  @Test func aQueryOfOptionalValuesIsNilWithoutARowOrForNull() async throws {
+    @FetchOne(#sql("SELECT NULL", as: Int?.self), database: database) var null: Int?
+    #expect(null == nil && $null.loadError == nil)
+    @FetchOne(Fact.select { $0.body.length() }.where { $0.id.eq(99) }, database: database)
+    var none: Int?
+    #expect(none == nil && $none.loadError == nil)
+    @FetchOne(#sql("SELECT 7", as: Int?.self), database: database) var seven: Int?
+    #expect(seven == 7)
   }
 
   @Test func aCancelledSubscriptionEndsTheQuery() async throws {

@@ -31,12 +31,39 @@ public struct FetchOne<Value: Sendable>: Sendable {
       fetch: firstRow(of: statement))
   }
 
+  /// No query yet: `wrappedValue` until `load` gives one.
+  @_disfavoredOverload
+  public init(wrappedValue: Value) {
+    store = FetchStore(initialValue: wrappedValue)
+  }
+
+  /// A `@Selection` value, which no table holds: `wrappedValue` until `load` gives a query.
+  public init(wrappedValue: Value) where Value: _SelectionValue {
+    store = FetchStore(initialValue: wrappedValue)
+  }
+
+  /// An optional `@Selection` value: nil (or `wrappedValue`) until `load` gives a query.
+  public init<Row: _SelectionValue>(wrappedValue: Value = nil) where Value == Row? {
+    store = FetchStore(initialValue: wrappedValue)
+  }
+
   /// The first row of the table; `wrappedValue` until there is one.
+  @_disfavoredOverload
   public init(
     wrappedValue: Value, database: (any DatabaseReader)? = nil, scheduler: FetchScheduler = .main
   ) where Value: Table {
     self.init(
-      wrappedValue: wrappedValue, Where<Value>().all, database: database, scheduler: scheduler)
+      wrappedValue: wrappedValue, Where<Value>().all.limit(1), database: database,
+      scheduler: scheduler)
+  }
+
+  /// The row with `wrappedValue`'s primary key, kept current; `NotFound` while there is none.
+  public init(
+    wrappedValue: Value, database: (any DatabaseReader)? = nil, scheduler: FetchScheduler = .main
+  ) where Value: PrimaryKeyedTable {
+    self.init(
+      wrappedValue: wrappedValue, Value._find(row: wrappedValue), database: database,
+      scheduler: scheduler)
   }
 
   /// The first row of `statement`, or nil.
@@ -57,6 +84,19 @@ public struct FetchOne<Value: Sendable>: Sendable {
   ) where Value == Row? {
     self.init(
       wrappedValue: wrappedValue, Where<Row>().all, database: database, scheduler: scheduler)
+  }
+
+  /// The first row of `statement` when its values are optional: nil when it has no row, or
+  /// its value is NULL.
+  @_disfavoredOverload
+  public init<S: Statement & Sendable, Wrapped: Sendable>(
+    wrappedValue: Value = nil, _ statement: S, database: (any DatabaseReader)? = nil,
+    scheduler: FetchScheduler = .main
+  ) where Value == Wrapped?, S.QueryValue == Wrapped? {
+    store = FetchStore(initialValue: wrappedValue)
+    store.start(
+      database: database ?? DependencyValues.current.defaultDatabase, scheduler: scheduler,
+      fetch: { db in try statement.fetchOne(db) ?? nil })
   }
 
   /// Replaces the query; while it has no row, `NotFound` (and the value stays).
@@ -103,13 +143,17 @@ public struct NotFound: Error, Equatable {
   public init() {}
 }
 
-/// A fetch of the first row of `statement`, which must have one.
+/// A fetch of the first row of `statement`, which must have one, unless its values are
+/// optional (then no row is nil).
 private func firstRow<S: Statement & Sendable>(of statement: S)
   -> @Sendable (Database) throws -> S.QueryValue
 {
   { db in
-    guard let row = try statement.fetchOne(db) else { throw NotFound() }
-    return row
+    if let row = try statement.fetchOne(db) { return row }
+    if let optional = S.QueryValue.self as? any _OptionalProtocol.Type {
+      return optional._none as! S.QueryValue
+    }
+    throw NotFound()
   }
 }
 
