@@ -316,3 +316,22 @@ extension DependencyValues {
     }
   }
 }
+
+@Suite struct LockIsolatedTests {
+  @Test func manyTasksChangeOneValueWithoutLosingAChange() async {
+    let count = LockIsolated(0)
+    let names = LockIsolated([String]())
+    await withTaskGroup(of: Void.self) { group in
+      for index in 0..<200 {
+        group.addTask {
+          count.withValue { $0 += 1 }
+          names.withValue { $0.append("task \(index)") }
+        }
+      }
+    }
+    #expect(count.value == 200)
+    #expect(names.count == 200)
+    count.setValue(-1)
+    #expect(count.withLock { $0 } == -1)
+  }
+}
