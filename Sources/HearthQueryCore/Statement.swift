@@ -136,3 +136,11 @@ func selectedColumns<each C: QueryExpression>(_ columns: repeat each C) -> (
     { decoder in (repeat try decoder.decode((each C).QueryValue.self)) }
   )
 }
+
+extension Database {
+  /// Runs SQL written with its values interpolated, each bound as a parameter (GRDB's
+  /// `execute(literal:)`): `try db.execute(literal: "INSERT INTO notes (date) VALUES (\(now))")`.
+  public func execute(literal sql: QueryFragment) throws {
+    try execute(sql: sql.sql, arguments: StatementArguments(sql.bindings))
+  }
+}

@@ -110,3 +110,20 @@ struct RankedItem: Equatable, Identifiable {
     }
   }
 }
+
+@Suite struct LiteralSQLTests {
+  @Test func valuesInterpolatedIntoLiteralSQLAreBound() throws {
+    let database = try DatabaseQueue()
+    try database.write { db in
+      try db.execute(sql: #"CREATE TABLE "models" ("date" TEXT NOT NULL, "note" TEXT)"#)
+      let date = Date(timeIntervalSince1970: 123.456)
+      let note = "it's; DROP TABLE models"
+      try db.execute(literal: "INSERT INTO models (date, note) VALUES (\(date), \(note))")
+      let stored = try Row.fetchOne(db, sql: "SELECT date, note FROM models")
+      #expect(
+        stored?.databaseValues.map(\.description) == [
+          "'1970-01-01 00:02:03.456'", "'it''s; DROP TABLE models'",
+        ])
+    }
+  }
+}
