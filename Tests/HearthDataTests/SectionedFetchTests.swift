@@ -242,6 +242,24 @@ private func titles<S: Collection>(_ sections: S) -> [String] where S.Element: C
     #expect(chores.count == 6)
   }
 
+  @Test func aJoinWrittenInlineAfterAnOrderSections() async throws {
+    let database = try choresDatabase()
+    @FetchAll(
+      Chore.order(by: \.title)
+        .join(ChoreRoom.all) { $0.roomID.eq($1.id) }
+        .select { ChoreRow.Columns(title: $0.title, room: $1.name) },
+      sectionBy: { $1.name }, database: database)
+    var rows
+    #expect($rows.sections.sectionNames == ["Garden", "Kitchen"])
+    #expect($rows.sections[sectionName: "Garden"].map { $0.map(\.title) } == ["Buy seeds", "Mow"])
+    try await $rows.load(
+      Chore.order(by: \.title)
+        .join(ChoreRoom.all) { $0.roomID.eq($1.id) }
+        .select { ChoreRow.Columns(title: $0.title, room: $1.name) },
+      sectionBy: { $1.name.desc() }, database: database)
+    #expect($rows.sections.sectionNames == ["Kitchen", "Garden"])
+  }
+
   @Test func loadSwapsInASectionedQuery() async throws {
     let database = try choresDatabase()
     @FetchAll(Chore.order(by: \.id), database: database) var chores
