@@ -78,6 +78,23 @@ import Testing
     #expect(seven == 7)
   }
 
+  @Test func cancellingASubscriptionEndsTheTaskAwaitingIt() async throws {
+    @FetchAll(database: database) var facts: [Fact]
+    let subscription = try await $facts.load(Fact.all, database: database)
+    let ended = LockIsolated(false)
+    let awaiting = Task {
+      try? await subscription.task
+      ended.setValue(true)
+    }
+    try await Task.sleep(for: .milliseconds(50))
+    #expect(!ended.value)
+    subscription.cancel()
+    await awaiting.value
+    #expect(ended.value)
+    // Awaited after the cancel, the task ends at once.
+    try await subscription.task
+  }
+
   @Test func aCancelledSubscriptionEndsTheQuery() async throws {
     @FetchAll(database: database) var facts: [Fact]
     let subscription = try await $facts.load(Fact.all, database: database)

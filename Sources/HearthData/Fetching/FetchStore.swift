@@ -219,26 +219,60 @@ final class FetchStore<Value: Sendable>: Observable, Sendable {
 /// try await $facts.load(Facts(query: query)).task
 /// ```
 public struct FetchSubscription: Sendable {
+  private let state: SubscriptionState
+
+  init(onCancel: @escaping @Sendable () -> Void) { state = SubscriptionState(onCancel: onCancel) }
+
+  /// Stops observing; a task awaiting `task` goes on.
+  public func cancel() { state.cancel() }
+
+  /// Suspends until the current task is cancelled, then stops observing; or until `cancel()`
+  /// stops it.
+  public var task: Void {
+    get async throws {
+      let state = self.state
+      await withTaskCancellationHandler {
+        await state.untilCancelled()
+      } onCancel: {
+        state.cancel()
+      }
+      try Task.checkCancellation()
+    }
+  }
+}
+
+/// Whether a subscription was cancelled, and the tasks awaiting that.
+private final class SubscriptionState: Sendable {
+  private struct Waiting {
+    var isCancelled = false
+    var waiters: [CheckedContinuation<Void, Never>] = []
+  }
+
+  private let waiting = Locked(Waiting())
   private let onCancel: @Sendable () -> Void
 
   init(onCancel: @escaping @Sendable () -> Void) { self.onCancel = onCancel }
 
-  /// Stops observing.
-  public func cancel() { onCancel() }
+  /// Stops observing, once, and resumes every awaiting task.
+  func cancel() {
+    let waiters = waiting.withLock { waiting -> [CheckedContinuation<Void, Never>]? in
+      guard !waiting.isCancelled else { return nil }
+      waiting.isCancelled = true
+      defer { waiting.waiters = [] }
+      return waiting.waiters
+    }
+    guard let waiters else { return }
+    onCancel()
+    for waiter in waiters { waiter.resume() }
+  }
 
-  /// Suspends until the current task is cancelled, then stops observing.
-  public var task: Void {
-    get async throws {
-      let cancel = onCancel
-      await withTaskCancellationHandler {
-        // A stream nobody feeds: iterating it ends only when the task is cancelled.
-        let (stream, continuation) = AsyncStream<Never>.makeStream()
-        for await _ in stream {}
-        continuation.finish()
-      } onCancel: {
-        cancel()
+  func untilCancelled() async {
+    await withCheckedContinuation { continuation in
+      let cancelled = waiting.withLock { waiting -> Bool in
+        if !waiting.isCancelled { waiting.waiters.append(continuation) }
+        return waiting.isCancelled
       }
-      try Task.checkCancellation()
+      if cancelled { continuation.resume() }
     }
   }
 }
