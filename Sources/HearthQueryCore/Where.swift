@@ -465,11 +465,8 @@ extension PrimaryKeyedTable {
     let assignments = TableColumns.writableColumns.filter { $0.name != key.name }.map {
       ($0.name, QueryFragment(binding: $0._binding(for: row)))
     }
-    let matching = Where<Self>().adding([
-      "(" + key.queryFragment + " = " + QueryFragment(binding: key._binding(for: row)) + ")"
-    ])
     return Update(
-      conflictResolution: nil, assignments: assignments, wheres: matching.scopedPredicates)
+      conflictResolution: nil, assignments: assignments, wheres: _find(row: row).scopedPredicates)
   }
 
   /// The row with `row`'s primary key, in the table's default scope.
@@ -482,10 +479,7 @@ extension PrimaryKeyedTable {
 
   /// Deletes the row with `row`'s primary key.
   public static func delete(_ row: Self) -> Delete<Self, Void> {
-    let key = columns.primaryKey
-    return Where<Self>().adding([
-      "(" + key.queryFragment + " = " + QueryFragment(binding: key._binding(for: row)) + ")"
-    ]).delete()
+    _find(row: row).delete()
   }
 }
 

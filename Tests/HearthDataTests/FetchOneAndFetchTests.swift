@@ -89,10 +89,16 @@ import Testing
     try await Task.sleep(for: .milliseconds(50))
     #expect(!ended.value)
     subscription.cancel()
-    await awaiting.value
-    #expect(ended.value)
+    try await eventually { ended.value }
+    awaiting.cancel()  // ends it, should the cancel not have
     // Awaited after the cancel, the task ends at once.
-    try await subscription.task
+    let endedLate = LockIsolated(false)
+    let awaitingLate = Task {
+      try? await subscription.task
+      endedLate.setValue(true)
+    }
+    try await eventually { endedLate.value }
+    awaitingLate.cancel()
   }
 
   @Test func aCancelledSubscriptionEndsTheQuery() async throws {

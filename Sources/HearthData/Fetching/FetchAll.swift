@@ -276,7 +276,7 @@ private func sectioned<S: SelectStatement & Sendable>(
 where S.QueryValue: Sendable {
   guard let sectioning else { return unsectioned(statement) }
   let select = statement.asSelect()._sectioned(by: sectioning)
-  return { db in ResultsSectionCollection(rows: try select.fetchAll(db).map { ($0.0, $0.1) }) }
+  return { db in ResultsSectionCollection(rows: try select.fetchAll(db)) }
 }
 
 /// The types of the columns `@FetchAll`'s `sectionBy:` key path may name: text, which names

@@ -93,10 +93,7 @@ public struct FetchOne<Value: Sendable>: Sendable {
     wrappedValue: Value = nil, _ statement: S, database: (any DatabaseReader)? = nil,
     scheduler: FetchScheduler = .main
   ) where Value == Wrapped?, S.QueryValue == Wrapped? {
-    store = FetchStore(initialValue: wrappedValue)
-    store.start(
-      database: database ?? DependencyValues.current.defaultDatabase, scheduler: scheduler,
-      fetch: { db in try statement.fetchOne(db) ?? nil })
+    self.init(wrappedValue: wrappedValue, statement, database: database, scheduler: scheduler)
   }
 
   /// Replaces the query; while it has no row, `NotFound` (and the value stays).

@@ -59,12 +59,8 @@ final class FetchStore<Value: Sendable>: Observable, Sendable {
     shape: (any Hashable & Sendable)? = nil,
     fetch: @escaping @Sendable (Database) throws -> Value
   ) {
-    let (generation, previous) = state.withLock { state -> (Int, FetchObserver<Value>?) in
-      state.generation += 1
-      state.query = Query(database: database, scheduler: scheduler, fetch: fetch, shape: shape)
-      defer { state.observer = nil }
-      return (state.generation, state.observer)
-    }
+    let (generation, previous) = replaceQuery(
+      with: Query(database: database, scheduler: scheduler, fetch: fetch, shape: shape))
     previous?.cancel()
     let observer = FetchObserver(
       database: database, scheduler: scheduler, fetch: fetch,
@@ -80,12 +76,8 @@ final class FetchStore<Value: Sendable>: Observable, Sendable {
     shape: (any Hashable & Sendable)? = nil,
     fetch: @escaping @Sendable (Database) throws -> Value
   ) async throws -> FetchSubscription {
-    let (generation, previous) = state.withLock { state -> (Int, FetchObserver<Value>?) in
-      state.generation += 1
-      state.query = Query(database: database, scheduler: scheduler, fetch: fetch, shape: shape)
-      defer { state.observer = nil }
-      return (state.generation, state.observer)
-    }
+    let (generation, previous) = replaceQuery(
+      with: Query(database: database, scheduler: scheduler, fetch: fetch, shape: shape))
     previous?.cancel()
     setLoading(true)
     defer { setLoading(false) }
@@ -146,13 +138,20 @@ final class FetchStore<Value: Sendable>: Observable, Sendable {
         database: query.database, scheduler: query.scheduler, shape: query.shape,
         fetch: query.fetch)
     } else {
-      let previous = state.withLock { state -> FetchObserver<Value>? in
-        state.generation += 1
-        state.query = nil
-        defer { state.observer = nil }
-        return state.observer
-      }
-      previous?.cancel()
+      replaceQuery(with: nil).previous?.cancel()
+    }
+  }
+
+  /// Makes `query` the store's query (nil: none): a new generation, so that a late value of
+  /// the old query is dropped, and the old query's observer, for the caller to cancel.
+  private func replaceQuery(with query: Query?) -> (
+    generation: Int, previous: FetchObserver<Value>?
+  ) {
+    state.withLock { state in
+      state.generation += 1
+      state.query = query
+      defer { state.observer = nil }
+      return (state.generation, state.observer)
     }
   }
 

@@ -11,9 +11,10 @@
 public struct ResultsSectionCollection<Element, SectionName: Hashable> {
   /// Every row, in the order the query returned them.
   let elements: [Element]
-  /// The sections' names, in order, and the positions in `elements` of each one's rows.
+  /// The sections' names, in order, and the positions in `elements` of each one's rows, as
+  /// runs (one run a section, unless a name comes back after another).
   private let names: [SectionName]
-  private let members: [[Int]]
+  private let members: [[Range<Int>]]
   private let positionOfName: [SectionName: Int]
 
   /// No sections.
@@ -25,7 +26,7 @@ public struct ResultsSectionCollection<Element, SectionName: Hashable> {
   init(elements: [Element], sectionName name: SectionName) {
     self.init(
       elements: elements, names: elements.isEmpty ? [] : [name],
-      members: elements.isEmpty ? [] : [Array(elements.indices)],
+      members: elements.isEmpty ? [] : [[elements.indices]],
       positionOfName: elements.isEmpty ? [:] : [name: 0])
   }
 
@@ -34,7 +35,7 @@ public struct ResultsSectionCollection<Element, SectionName: Hashable> {
   init(rows: [(Element, SectionName)]) {
     var elements: [Element] = []
     var names: [SectionName] = []
-    var members: [[Int]] = []
+    var members: [[Range<Int>]] = []
     var positionOfName: [SectionName: Int] = [:]
     elements.reserveCapacity(rows.count)
     for (element, name) in rows {
@@ -47,14 +48,19 @@ public struct ResultsSectionCollection<Element, SectionName: Hashable> {
         names.append(name)
         members.append([])
       }
-      members[position].append(elements.count)
+      let index = elements.count
+      if let last = members[position].last, last.upperBound == index {
+        members[position][members[position].count - 1] = last.lowerBound..<index + 1
+      } else {
+        members[position].append(index..<index + 1)
+      }
       elements.append(element)
     }
     self.init(elements: elements, names: names, members: members, positionOfName: positionOfName)
   }
 
   private init(
-    elements: [Element], names: [SectionName], members: [[Int]],
+    elements: [Element], names: [SectionName], members: [[Range<Int>]],
     positionOfName: [SectionName: Int]
   ) {
     self.elements = elements
@@ -83,7 +89,7 @@ extension ResultsSectionCollection: RandomAccessCollection {
   public var endIndex: Int { names.count }
 
   public subscript(position: Int) -> ResultsSection<Element, SectionName> {
-    ResultsSection(name: names[position], elements: elements, members: members[position])
+    ResultsSection(name: names[position], elements: elements, runs: members[position])
   }
 }
 
@@ -98,12 +104,15 @@ public struct ResultsSection<Element, SectionName: Hashable>: Identifiable {
   /// The value of the section expression that every row of the section has.
   public let name: SectionName
   private let elements: [Element]
-  private let members: [Int]
+  /// The positions in `elements` of the section's rows, as runs.
+  private let runs: [Range<Int>]
+  public let count: Int
 
-  init(name: SectionName, elements: [Element], members: [Int]) {
+  init(name: SectionName, elements: [Element], runs: [Range<Int>]) {
     self.name = name
     self.elements = elements
-    self.members = members
+    self.runs = runs
+    count = runs.reduce(0) { $0 + $1.count }
   }
 
   public var id: SectionName { name }
@@ -111,8 +120,16 @@ public struct ResultsSection<Element, SectionName: Hashable>: Identifiable {
 
 extension ResultsSection: RandomAccessCollection {
   public var startIndex: Int { 0 }
-  public var endIndex: Int { members.count }
-  public subscript(position: Int) -> Element { elements[members[position]] }
+  public var endIndex: Int { count }
+
+  public subscript(position: Int) -> Element {
+    var offset = position
+    for run in runs {
+      if offset < run.count { return elements[run.lowerBound + offset] }
+      offset -= run.count
+    }
+    preconditionFailure("position \(position) is past the section's \(count) rows")
+  }
 }
 
 extension ResultsSection: Sendable where Element: Sendable, SectionName: Sendable {}
