@@ -21,7 +21,10 @@ public func assertQuery(
 ) throws {
   let query = statement.query
   if let sql { #expect(query.sql == sql, sourceLocation: sourceLocation) }
-  let fetched = try Row.fetchAll(db, sql: query.sql, arguments: StatementArguments(query.bindings))
+  // A statement that renders to nothing (`none`) runs as no rows.
+  let fetched =
+    query.isEmpty
+    ? [] : try Row.fetchAll(db, sql: query.sql, arguments: StatementArguments(query.bindings))
   let drawn = fetched.map { row in
     row.databaseValues.map { value -> String in
       switch value.storage {

@@ -25,11 +25,12 @@ public struct With<QueryValue>: Statement, Sendable {
     main = query()
   }
 
-  /// The statement; a `With` whose every named select is `none` is no statement (it runs
-  /// as nothing), as in the reference.
+  /// The statement; a `With` whose every named select, or whose query, is `none` is no
+  /// statement (it runs as nothing), as in the reference.
   public var query: QueryFragment {
-    guard !clauses.isEmpty else { return QueryFragment() }
-    return "WITH RECURSIVE " + clauses.joined() + " " + main.query
+    let main = self.main.query
+    guard !clauses.isEmpty, !main.isEmpty else { return QueryFragment() }
+    return "WITH RECURSIVE " + clauses.joined() + " " + main
   }
 
   public func _decodeRow(_ decoder: inout QueryRowDecoder) throws -> QueryValue {
@@ -43,12 +44,10 @@ public enum CommonTableExpressionBuilder {
   /// A named select; one that is `none` (selects nothing) is left out, as the reference
   /// leaves it out.
   public static func buildExpression<T: Table>(_ statement: some Statement<T>) -> [QueryFragment] {
-    if let select = statement as? any _SelectsNothing, select._selectsNothing { return [] }
+    let query = statement.query
+    guard !query.isEmpty else { return [] }
     let names = columnList(T.TableColumns.allColumns.map(\.name))
-    return [
-      QueryFragment(raw: SQLNaming.quote(T.tableName) + " ") + names + " AS (" + statement.query
-        + ")"
-    ]
+    return [QueryFragment(raw: SQLNaming.quote(T.tableName) + " ") + names + " AS (" + query + ")"]
   }
 
   public static func buildBlock(_ components: [QueryFragment]...) -> [QueryFragment] {
@@ -114,20 +113,8 @@ public struct Values<QueryValue>: Statement, Sendable {
   }
 }
 
-/// A query that can say it selects no row at all: `Table.none`, and selects made from it.
-protocol _SelectsNothing {
-  var _selectsNothing: Bool { get }
-}
-
 extension QueryFragment {
-  /// `0`: the condition of `Table.none`, which no row meets.
+  /// `0`: the condition of `Table.none`, which no row meets; a statement holding it renders
+  /// as no statement.
   static let noRows = QueryFragment(raw: "0")
-}
-
-extension Select: _SelectsNothing {
-  var _selectsNothing: Bool { clauses.wheres.contains(.noRows) }
-}
-
-extension Where: _SelectsNothing {
-  var _selectsNothing: Bool { predicates.contains(.noRows) }
 }

@@ -15,7 +15,7 @@ public struct CompoundSelect<QueryValue>: Statement {
   let first: any Statement<QueryValue>
 
   public var query: QueryFragment {
-    ordering.isEmpty ? parts : parts + " ORDER BY " + ordering.joined()
+    ordering.isEmpty || parts.isEmpty ? parts : parts + " ORDER BY " + ordering.joined()
   }
 
   public func _decodeRow(_ decoder: inout QueryRowDecoder) throws -> QueryValue {
@@ -99,7 +99,9 @@ extension Statement {
   private func compound(_ keyword: String, _ other: some Statement<QueryValue>)
     -> CompoundSelect<QueryValue>
   {
-    CompoundSelect(
-      parts: query + QueryFragment(raw: keyword) + other.query, ordering: [], first: self)
+    // A side that is `none` (no statement) leaves the other, as in the reference.
+    let (lhs, rhs) = (query, other.query)
+    let parts = lhs.isEmpty ? rhs : rhs.isEmpty ? lhs : lhs + QueryFragment(raw: keyword) + rhs
+    return CompoundSelect(parts: parts, ordering: [], first: self)
   }
 }

@@ -15,7 +15,9 @@ public struct Delete<From: Table, Returning>: Statement, Sendable {
     try decode(&decoder)
   }
 
+  /// The statement; a delete of `none` is no statement (it deletes nothing).
   public var query: QueryFragment {
+    guard !wheres.contains(.noRows) else { return QueryFragment() }
     var sql: QueryFragment = "DELETE FROM " + From.tableReference
     if !wheres.isEmpty { sql += " WHERE " + wheres.joinedWithAnd() }
     if !returningColumns.isEmpty { sql += " RETURNING " + returningColumns.joined() }

@@ -46,6 +46,9 @@ public struct Insert<Into: Table, Returning>: Statement, Sendable {
     case .values(let columns, let rows):
       sql += " " + columnList(columns) + " VALUES "
       sql += rows.map { "(" + $0.joined() + ")" }.joined()
+    case .select(_, let select) where select.isEmpty:
+      // A select of `none`: nothing to insert, so no statement.
+      return QueryFragment()
     case .select(let columns, let select):
       sql += " " + columnList(columns) + " " + select
     }

@@ -97,6 +97,15 @@ extension Select {
     return replacingColumns(selected.fragments, decode: selected.decode)
   }
 
+  /// A join whose columns are its tables' rows, mapped to nothing: the select unchanged. In
+  /// the reference such a join has chosen no columns yet, and `map {}` keeps it that way; here
+  /// its rows are the tables' rows before and after.
+  public func map<each J: Table>(_ transform: () -> Void) -> Self
+  where Columns == (From, repeat each J), Joins == (repeat each J) {
+    transform()
+    return self
+  }
+
   func replacingColumns<T>(
     _ fragments: [QueryFragment], decode: @escaping @Sendable (inout QueryRowDecoder) throws -> T
   ) -> Select<T, From, Joins> {

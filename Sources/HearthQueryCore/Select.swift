@@ -34,7 +34,10 @@ public struct Select<Columns, From: Table, Joins>: Statement, Sendable {
     try decode(&decoder)
   }
 
+  /// The statement; a select made from `none` is no statement at all (it runs as no rows),
+  /// as the reference renders it.
   public var query: QueryFragment {
+    guard !clauses.wheres.contains(.noRows) else { return QueryFragment() }
     var sql: QueryFragment = clauses.distinct ? "SELECT DISTINCT " : "SELECT "
     if clauses.columns.isEmpty {
       sql += ([From.columns.queryFragment] + clauses.joinedTableColumns).joined()

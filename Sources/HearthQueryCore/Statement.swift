@@ -21,8 +21,12 @@ public protocol Statement<QueryValue>: QueryExpression, Sendable {
 }
 
 extension Statement {
-  /// The statement in parentheses, as a subquery.
-  public var queryFragment: QueryFragment { "(" + query + ")" }
+  /// The statement in parentheses, as a subquery; one that is no statement (`none`) stands
+  /// as a select of no rows.
+  public var queryFragment: QueryFragment {
+    let query = self.query
+    return query.isEmpty ? "(SELECT NULL WHERE 0)" : "(" + query + ")"
+  }
 
   /// Runs the statement; rows, if any, are discarded.
   public func execute(_ db: Database) throws {

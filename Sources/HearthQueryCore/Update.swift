@@ -23,7 +23,7 @@ public struct Update<From: Table, Returning>: Statement, Sendable {
   /// The statement's SQL; an update that assigns nothing is no statement (it runs as
   /// nothing and returns no rows), as in the reference.
   public var query: QueryFragment {
-    guard !assignments.isEmpty else { return QueryFragment() }
+    guard !assignments.isEmpty, !wheres.contains(.noRows) else { return QueryFragment() }
     var sql: QueryFragment = "UPDATE"
     if let conflictResolution { sql.append(raw: " OR " + conflictResolution.rawValue) }
     sql += " " + From.tableReference + " SET "

@@ -298,6 +298,8 @@ public enum TableMacro: MemberMacro, ExtensionMacro {
     }
     return """
       \(access)struct Draft: HearthQuery.Table, HearthQuery._TableDraft {
+      /// A draft has no draft of its own.
+      \(access)typealias Draft = Never
       \(stored.joined(separator: "\n"))
       \(access)init(\(parameters.joined(separator: ", "))) {
       \(assignments.joined(separator: "\n"))

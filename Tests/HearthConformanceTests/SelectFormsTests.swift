@@ -181,6 +181,65 @@ struct StampedLabel {
     }
   }
 
+  @Test func noneIsNoStatementWhateverIsBuiltOnIt() throws {
+    // Every query built on `none` renders no SQL, and runs as no rows and no change.
+    let empties: [any Statement] = [
+      RemindersList.none, RemindersList.none.select(\.id),
+      RemindersList.join(Reminder.none) { $0.id.eq($1.remindersListID) },
+      RemindersList.none.leftJoin(Reminder.all) { $0.id.eq($1.remindersListID) },
+      Reminder.none.where(\.isFlagged).group(by: \.id).having(\.isFlagged).order(by: \.id)
+        .limit(1),
+      Reminder.none.delete(), Reminder.none.update { $0.title = "x" },
+      Reminder.insert {
+        $0.title
+      } select: {
+        Reminder.none.select(\.title)
+      },
+      Reminder.none.select(\.id).union(RemindersList.none.select(\.id)),
+      With {
+        RemindersList.where { $0.id.eq(2) }.select { HighPriorityRemindersList.Columns(id: $0.id) }
+      } query: {
+        Reminder.none.delete()
+      },
+    ]
+    for statement in empties { #expect(statement.query.sql.isEmpty, "\(statement.query.sql)") }
+    let database = try conformanceDatabase()
+    try database.write { db throws in
+      let before = try Reminder.order(by: \.id).fetchAll(db)
+      try Reminder.none.delete().execute(db)
+      try Reminder.none.update { $0.title = "x" }.execute(db)
+      try Reminder.insert {
+        $0.title
+      } select: {
+        Reminder.none.select(\.title)
+      }.execute(db)
+      #expect(try Reminder.order(by: \.id).fetchAll(db) == before)
+      #expect(try Reminder.none.fetchAll(db).isEmpty)
+      #expect(try Reminder.none.delete().returning(\.id).fetchAll(db).isEmpty)
+      // A compound with a `none` side is the other side.
+      let ids = Reminder.where { $0.id.lte(2) }.select(\.id).union(RemindersList.none.select(\.id))
+      #expect(
+        ids.query.sql == #"SELECT "reminders"."id" FROM "reminders" WHERE ("reminders"."id" <= ?)"#)
+      #expect(try ids.fetchAll(db).sorted() == [1, 2])
+      // As a subquery it stands as a select of no rows.
+      let lists = RemindersList.where { $0.id.in(Reminder.none.select(\.remindersListID)) }
+      #expect(try lists.fetchAll(db).isEmpty)
+      let notIn = RemindersList.where { !$0.id.in(Reminder.none.select(\.remindersListID)) }
+      #expect(try notIn.fetchCount(db) == RemindersList.fetchCount(db))
+      #expect(try RemindersList.where { _ in Reminder.none.exists() }.fetchAll(db).isEmpty)
+    }
+  }
+
+  @Test func aJoinMappedToNothingKeepsItsRowsAndADraftHasNoDraft() throws {
+    let join = Reminder.group(by: \.id).join(ReminderTag.all) { $0.id.eq($1.reminderID) }
+      .order { r, _ in r.id }
+    let mapped = join.map {}
+    #expect(mapped.query.sql == join.query.sql)
+    let rows = try conformanceDatabase().read { db in try mapped.fetchAll(db) }
+    #expect(rows.map { $0.0.id } == [1, 5])  // reminder 1 has two tags, grouped into one row
+    #expect(Reminder.Draft.Draft.self == Never.self)
+  }
+
   @Test func havingAKeyPathAndFindingADraftOutsideTheScope() throws {
     try assertConformance(
       Reminder.group(by: \.isFlagged).having(\.isFlagged).select { ($0.isFlagged, $0.id.count()) },

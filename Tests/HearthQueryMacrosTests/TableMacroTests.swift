@@ -85,6 +85,8 @@ func normalized(_ code: String) -> String {
         normalized(
           """
           struct Draft: HearthQuery.Table, HearthQuery._TableDraft {
+            /// A draft has no draft of its own.
+            typealias Draft = Never
             var id: Int?
             var title: String
             var color: Color
