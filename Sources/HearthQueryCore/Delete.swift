@@ -68,21 +68,39 @@ extension Delete where From: PrimaryKeyedTable {
     copy.wheres.append(From.keyCondition(ids))
     return copy
   }
+
+  /// The row whose primary key, made of a group of columns, is `id`.
+  public func find(_ id: From.TableColumns.PrimaryKey) -> Self
+  where From.TableColumns.PrimaryKey: _ColumnGroup {
+    var copy = self
+    copy.wheres.append(From.keyCondition(value: id))
+    return copy
+  }
 }
 
 extension PrimaryKeyedTable {
-  /// `("t"."id" = ?)`: the row with this primary key.
+  /// `("t"."id" = ?)`, or `(("t"."a", "t"."b") = (?, ?))`: the row with this primary key.
   static func keyCondition(_ id: some QueryExpression<TableColumns.PrimaryKey>) -> QueryFragment {
-    "(" + columns.primaryKey.queryFragment + " = " + id.queryFragment + ")"
+    let key = columns.primaryKey
+    return "(" + key._rowValue + " = " + key._parenthesized(id.queryFragment) + ")"
   }
 
   /// `("t"."id" IN (?, ?))`: the rows with these primary keys.
   static func keyCondition(_ ids: some Sequence<TableColumns.PrimaryKey>) -> QueryFragment {
-    columns.primaryKey.in(ids).queryFragment
+    let key = columns.primaryKey
+    let values = ids.map { key._rowValue(of: key._keyBindings(of: $0)) }
+    return "(" + key._rowValue + " IN (" + values.joined() + "))"
   }
 
   /// `("t"."id" IN (SELECT …))`: the rows whose primary key a subquery selects.
   static func keyCondition(_ ids: some Statement<TableColumns.PrimaryKey>) -> QueryFragment {
-    columns.primaryKey.in(ids).queryFragment
+    "(" + columns.primaryKey._rowValue + " IN " + ids.queryFragment + ")"
+  }
+
+  /// The row with the primary key of this value: `Metadata.find(MetadataID(…))` of a key
+  /// made of a group.
+  static func keyCondition(value id: TableColumns.PrimaryKey) -> QueryFragment {
+    let key = columns.primaryKey
+    return "(" + key._rowValue + " = " + key._rowValue(of: key._keyBindings(of: id)) + ")"
   }
 }

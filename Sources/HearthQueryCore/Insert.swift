@@ -318,9 +318,9 @@ extension PrimaryKeyedTable {
     let drafts = drafts()
     // The key is left out when no draft has one, so that the database's default (a
     // rowid, `uuid()`) applies.
-    let keyName = columns.primaryKey.name
+    let key = columns.primaryKey._keyColumnNames
     let kept = Draft.TableColumns.writableColumns.filter { column in
-      column.name != keyName || !drafts.allSatisfy { column._binding(for: $0).isNull }
+      !key.contains(column.name) || !drafts.allSatisfy { column._binding(for: $0).isNull }
     }
     let rows = drafts.map { draft in
       kept.map { QueryFragment(binding: $0._binding(for: draft)) }
@@ -355,9 +355,9 @@ extension PrimaryKeyedTable {
 
   /// `ON CONFLICT ("key") DO UPDATE SET` every other column to the refused row's value.
   private static func upserting(_ insert: Insert<Self, Void>) -> Insert<Self, Void> {
-    let key = columns.primaryKey.name
-    return insert.upserting([key]) { updates, _ in
-      for name in TableColumns.writableColumns.map(\.name) where name != key {
+    let key = columns.primaryKey._keyColumnNames
+    return insert.upserting(key) { updates, _ in
+      for name in TableColumns.writableColumns.map(\.name) where !key.contains(name) {
         updates.assignments.append(
           (name, QueryFragment(raw: "\"excluded\"." + SQLNaming.quote(name))))
       }

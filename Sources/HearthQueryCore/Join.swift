@@ -406,14 +406,14 @@ extension _OptionalColumns where Wrapped.TableColumns: PrimaryKeyedTableDefiniti
 
   /// `count(pk)`: the rows the join matched (an unmatched side counts 0, not 1).
   public func count(distinct isDistinct: Bool = false) -> SQLQueryExpression<Int> {
-    Wrapped.columns.primaryKey.count(distinct: isDistinct)
+    Wrapped.columns.primaryKey._firstColumn.count(distinct: isDistinct)
   }
 
   /// `count(pk) FILTER (WHERE condition)`.
   public func count(distinct isDistinct: Bool = false, filter condition: some QueryExpression<Bool>)
     -> SQLQueryExpression<Int>
   {
-    Wrapped.columns.primaryKey.count(distinct: isDistinct, filter: condition)
+    Wrapped.columns.primaryKey._firstColumn.count(distinct: isDistinct, filter: condition)
   }
 }
 

@@ -166,7 +166,7 @@ where Wrapped: Codable, Wrapped.TableColumns: PrimaryKeyedTableDefinition {
   public func jsonGroupArray(
     distinct isDistinct: Bool = false, filter condition: (any QueryExpression<Bool>)? = nil
   ) -> SQLQueryExpression<[Wrapped].JSONRepresentation> {
-    let matched = Wrapped.columns.primaryKey.queryFragment + " IS NOT NULL"
+    let matched = Wrapped.columns.primaryKey._firstColumn.queryFragment + " IS NOT NULL"
     let filter = condition.map { matched + " AND (" + $0.queryFragment + ")" } ?? matched
     let object = "json_object(" + jsonObjectArguments(Wrapped.TableColumns.allColumns) + ")"
     return groupedJSONArray(

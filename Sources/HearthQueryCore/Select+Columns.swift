@@ -131,6 +131,12 @@ extension Select where From: PrimaryKeyedTable {
   public func find(_ ids: some Statement<From.TableColumns.PrimaryKey>) -> Self {
     with { $0.wheres.append(From.keyCondition(ids)) }
   }
+
+  /// The row whose primary key, made of a group of columns, is `id`.
+  public func find(_ id: From.TableColumns.PrimaryKey) -> Self
+  where From.TableColumns.PrimaryKey: _ColumnGroup {
+    with { $0.wheres.append(From.keyCondition(value: id)) }
+  }
 }
 
 extension Select where From: _TableDraft, From._Row: PrimaryKeyedTable {

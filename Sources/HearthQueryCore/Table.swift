@@ -151,8 +151,54 @@ extension TableDefinition {
 
 /// The columns of a table with a primary key.
 public protocol PrimaryKeyedTableDefinition: TableDefinition {
-  associatedtype PrimaryKey: QueryBindable
-  var primaryKey: TableColumn<QueryValue, PrimaryKey> { get }
+  /// The key's type: a column's value, or a `@Selection` group of them (a composite key).
+  associatedtype PrimaryKey: QueryRepresentable
+  /// The key's column, or its group's columns.
+  associatedtype PrimaryColumn: _PrimaryKeyColumns<QueryValue, PrimaryKey>
+  var primaryKey: PrimaryColumn { get }
+}
+
+/// The column of a primary key (`TableColumn`), or the columns of one made of a group
+/// (`ColumnGroup`: `let id: MetadataID`, a `@Selection` of two columns), as `find`,
+/// `update(_:)`, `delete(_:)` and `upsert` use them.
+public protocol _PrimaryKeyColumns<Root, Value>: QueryExpression, Sendable
+where QueryValue == Value {
+  associatedtype Root: Table
+  associatedtype Value: QueryRepresentable
+  /// The key's column names, in order.
+  var _keyColumnNames: [String] { get }
+  /// The key's values in `row`, in column order.
+  func _keyBindings(for row: Root) -> [QueryBinding]
+  /// The values of `key`, in column order.
+  func _keyBindings(of key: Value) -> [QueryBinding]
+  /// The key of `row`, as its Swift value.
+  func _keyValue(for row: Root) -> Any
+}
+
+extension _PrimaryKeyColumns {
+  /// `"t"."id"`, or the row value `("t"."a", "t"."b")` of a composite key.
+  var _rowValue: QueryFragment { _parenthesized(queryFragment) }
+
+  /// One value of the key as SQL: `?`, or `(?, ?)` for a composite key.
+  func _rowValue(of values: [QueryBinding]) -> QueryFragment {
+    _parenthesized(values.map { QueryFragment(binding: $0) }.joined())
+  }
+
+  /// The key's first column: not NULL wherever an outer join found a row.
+  var _firstColumn: SQLQueryExpression<Value?> {
+    SQLQueryExpression(QueryFragment(raw: Root.qualifiedColumn(_keyColumnNames[0])))
+  }
+
+  func _parenthesized(_ fragment: QueryFragment) -> QueryFragment {
+    _keyColumnNames.count == 1 ? fragment : "(" + fragment + ")"
+  }
+}
+
+extension TableColumn: _PrimaryKeyColumns {
+  public var _keyColumnNames: [String] { [name] }
+  public func _keyBindings(for row: Root) -> [QueryBinding] { [_binding(for: row)] }
+  public func _keyBindings(of key: Value) -> [QueryBinding] { [key.queryBinding] }
+  public func _keyValue(for row: Root) -> Any { row[keyPath: keyPath] }
 }
 
 /// A column, without its value type: what code that walks all columns sees.

@@ -103,10 +103,26 @@ extension TableAlias.TableColumns: PrimaryKeyedTableDefinition
 where Base.TableColumns: PrimaryKeyedTableDefinition {
   public typealias PrimaryKey = Base.TableColumns.PrimaryKey
 
-  public var primaryKey: TableColumn<TableAlias, PrimaryKey> {
-    let key = Base.columns.primaryKey
-    return TableColumn(key.name, keyPath: _GroupPath(\TableAlias.base, key.keyPath))
+  public var primaryKey: _AliasedPrimaryKey<Base, Name> {
+    _AliasedPrimaryKey(base: Base.columns.primaryKey)
   }
+}
+
+/// The primary key of `Base` under the alias: its columns qualified by the alias.
+public struct _AliasedPrimaryKey<Base: Table, Name: AliasName>: _PrimaryKeyColumns
+where Base.TableColumns: PrimaryKeyedTableDefinition {
+  public typealias Root = TableAlias<Base, Name>
+  public typealias Value = Base.TableColumns.PrimaryKey
+  public typealias QueryValue = Value
+  let base: Base.TableColumns.PrimaryColumn
+
+  public var queryFragment: QueryFragment {
+    _keyColumnNames.map { QueryFragment(raw: Root.qualifiedColumn($0)) }.joined()
+  }
+  public var _keyColumnNames: [String] { base._keyColumnNames }
+  public func _keyBindings(for row: Root) -> [QueryBinding] { base._keyBindings(for: row.base) }
+  public func _keyBindings(of key: Value) -> [QueryBinding] { base._keyBindings(of: key) }
+  public func _keyValue(for row: Root) -> Any { base._keyValue(for: row.base) }
 }
 
 /// A column of `Base` under the alias, for code that walks all columns.

@@ -81,6 +81,14 @@ extension Update where From: PrimaryKeyedTable {
     copy.wheres.append(From.keyCondition(ids))
     return copy
   }
+
+  /// The row whose primary key, made of a group of columns, is `id`.
+  public func find(_ id: From.TableColumns.PrimaryKey) -> Self
+  where From.TableColumns.PrimaryKey: _ColumnGroup {
+    var copy = self
+    copy.wheres.append(From.keyCondition(value: id))
+    return copy
+  }
 }
 
 /// The assignments of an `update { … }` closure: `$0.title = "Milk"`, `$0.count += 1`,

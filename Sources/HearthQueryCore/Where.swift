@@ -459,10 +459,17 @@ extension PrimaryKeyedTable {
     Where<Self>().find(ids)
   }
 
+  /// The row whose primary key, made of a group of columns, is `id`:
+  /// `Metadata.find(MetadataID(recordID: id, recordType: "reminders"))`.
+  public static func find(_ id: TableColumns.PrimaryKey) -> Where<Self>
+  where TableColumns.PrimaryKey: _ColumnGroup {
+    Where<Self>().find(id)
+  }
+
   /// Updates every column of the row with `row`'s primary key to `row`'s values.
   public static func update(_ row: Self) -> Update<Self, Void> {
-    let key = columns.primaryKey
-    let assignments = TableColumns.writableColumns.filter { $0.name != key.name }.map {
+    let key = columns.primaryKey._keyColumnNames
+    let assignments = TableColumns.writableColumns.filter { !key.contains($0.name) }.map {
       ($0.name, QueryFragment(binding: $0._binding(for: row)))
     }
     return Update(
@@ -473,7 +480,7 @@ extension PrimaryKeyedTable {
   public static func _find(row: Self) -> Where<Self> {
     let key = columns.primaryKey
     return Where<Self>().adding([
-      "(" + key.queryFragment + " = " + QueryFragment(binding: key._binding(for: row)) + ")"
+      "(" + key._rowValue + " = " + key._rowValue(of: key._keyBindings(for: row)) + ")"
     ])
   }
 
@@ -492,6 +499,12 @@ extension Where where From: PrimaryKeyedTable {
   /// The rows with these primary keys, among the rows this matches.
   public func find(_ ids: some Sequence<From.TableColumns.PrimaryKey>) -> Self {
     adding([From.keyCondition(ids)])
+  }
+
+  /// The row whose primary key, made of a group of columns, is `id`.
+  public func find(_ id: From.TableColumns.PrimaryKey) -> Self
+  where From.TableColumns.PrimaryKey: _ColumnGroup {
+    adding([From.keyCondition(value: id)])
   }
 }
 

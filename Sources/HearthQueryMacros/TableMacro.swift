@@ -165,7 +165,7 @@ public enum TableMacro: MemberMacro, ExtensionMacro {
     if let primaryKey {
       protocols.append("HearthQuery.PrimaryKeyedTableDefinition")
       lines.append(
-        "\(access)var primaryKey: HearthQuery.TableColumn<\(typeName), \(primaryKey.columnValueType)> { \(backticked(primaryKey.name)) }"
+        "\(access)var primaryKey: some HearthQuery._PrimaryKeyColumns<\(typeName), \(primaryKey.columnValueType)> { \(backticked(primaryKey.name)) }"
       )
     }
     return """

@@ -69,7 +69,7 @@ func normalized(_ code: String) -> String {
               $0
             }
           }
-          var primaryKey: HearthQuery.TableColumn<RemindersList, Int> {
+          var primaryKey: some HearthQuery._PrimaryKeyColumns<RemindersList, Int> {
             id
           }
         }
@@ -183,7 +183,7 @@ func normalized(_ code: String) -> String {
         var id: String { title }
       }
       """)
-    #expect(tagged.contains("var primaryKey: HearthQuery.TableColumn<Tag, String>"))
+    #expect(tagged.contains("var primaryKey: some HearthQuery._PrimaryKeyColumns<Tag, String>"))
     let (junction, _) = expand("@Table struct ReminderTag { let reminderID: Int; let tagID: Int }")
     #expect(!junction.contains("PrimaryKeyedTable"))
     #expect(!junction.contains("Draft"))

@@ -56,7 +56,7 @@ extension PrimaryKeyedTable {
   /// The id of this row's `SyncMetadata`.
   public var syncMetadataID: SyncMetadata.ID {
     SyncMetadata.ID(
-      recordPrimaryKey: Self.syncKeyText(self[keyPath: Self.columns.primaryKey.keyPath]),
+      recordPrimaryKey: Self.syncKeyText(Self.columns.primaryKey._keyValue(for: self)),
       recordType: Self.tableName)
   }
 
