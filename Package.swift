@@ -1,4 +1,4 @@
-// swift-tools-version: 6.0
+// swift-tools-version: 6.1
 // Hearth: a personal data hub for Linux. No dependency beyond the Swift toolchain and
 // Debian's system libraries (libsqlite3-dev, libzmq3-dev); see README.md for the set-up.
 import CompilerPluginSupport
@@ -51,6 +51,7 @@ let package = Package(
     // The reference's module names, for code written from its documentation.
     .library(name: "SQLiteData", targets: ["SQLiteData"]),
     .library(name: "StructuredQueries", targets: ["StructuredQueries"]),
+    .library(name: "Tagged", targets: ["Tagged"]),
     .library(name: "CasePaths", targets: ["CasePaths"]),
     .library(name: "SharingGRDB", targets: ["SharingGRDB"]),
     .library(name: "HearthDataTestSupport", targets: ["HearthDataTestSupport"]),
@@ -64,6 +65,28 @@ let package = Package(
     .executable(name: "hearth-faults", targets: ["hearth-faults"]),
     .executable(name: "hearth-demo", targets: ["hearth-demo"]),
     .executable(name: "hearth-web", targets: ["hearth-web"]),
+  ],
+  // The reference's package traits, so that a manifest written for it names them unchanged.
+  // Hearth always has what `CasePaths` turns on (enum tables) and has no `@available` checks
+  // for `SuppressPlatformSQLiteAvailability` to suppress; the others change what they say.
+  traits: [
+    .trait(name: "CasePaths", description: "Enum tables: always on in Hearth."),
+    .trait(
+      name: "ColumnCoding",
+      description: "Codable tables and selections encode under their column names."),
+    .trait(
+      name: "LazyInitializableByDefault",
+      description: "A draft's non-optional properties without a default are optional."),
+    .trait(
+      name: "StrictDecoding",
+      description: "A column whose storage class does not match the Swift type throws."),
+    .trait(
+      name: "SuppressPlatformSQLiteAvailability",
+      description: "Accepted for the reference's manifests: Hearth has no such checks."),
+    .trait(name: "Tagged", description: "Tagged identifiers (`Tagged<Self, Int>`) as columns."),
+    .trait(name: "StructuredQueriesCasePaths", enabledTraits: ["CasePaths"]),
+    .trait(name: "StructuredQueriesTagged", enabledTraits: ["Tagged"]),
+    .trait(name: "SQLiteDataTagged", enabledTraits: ["Tagged"]),
   ],
   targets: [
     .systemLibrary(
@@ -112,8 +135,16 @@ let package = Package(
       swiftSettings: strict),
     .target(
       name: "HearthDataTestSupport", dependencies: ["HearthData"], swiftSettings: strict),
-    .target(name: "SQLiteData", dependencies: ["HearthData"], swiftSettings: strict),
-    .target(name: "StructuredQueries", dependencies: ["HearthQuery"], swiftSettings: strict),
+    .target(
+      name: "SQLiteData",
+      dependencies: ["HearthData", .target(name: "Tagged", condition: .when(traits: ["Tagged"]))],
+      swiftSettings: strict),
+    .target(
+      name: "StructuredQueries",
+      dependencies: ["HearthQuery", .target(name: "Tagged", condition: .when(traits: ["Tagged"]))],
+      swiftSettings: strict),
+    // A type-safe identifier, `Tagged<Tag, RawValue>`, bound and read as its raw value.
+    .target(name: "Tagged", dependencies: ["HearthQuery"], swiftSettings: strict),
     .target(name: "CasePaths", dependencies: ["HearthQuery"], swiftSettings: strict),
     .target(
       name: "SharingGRDB", dependencies: ["HearthData", "HearthNaming"], swiftSettings: strict),
@@ -238,7 +269,8 @@ let package = Package(
       ],
       swiftSettings: strict),
     .testTarget(
-      name: "HearthConformanceTests", dependencies: ["HearthQuery", "HearthDataTestSupport"],
+      name: "HearthConformanceTests",
+      dependencies: ["HearthQuery", "HearthDataTestSupport", "Tagged"],
       swiftSettings: strict),
     .testTarget(name: "HearthZMQTests", dependencies: ["HearthZMQ"], swiftSettings: strict),
     .testTarget(

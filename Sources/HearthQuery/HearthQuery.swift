@@ -16,7 +16,8 @@
 /// ```
 @attached(
   member, names: named(TableColumns), named(columns), named(tableName), named(schemaName),
-  named(Draft), named(Columns), named(Selection), named(AllCasePaths), named(allCasePaths)
+  named(Draft), named(Columns), named(Selection), named(AllCasePaths), named(allCasePaths),
+  named(CodingKeys)
 )
 @attached(
   extension, conformances: Table, PrimaryKeyedTable, _ColumnGroup, _CaseGroup, CasePathable,
@@ -61,7 +62,7 @@ public macro Table(_ name: String = "", schema schemaName: String = "") =
 @attached(
   member,
   names: named(Columns), named(Selection), named(AllCasePaths), named(allCasePaths),
-  named(TableColumns), named(columns), named(tableName))
+  named(TableColumns), named(columns), named(tableName), named(CodingKeys))
 @attached(
   extension, conformances: QueryRepresentable, _ColumnGroup, _CaseGroup, _SelectionValue,
   CasePathable, Table,

@@ -37,8 +37,40 @@ public struct QueryRowDecoder {
   public mutating func decodeColumn<T: DatabaseValueConvertible>(_ type: T.Type) throws -> T {
     let index = self.index
     self.index = index + 1
+    #if StrictDecoding
+      // The fast path reads an integer as a floating-point number; strictly, it is not one.
+      if T.self is any BinaryFloatingPoint.Type { try checkStorage(of: T.self, atIndex: index) }
+    #endif
     if let decoded = row.fastValue(T.self, atIndex: index) { return decoded }
+    #if StrictDecoding
+      try checkStorage(of: T.self, atIndex: index)
+    #endif
     return try T.decode(from: row, atIndex: index)
+  }
+
+  /// With the package trait `StrictDecoding`: a column read as an integer, a `Bool`, a
+  /// floating-point number, text (`String`, `Date`, `UUID`) or bytes must hold that storage
+  /// class (or NULL), as the reference's strict decoding requires; Hearth otherwise converts
+  /// where no value is lost (an integer read as a `Double`, a 16-byte blob as a `UUID`).
+  @usableFromInline
+  func checkStorage<T>(of type: T.Type, atIndex index: Int) throws {
+    let value = try row.databaseValue(atIndex: index)
+    let matches: Bool
+    switch value.storage {
+    case .null: matches = true
+    case .integer: matches = T.self is any FixedWidthInteger.Type || T.self == Bool.self
+    case .double: matches = T.self is any BinaryFloatingPoint.Type
+    case .text: matches = T.self == String.self || T.self == Date.self || T.self == UUID.self
+    case .blob: matches = T.self == Data.self
+    }
+    let known =
+      T.self is any FixedWidthInteger.Type || T.self is any BinaryFloatingPoint.Type
+      || [String.self, Date.self, UUID.self, Data.self, Bool.self].contains { $0 == T.self }
+    guard matches || !known else {
+      throw QueryDecodingError(
+        type: "\(T.self)", value: value.description,
+        reason: "the column holds another storage class (StrictDecoding)")
+    }
   }
 
   /// Whether the next `count` columns are all NULL.

@@ -65,6 +65,10 @@ public enum SelectionMacro: MemberMacro, ExtensionMacro {
     // A selection is a table too, as the reference's is: a common table expression's rows
     // (`With { … } query: { HighPriorityList.select(\.id) }`), named like a table's.
     let tableName = SQLNaming.tableName(forTypeName: typeName)
+    let codingKeys =
+      declaration.as(StructDeclSyntax.self).map {
+        ColumnCoding.codingKeys($0, properties: properties, attribute: "Selection", in: context)
+      } ?? []
     return [
       columnsDeclaration(typeName: typeName, access: access, properties: properties),
       selectionAlias(access: access),
@@ -73,7 +77,7 @@ public enum SelectionMacro: MemberMacro, ExtensionMacro {
           access: access, typeName: typeName, properties: properties, primaryKey: nil)),
       "\(raw: access)static let columns = TableColumns()",
       "\(raw: access)static var tableName: String { \(raw: TableMacro.stringLiteral(tableName)) }",
-    ]
+    ] + codingKeys
   }
 
   /// `Columns`: an expression of the whole type, one argument per stored property. `@Table`

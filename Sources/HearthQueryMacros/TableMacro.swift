@@ -105,7 +105,12 @@ public enum TableMacro: MemberMacro, ExtensionMacro {
           schemaName: model.schemaName,
           properties: written, hasDefaultScope: model.hasDefaultScope))
     }
-    return members.map { DeclSyntax(stringLiteral: $0) }
+    var declarations = members.map { DeclSyntax(stringLiteral: $0) }
+    if let structDecl = declaration.as(StructDeclSyntax.self) {
+      declarations += ColumnCoding.codingKeys(
+        structDecl, properties: model.properties, attribute: "Table", in: context)
+    }
+    return declarations
   }
 
   public static func expansion(

@@ -94,9 +94,21 @@ struct TableProperty {
           representation: column.representation, isPrimaryKey: column.primaryKey,
           explicitPrimaryKey: column.primaryKey, initializer: binding.initializer?.value,
           isLet: isLet, node: Syntax(variable), isGenerated: column.isGenerated,
-          isLazyInitializable: column.isLazyInitializable))
+          isLazyInitializable: column.isLazyInitializable
+            ?? (lazyInitializableByDefault && binding.initializer == nil)))
     }
     return properties
+  }
+
+  /// Whether a property without a default value is lazily initialized unless its
+  /// `@Column(lazyInitializable:)` says otherwise: the package trait
+  /// `LazyInitializableByDefault`.
+  static var lazyInitializableByDefault: Bool {
+    #if LazyInitializableByDefault
+      true
+    #else
+      false
+    #endif
   }
 
   /// The type of a default value, as Swift infers it, where the syntax alone says it: a
@@ -174,7 +186,8 @@ struct ColumnArguments {
   var representation: String?
   var primaryKey = false
   var isGenerated = false
-  var isLazyInitializable = false
+  /// `@Column(lazyInitializable:)`, nil where it is not written.
+  var isLazyInitializable: Bool?
 
   init(_ attributes: AttributeListSyntax, diagnostics: inout [Diagnostic]) {
     for element in attributes {
