@@ -28,7 +28,7 @@ public func assertQuery(
   let drawn = fetched.map { row in
     row.databaseValues.map { value -> String in
       switch value.storage {
-      case .null: "NULL"
+      case .null, .invalid: "NULL"  // a row's values are never invalid
       case .integer(let integer): String(integer)
       case .double(let double): String(double)
       case .text(let text): text

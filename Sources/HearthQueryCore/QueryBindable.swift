@@ -110,10 +110,17 @@ extension UInt8: QueryBindable {}
 extension UInt16: QueryBindable {}
 extension UInt32: QueryBindable {}
 
-/// An unsigned 64-bit integer reads from an integer column; a negative one is an error, not a
-/// wrap. It binds no value: SQLite's integers are signed, so a value past `Int64.max` has no
-/// integer to be (store such a number as text, or as `Int64`'s bit pattern, on purpose).
-extension UInt64: QueryRepresentable {
+/// An unsigned 64-bit integer: a column of SQLite's signed integers. A negative one read is an
+/// error, not a wrap; one past `Int64.max` cannot be bound, so the statement it is an argument
+/// of throws (`QueryBindingError` over `Int64OverflowError`) rather than store another number.
+extension UInt64: QueryBindable {
+  public var queryBinding: QueryBinding {
+    guard let signed = Int64(exactly: self) else {
+      return .invalid(Int64OverflowError(unsignedInteger: self))
+    }
+    return DatabaseValue(storage: .integer(signed))
+  }
+
   public init(decoder: inout QueryRowDecoder) throws {
     let value = try decoder.decodeColumn(Int64.self)
     guard let unsigned = UInt64(exactly: value) else {
@@ -122,6 +129,16 @@ extension UInt64: QueryRepresentable {
     self = unsigned
   }
 }
+/// A `UInt64` past `Int64.max`, which no SQLite integer holds.
+public struct Int64OverflowError: Error, Hashable, CustomStringConvertible {
+  public let unsignedInteger: UInt64
+
+  public init(unsignedInteger: UInt64) { self.unsignedInteger = unsignedInteger }
+  public var description: String {
+    "\(unsignedInteger) does not fit a SQLite integer (at most \(Int64.max))"
+  }
+}
+
 extension Double: QueryBindable {}
 extension Float: QueryBindable {}
 extension Bool: QueryBindable {}

@@ -57,7 +57,7 @@ public struct QueryRowDecoder {
     let value = try row.databaseValue(atIndex: index)
     let matches: Bool
     switch value.storage {
-    case .null: matches = true
+    case .null, .invalid: matches = true  // SQLite's values are never invalid
     case .integer: matches = T.self is any FixedWidthInteger.Type || T.self == Bool.self
     case .double: matches = T.self is any BinaryFloatingPoint.Type
     case .text: matches = T.self == String.self || T.self == Date.self || T.self == UUID.self

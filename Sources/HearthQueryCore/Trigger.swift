@@ -343,6 +343,8 @@ extension QueryBinding {
       value.isFinite ? "\(value)" : (value > 0 ? "9e999" : value < 0 ? "-9e999" : "NULL")
     case .text(let value): "'" + value.replacingOccurrences(of: "'", with: "''") + "'"
     case .blob(let data): "X'" + data.map { String(format: "%02x", $0) }.joined() + "'"
+    // As the reference writes it: SQL that does not prepare, so the trigger is never made.
+    case .invalid(let error): "<invalid: \(error.underlyingError)>"
     }
   }
 }

@@ -164,7 +164,8 @@ public enum SelectionMacro: MemberMacro, ExtensionMacro {
       }
       return extensions
     }
-    let (_, access, properties, memberwise) = try properties(declaration)
+    let (_, declaredAccess, properties, memberwise) = try properties(declaration)
+    let access = context.extensionAccess(declaredAccess)
     let typeName = type.trimmedDescription
     // A property that is a group of its own (or a table) stands for its columns: the names
     // are flattened, and a property's index is that of its first column.

@@ -124,7 +124,8 @@ public enum TableMacro: MemberMacro, ExtensionMacro {
       return try enumExtensions(
         node, enumDecl, type: type, conformingTo: protocols, in: context)
     }
-    let model = try model(node, declaration)
+    var model = try model(node, declaration)
+    model.access = context.extensionAccess(model.access)
     var conformances = ["HearthQuery.Table"]
     if model.primaryKey != nil { conformances.append("HearthQuery.PrimaryKeyedTable") }
     let source = """
@@ -399,6 +400,22 @@ extension DeclGroupSyntax {
 
 extension StructDeclSyntax {
   var accessPrefix: String { modifiers.accessPrefix }
+}
+
+extension MacroExpansionContext {
+  /// The access of members written in an extension of the type: as declared, except inside a
+  /// private or fileprivate type, where an extension's members would otherwise be internal
+  /// and name a type they cannot (`private struct Metadata { @Selection struct ID {…} }`).
+  func extensionAccess(_ declared: String) -> String {
+    let isInsidePrivateType = lexicalContext.contains { context in
+      let modifiers =
+        context.as(StructDeclSyntax.self)?.modifiers ?? context.as(EnumDeclSyntax.self)?.modifiers
+        ?? context.as(ClassDeclSyntax.self)?.modifiers
+        ?? context.as(ExtensionDeclSyntax.self)?.modifiers
+      return modifiers?.contains { ["private", "fileprivate"].contains($0.name.text) } ?? false
+    }
+    return isInsidePrivateType ? "fileprivate " : declared
+  }
 }
 
 extension DeclModifierListSyntax {

@@ -156,6 +156,7 @@ extension DatabaseValue {
     case .double(let value): return String(value)
     case .text(let text): return text
     case .blob(let data): return String(decoding: data, as: UTF8.self)
+    case .invalid: return nil  // SQLite's values are never invalid
     }
   }
 }
@@ -167,7 +168,7 @@ private func sqliteOrder(_ left: DatabaseValue, _ right: DatabaseValue) -> Int {
     case .null: return 0
     case .integer, .double: return 1
     case .text: return 2
-    case .blob: return 3
+    case .blob, .invalid: return 3  // SQLite's values are never invalid
     }
   }
   func compare<T: Comparable>(_ a: T, _ b: T) -> Int { a < b ? -1 : (a == b ? 0 : 1) }

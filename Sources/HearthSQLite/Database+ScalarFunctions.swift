@@ -75,5 +75,9 @@ func setResult(_ value: DatabaseValue, _ context: OpaquePointer?) {
     data.withUnsafeBytes { bytes in
       hearth_sqlite3_result_blob_transient(context, bytes.baseAddress, Int32(bytes.count))
     }
+  case .invalid(let error):
+    // A function whose result cannot be bound fails the statement that called it.
+    let message = "\(error)"
+    sqlite3_result_error(context, message, Int32(message.utf8.count))
   }
 }

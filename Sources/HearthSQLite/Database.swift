@@ -343,6 +343,7 @@ public final class Database {
           kind: .statement, description: sql,
           expandedDescription: arguments.isEmpty ? sql : "\(sql) -- \(arguments)", duration: nil))
     }
+    try arguments.checkBindable()
     let result = try remote!.execute(sql: sql, arguments: arguments, needsRows: needsRows)
     remoteResult = result
     return result

@@ -14,6 +14,10 @@ public struct DatabaseValue: Hashable, Sendable, CustomStringConvertible {
     case double(Double)
     case text(String)
     case blob(Data)
+    /// No value: a Swift value that cannot be bound (`UInt64.max`), and why. A statement
+    /// with such an argument throws that error instead of running; no such value is ever
+    /// read from a database or sent to the hub.
+    case invalid(QueryBindingError)
   }
 
   public var storage: Storage
@@ -23,6 +27,18 @@ public struct DatabaseValue: Hashable, Sendable, CustomStringConvertible {
 
   /// SQL NULL.
   public static let null = DatabaseValue(storage: .null)
+
+  /// A value that cannot be bound, and why: the statement it is an argument of throws
+  /// `error` (as a `QueryBindingError`) rather than run.
+  public static func invalid(_ error: any Error) -> DatabaseValue {
+    DatabaseValue(storage: .invalid(QueryBindingError(underlyingError: error)))
+  }
+
+  /// The error of an argument that cannot be bound, if this is one.
+  public var bindingError: QueryBindingError? {
+    if case .invalid(let error) = storage { return error }
+    return nil
+  }
 
   public var isNull: Bool {
     if case .null = storage { return true }
@@ -45,8 +61,22 @@ public struct DatabaseValue: Hashable, Sendable, CustomStringConvertible {
           let digits = String(byte, radix: 16, uppercase: true)
           return byte < 16 ? "0" + digits : digits
         }.joined() + "'"
+    case .invalid(let error): return "<invalid: \(error.underlyingError)>"
     }
   }
+}
+
+/// Why a Swift value could not be bound to a statement (see `DatabaseValue.invalid(_:)`).
+/// All such errors compare equal, so that values holding them stay `Hashable`.
+public struct QueryBindingError: Error, Hashable, CustomStringConvertible {
+  public let underlyingError: any Error
+
+  public init(underlyingError: any Error) { self.underlyingError = underlyingError }
+
+  public static func == (lhs: Self, rhs: Self) -> Bool { true }
+  public func hash(into hasher: inout Hasher) {}
+
+  public var description: String { "cannot bind the value: \(underlyingError)" }
 }
 
 extension DatabaseValue: ExpressibleByIntegerLiteral, ExpressibleByFloatLiteral,

@@ -98,6 +98,7 @@ public final class PreparedStatement {
         value = arguments.values[position]
         position += 1
       }
+      if let error = value.bindingError { throw error }
       let code = bindValue(value, at: index)
       guard code == SQLITE_OK else {
         throw DatabaseError(
@@ -124,6 +125,9 @@ public final class PreparedStatement {
           sqliteStatement, index, $0.baseAddress ?? UnsafeRawPointer(bitPattern: 1)!,
           Int32($0.count))
       }
+    case .invalid:
+      // Refused before binding (`bindingError`).
+      return SQLITE_MISUSE
     }
   }
 

@@ -17,6 +17,12 @@ public struct StatementArguments: Hashable, Sendable, CustomStringConvertible,
     namedValues = [:]
   }
 
+  /// Throws the error of the first argument that cannot be bound (`DatabaseValue.invalid`).
+  public func checkBindable() throws {
+    for value in values { if let error = value.bindingError { throw error } }
+    for value in namedValues.values { if let error = value.bindingError { throw error } }
+  }
+
   public init(_ values: [DatabaseValue]) {
     self.values = values
     namedValues = [:]

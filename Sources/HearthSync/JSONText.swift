@@ -84,6 +84,7 @@ enum JSONText {
       return "{\"real\":\(double)}"
     case .text(let text): return "{\"text\":" + quoteIdentifier(text) + "}"
     case .blob(let data): return "{\"blob\":\"" + data.base64EncodedString() + "\"}"
+    case .invalid(let error): throw error  // never read from a database
     }
   }
 

@@ -112,7 +112,7 @@ public final class SyncCapture: Sendable {
     case .integer(let integer): String(integer)
     case .double(let double): String(double)
     case .blob(let data): String(decoding: data, as: UTF8.self)
-    case .null: ""
+    case .null, .invalid: ""  // a key read from a database is never invalid
     }
   }
 

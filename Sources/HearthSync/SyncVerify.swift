@@ -146,7 +146,7 @@ enum SyncCheck {
   /// A value as text that differs whenever the values do (its type first).
   static func canonical(_ value: DatabaseValue) -> String {
     switch value.storage {
-    case .null: "n"
+    case .null, .invalid: "n"  // a value read from a database is never invalid
     case .integer(let integer): "i\(integer)"
     case .double(let double): "r\(double)"
     case .text(let text): "t" + text

@@ -309,7 +309,7 @@ enum Pages {
 
   static func full(_ value: DatabaseValue) -> HTML {
     switch value.storage {
-    case .null: "<span class=\"null\">NULL</span>"
+    case .null, .invalid: "<span class=\"null\">NULL</span>"  // a row's values are never invalid
     case .integer(let number): "\(number)"
     case .double(let number): "\(String(number))"
     case .text(let text): "\(text)"

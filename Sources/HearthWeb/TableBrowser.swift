@@ -384,7 +384,7 @@ public enum TableBrowser {
 
   public static func keyValue(_ value: DatabaseValue) -> KeyValue {
     switch value.storage {
-    case .null: .null
+    case .null, .invalid: .null  // a row's values are never invalid
     case .integer(let number): .integer(number)
     case .double(let number): .real(number)
     case .text(let text): .text(text)

@@ -298,7 +298,7 @@ public final class WebApp: @unchecked Sendable {
   /// with its size and base64.
   static func jsonValue(_ value: DatabaseValue) -> Any {
     switch value.storage {
-    case .null: NSNull()
+    case .null, .invalid: NSNull()  // a row's values are never invalid
     case .integer(let number): number
     case .double(let number): number.isFinite ? number : String(number)
     case .text(let text): text

@@ -191,6 +191,8 @@ public enum TransactionCodec {
       out.append(contentsOf: #"{"blob":""#.utf8)
       out.append(contentsOf: data.base64EncodedString().utf8)
       out.append(contentsOf: #""}"#.utf8)
+    case .invalid(let error):
+      throw error  // a statement refuses such an argument before it is sent
     }
   }
 

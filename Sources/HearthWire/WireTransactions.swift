@@ -27,7 +27,7 @@ public struct WireStatement: Codable, Hashable, Sendable {
     var bytes = 32 + sqlBound
     for argument in args ?? [] {
       switch argument.value.storage {
-      case .null: bytes += 5
+      case .null, .invalid: bytes += 5
       case .integer, .double: bytes += 40
       case .text(let text): bytes += 12 + WireStatement.jsonStringBound(text)
       case .blob(let data): bytes += 12 + (data.count + 2) / 3 * 4

@@ -84,6 +84,8 @@ public struct WireValue: Codable, Hashable, Sendable {
     case .blob(let data):
       var container = encoder.container(keyedBy: Key.self)
       try container.encode(data.base64EncodedString(), forKey: .blob)
+    case .invalid(let error):
+      throw error  // a statement refuses such an argument before it is sent
     }
   }
 }

@@ -109,3 +109,37 @@ enum OtherMembership: AliasName {}
       } == "given")
   }
 }
+
+/// A private table whose key is a group nested in it: the macros' extensions of the nested
+/// type name only what a file-private type may.
+@Table("ledgerEntries")
+private struct LedgerEntry {
+  @Selection
+  struct ID: Hashable {
+    let book: String
+    let line: Int
+  }
+  let id: ID
+  var amount: Int
+}
+
+@Suite struct NestedPrivateKeyTests {
+  @Test func aKeyGroupNestedInAPrivateTable() throws {
+    let database = try DatabaseQueue()
+    let amount = try database.write { db throws in
+      try db.execute(
+        sql: """
+          CREATE TABLE "ledgerEntries" (
+            "book" TEXT NOT NULL, "line" INTEGER NOT NULL, "amount" INTEGER NOT NULL,
+            PRIMARY KEY ("book", "line"))
+          """)
+      try LedgerEntry.insert {
+        LedgerEntry(id: LedgerEntry.ID(book: "a", line: 1), amount: 5)
+        LedgerEntry(id: LedgerEntry.ID(book: "a", line: 2), amount: 7)
+      }
+      .execute(db)
+      return try LedgerEntry.find(LedgerEntry.ID(book: "a", line: 2)).select(\.amount).fetchOne(db)
+    }
+    #expect(amount == 7)
+  }
+}

@@ -18,7 +18,7 @@ let queryCommand = Command(
       var object: [String: Any] = [:]
       for (name, value) in zip(row.columnNames, row.databaseValues) {
         switch value.storage {
-        case .null: object[name] = NSNull()
+        case .null, .invalid: object[name] = NSNull()  // a row's values are never invalid
         case .integer(let integer): object[name] = integer
         case .double(let double): object[name] = double
         case .text(let text): object[name] = text
