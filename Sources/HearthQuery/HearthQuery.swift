@@ -17,7 +17,7 @@
 @attached(
   member, names: named(TableColumns), named(columns), named(tableName), named(schemaName),
   named(Draft), named(Columns), named(Selection), named(AllCasePaths), named(allCasePaths),
-  named(CodingKeys)
+  named(CodingKeys), named(init(from:)), named(encode(to:))
 )
 @attached(
   extension, conformances: Table, PrimaryKeyedTable, _ColumnGroup, _CaseGroup, CasePathable,
@@ -62,7 +62,8 @@ public macro Table(_ name: String = "", schema schemaName: String = "") =
 @attached(
   member,
   names: named(Columns), named(Selection), named(AllCasePaths), named(allCasePaths),
-  named(TableColumns), named(columns), named(tableName), named(CodingKeys))
+  named(TableColumns), named(columns), named(tableName), named(CodingKeys),
+  named(init(from:)), named(encode(to:)))
 @attached(
   extension, conformances: QueryRepresentable, _ColumnGroup, _CaseGroup, _SelectionValue,
   CasePathable, Table,

@@ -51,6 +51,7 @@ public enum SelectionMacro: MemberMacro, ExtensionMacro {
         enumColumnsDeclaration(enumDecl, cases: cases),
         selectionAlias(access: enumDecl.modifiers.accessPrefix),
       ]
+      members += ColumnCoding.coding(enumDecl, cases: cases, attribute: "Selection", in: context)
       // The reference writes `@Selection enum Kind` with its CasePaths trait on; without
       // `@CasePathable` beside it, the case paths a group's columns need are written here.
       if !declaration.hasAttribute("CasePathable") {

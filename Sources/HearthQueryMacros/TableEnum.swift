@@ -30,6 +30,7 @@ extension TableMacro {
       SelectionMacro.enumColumnsDeclaration(enumDecl, cases: cases),
       SelectionMacro.selectionAlias(access: access),
     ]
+    members += ColumnCoding.coding(enumDecl, cases: cases, attribute: "Table", in: context)
     if !enumDecl.hasAttribute("CasePathable") {
       members += try CasePathableMacro.expansion(
         of: node, providingMembersOf: enumDecl, conformingTo: protocols, in: context)

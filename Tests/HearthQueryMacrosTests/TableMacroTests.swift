@@ -319,3 +319,74 @@ func normalized(_ code: String) -> String {
       ])
   }
 }
+
+@Suite struct ColumnCodingTraitTests {
+  @Test func aCodableTableGetsCodingKeysNamedAfterItsColumns() {
+    let (code, diagnostics) = ColumnCoding.$enabledForTesting.withValue(true) {
+      expand(
+        """
+        @Table struct Reminder: Codable {
+          let id: Int
+          @Column("is_completed") var isCompleted = false
+        }
+        """)
+    }
+    #expect(diagnostics == [])
+    #expect(
+      normalized(code).contains(
+        normalized(
+          """
+          private enum CodingKeys: Swift.String, Swift.CodingKey {
+            case id
+            case isCompleted = "is_completed"
+          }
+          """)))
+  }
+
+  @Test func aTableWithItsOwnCodingKeysIsAnErrorAndOneNotCodableGetsNone() {
+    let (_, diagnostics) = ColumnCoding.$enabledForTesting.withValue(true) {
+      expand(
+        """
+        @Table struct Reminder: Codable {
+          let id: Int
+          enum CodingKeys: String, CodingKey { case id }
+        }
+        """)
+    }
+    #expect(diagnostics.count == 1)
+    #expect(diagnostics.first?.contains("writes 'CodingKeys' from its columns") == true)
+    let (plain, _) = ColumnCoding.$enabledForTesting.withValue(true) {
+      expand("@Table struct Tag { let id: Int }")
+    }
+    #expect(!plain.contains("CodingKeys"))
+    let (off, _) = expand("@Table struct Reminder: Codable { let id: Int }")
+    #expect(!off.contains("CodingKeys"))
+  }
+
+  @Test func aCodableEnumCodesItsCaseUnderTheCasesColumn() {
+    let (code, diagnostics) = ColumnCoding.$enabledForTesting.withValue(true) {
+      expand(
+        """
+        @Selection enum Kind: Codable {
+          @Column("link_url") case link(URL)
+          case note(String)
+        }
+        """)
+    }
+    #expect(diagnostics == [])
+    let text = normalized(code)
+    #expect(text.contains(normalized(#"case link = "link_url" case note"#)))
+    #expect(text.contains("init(from decoder: any Swift.Decoder) throws"))
+    #expect(text.contains("case .link(let value): try container.encode(value, forKey: .link)"))
+    let (_, refused) = ColumnCoding.$enabledForTesting.withValue(true) {
+      expand(
+        """
+        @Selection enum Kind: Encodable {
+          case note(String)
+          func encode(to encoder: any Encoder) throws {}
+        }
+        """)
+    }
+    #expect(refused.count == 1)
+  }
+}
