@@ -131,7 +131,7 @@ extension DependencyValues {
 
 private func drawn(_ value: DatabaseValue) -> String {
   switch value.storage {
-  case .null: "NULL"
+  case .null, .invalid: "NULL"  // a row's values are never invalid
   case .integer(let integer): String(integer)
   case .double(let double): String(double)
   case .text(let text): "'" + text.replacingOccurrences(of: "'", with: "''") + "'"
