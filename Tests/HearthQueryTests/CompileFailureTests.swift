@@ -26,22 +26,13 @@ import Testing
       """
     try (prelude + source + "\n").write(to: file, atomically: true, encoding: .utf8)
     let build = Self.buildDirectory
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    process.arguments = [
+    let text = try runProcess(
       "swiftc", "-typecheck", "-swift-version", "6", file.path,
       "-I", build.appendingPathComponent("Modules").path,
       "-I", Self.packageRoot.appendingPathComponent("Sources/CSQLite").path,
       "-load-plugin-executable",
-      build.appendingPathComponent("HearthQueryMacros-tool").path + "#HearthQueryMacros",
-    ]
-    let output = Pipe()
-    process.standardOutput = output
-    process.standardError = output
-    try process.run()
-    let data = output.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    let text = String(decoding: data, as: UTF8.self)
+      build.appendingPathComponent("HearthQueryMacros-tool").path + "#HearthQueryMacros"
+    ).output
     return text.split(separator: "\n").map(String.init).filter {
       $0.contains("snippet.swift:") && $0.contains(": error: ")
     }
