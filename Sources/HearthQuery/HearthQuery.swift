@@ -17,7 +17,7 @@
 @attached(
   member, names: named(TableColumns), named(columns), named(tableName), named(schemaName),
   named(Draft), named(Columns), named(Selection), named(AllCasePaths), named(allCasePaths),
-  named(CodingKeys), named(init(from:)), named(encode(to:))
+  named(CodingKeys), named(init(from:)), named(encode(to:)), named(_jsonKey)
 )
 @attached(
   extension, conformances: Table, PrimaryKeyedTable, _ColumnGroup, _CaseGroup, CasePathable,
@@ -63,7 +63,7 @@ public macro Table(_ name: String = "", schema schemaName: String = "") =
   member,
   names: named(Columns), named(Selection), named(AllCasePaths), named(allCasePaths),
   named(TableColumns), named(columns), named(tableName), named(CodingKeys),
-  named(init(from:)), named(encode(to:)))
+  named(init(from:)), named(encode(to:)), named(_jsonKey))
 @attached(
   extension, conformances: QueryRepresentable, _ColumnGroup, _CaseGroup, _SelectionValue,
   CasePathable, Table,

@@ -7,7 +7,7 @@ import HearthNaming
 // whether it is one column or a group.
 
 /// A `@Selection` type, as a group of columns. `@Selection` writes the conformance.
-public protocol _ColumnGroup: QueryRepresentable where QueryOutput == Self {
+public protocol _ColumnGroup: QueryRepresentable, _JSONKeyed where QueryOutput == Self {
   /// The expression of a whole group: `Timestamps.Columns(createdAt:updatedAt:)`,
   /// `Kind.Columns.note("Hello!")`.
   associatedtype Columns: _GroupColumns where Columns.QueryValue == Self
@@ -23,6 +23,18 @@ public protocol _ColumnGroup: QueryRepresentable where QueryOutput == Self {
 
 extension _ColumnGroup {
   public static var _generatedColumns: [String] { [] }
+}
+
+/// A type whose `Codable` keys the macros wrote (the package trait `ColumnCoding`): JSON
+/// paths into it name those keys.
+public protocol _JSONKeyed {
+  /// The JSON key of a stored property, or of an enum case's property (`\.note`).
+  static func _jsonKey(_ keyPath: AnyKeyPath) -> String?
+}
+
+extension _JSONKeyed {
+  /// Without the macros' keys, a stored property's JSON key is its name.
+  public static func _jsonKey(_ keyPath: AnyKeyPath) -> String? { nil }
 }
 
 /// The columns of a group inside table `Root`: `$0.timestamps.createdAt` is a column of

@@ -38,8 +38,13 @@ public struct JSONPath<Value>: Sendable {
     JSONPath<Element>(components: components + [index < 0 ? "[#\(index)]" : "[\(index)]"])
   }
 
-  /// The name of a stored property, from its key path (`\Author.name` → `name`).
+  /// The key of a property in the JSON of `Value`: the one its `Codable` conformance writes
+  /// when the macros wrote it (the package trait `ColumnCoding`: a column's name, an enum
+  /// case's column), else the stored property's name (`\Author.name` → `name`).
   private static func propertyName(_ keyPath: AnyKeyPath) -> String {
+    if let keyed = Value.self as? any _JSONKeyed.Type, let key = keyed._jsonKey(keyPath) {
+      return key
+    }
     let description = keyPath.debugDescription
     let name = description.split(separator: ".").last.map(String.init) ?? description
     precondition(

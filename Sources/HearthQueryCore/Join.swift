@@ -358,7 +358,7 @@ extension Table {
 
 // MARK: - Optional tables
 
-extension Optional: Table, PartialSelectStatement, Statement where Wrapped: Table {
+extension Optional: Table, PartialSelectStatement, Statement, _JSONKeyed where Wrapped: Table {
   public typealias TableColumns = _OptionalColumns<Wrapped>
   public static var columns: _OptionalColumns<Wrapped> { _OptionalColumns() }
   public static var tableName: String { Wrapped.tableName }

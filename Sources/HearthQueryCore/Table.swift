@@ -18,7 +18,8 @@ import HearthNaming
 /// (`SELECT 'Phone' AS "title", 1 AS "quantity"`), whose row reads back as the row; and, as an
 /// expression, the list of its values (`(a, b) = ('Phone', 1)`).
 @dynamicMemberLookup
-public protocol Table: QueryRepresentable, PartialSelectStatement where QueryValue == Self {
+public protocol Table: QueryRepresentable, PartialSelectStatement, _JSONKeyed
+where QueryValue == Self {
   /// The typed columns of the table, and any computed expressions added in extensions.
   associatedtype TableColumns: TableDefinition where TableColumns.QueryValue == Self
 

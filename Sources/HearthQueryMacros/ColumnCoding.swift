@@ -40,14 +40,30 @@ package enum ColumnCoding {
         ? "case \(TableMacro.backticked(property.name))"
         : "case \(TableMacro.backticked(property.name)) = \(TableMacro.stringLiteral(property.columnName))"
     }
+    let keys = properties.map {
+      "if keyPath == \\Self.\(TableMacro.backticked($0.name)) { return "
+        + "\(TableMacro.stringLiteral($0.columnName)) }"
+    }
     return [
       DeclSyntax(
         stringLiteral: """
           private enum CodingKeys: Swift.String, Swift.CodingKey {
           \(cases.joined(separator: "\n"))
           }
-          """)
+          """),
+      jsonKeys(keys, access: declaration.modifiers.accessPrefix),
     ]
+  }
+
+  /// `_jsonKey(_:)`: the JSON key of each property a JSON path may name.
+  static func jsonKeys(_ lines: [String], access: String) -> DeclSyntax {
+    DeclSyntax(
+      stringLiteral: """
+        \(access)static func _jsonKey(_ keyPath: Swift.AnyKeyPath) -> Swift.String? {
+        \(lines.joined(separator: "\n"))
+        return nil
+        }
+        """)
   }
 
   /// For an enum table or selection that declares `Codable` (or one half of it): `CodingKeys`
@@ -127,7 +143,11 @@ package enum ColumnCoding {
         }
         """)
     }
-    return members.map { DeclSyntax(stringLiteral: $0) }
+    let jsonKeyLines = cases.map {
+      "if keyPath == \\Self.\(TableMacro.backticked($0.name)) { return "
+        + "\(TableMacro.stringLiteral($0.column)) }"
+    }
+    return members.map { DeclSyntax(stringLiteral: $0) } + [jsonKeys(jsonKeyLines, access: access)]
   }
 
   static func declaresCodable(_ declaration: StructDeclSyntax) -> Bool {
