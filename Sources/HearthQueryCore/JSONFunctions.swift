@@ -17,8 +17,14 @@ import HearthNaming
 @dynamicMemberLookup
 public struct JSONPath<Value>: Sendable {
   let components: [String]
+  /// The key of an enum's case, where the path ends at one (`\.note` of an enum whose JSON
+  /// the macros wrote: one key, its case's).
+  let caseKey: String?
 
-  init(components: [String] = []) { self.components = components }
+  init(components: [String] = [], caseKey: String? = nil) {
+    self.components = components
+    self.caseKey = caseKey
+  }
 
   /// `$` and the components: the path SQLite reads.
   var path: String { "$" + components.joined() }
@@ -29,7 +35,10 @@ public struct JSONPath<Value>: Sendable {
 
   /// This path on to a stored property (`."name"`), typed `Member`.
   fileprivate func appending<Member>(member keyPath: AnyKeyPath) -> JSONPath<Member> {
-    JSONPath<Member>(components: components + [".\"\(Self.propertyName(keyPath))\""])
+    let name = Self.propertyName(keyPath)
+    let isCase = type(of: keyPath).rootType is any _CaseGroup.Type
+    return JSONPath<Member>(
+      components: components + [".\"\(name)\""], caseKey: isCase ? name : nil)
   }
 
   /// This path on to an array's element (`[0]`), from the end where negative (`[#-1]`),
@@ -42,7 +51,9 @@ public struct JSONPath<Value>: Sendable {
   /// when the macros wrote it (the package trait `ColumnCoding`: a column's name, an enum
   /// case's column), else the stored property's name (`\Author.name` → `name`).
   private static func propertyName(_ keyPath: AnyKeyPath) -> String {
-    if let keyed = Value.self as? any _JSONKeyed.Type, let key = keyed._jsonKey(keyPath) {
+    if let keyed = type(of: keyPath).rootType as? any _JSONKeyed.Type,
+      let key = keyed._jsonKey(keyPath)
+    {
       return key
     }
     let description = keyPath.debugDescription
@@ -238,7 +249,20 @@ extension QueryExpression where QueryValue: _JSONDocument {
     _ function: String, _ path: KeyPath<JSONPath<QueryValue._Document>, JSONPath<Member>>,
     _ value: QueryFragment
   ) -> SQLQueryExpression<QueryValue> {
-    SQLQueryExpression(
+    let target = JSONPath<QueryValue._Document>()[keyPath: path]
+    if let caseKey = target.caseKey, function != "json_insert" {
+      // An enum's JSON holds one key, its case's: setting a case replaces the object.
+      // Replacing, it does so only where the document holds that case.
+      let parent = "$" + target.components.dropLast().joined()
+      let set: QueryFragment =
+        "json_set(" + queryFragment + ", " + QueryFragment(binding: parent.queryBinding)
+        + ", json_object(" + QueryFragment(binding: caseKey.queryBinding) + ", " + value + "))"
+      guard function == "json_replace" else { return SQLQueryExpression(set) }
+      return SQLQueryExpression(
+        "CASE WHEN json_type(" + queryFragment + ", " + pathFragment(path) + ") IS NULL THEN "
+          + queryFragment + " ELSE " + set + " END")
+    }
+    return SQLQueryExpression(
       QueryFragment(raw: function + "(") + queryFragment + ", " + pathFragment(path) + ", "
         + value + ")")
   }

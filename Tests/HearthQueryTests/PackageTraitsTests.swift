@@ -22,7 +22,7 @@ import Testing
       binary.output.trimmingCharacters(in: .whitespacesAndNewlines) + "/traits-check")
     let lines = check.output.split(separator: "\n")
     #expect(check.status == 0, "\(check.output)")
-    #expect(lines.filter { $0.hasPrefix("ok: ") }.count == 11, "\(check.output)")
+    #expect(lines.filter { $0.hasPrefix("ok: ") }.count == 12, "\(check.output)")
     #expect(!lines.contains { $0.hasPrefix("FAILED") }, "\(check.output)")
   }
 }
