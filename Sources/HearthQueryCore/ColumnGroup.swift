@@ -108,11 +108,8 @@ public struct ColumnGroup<Root: Table, Group: _ColumnGroup>: _ColumnFragments, S
 
 extension ColumnGroup: _PrimaryKeyColumns {
   public var _keyColumnNames: [String] { Group._columnNames }
-  public func _keyBindings(for row: Root) -> [QueryBinding] {
-    Group._bindings(row[keyPath: keyPath])
-  }
+  public func _key(for row: Root) -> Group { row[keyPath: keyPath] }
   public func _keyBindings(of key: Group) -> [QueryBinding] { Group._bindings(key) }
-  public func _keyValue(for row: Root) -> Any { row[keyPath: keyPath] }
 }
 
 /// `\Root.group` followed by `\Group.field`, as one key path.

@@ -39,7 +39,7 @@ public struct QueryRowDecoder {
     self.index = index + 1
     #if StrictDecoding
       // The fast path reads an integer as a floating-point number; strictly, it is not one.
-      if T.self is any BinaryFloatingPoint.Type { try checkStorage(of: T.self, atIndex: index) }
+      if StorageClass.read(by: T.self) == .real { try checkStorage(of: T.self, atIndex: index) }
     #endif
     if let decoded = row.fastValue(T.self, atIndex: index) { return decoded }
     #if StrictDecoding
@@ -55,21 +55,32 @@ public struct QueryRowDecoder {
   @usableFromInline
   func checkStorage<T>(of type: T.Type, atIndex index: Int) throws {
     let value = try row.databaseValue(atIndex: index)
-    let matches: Bool
+    let held: StorageClass
     switch value.storage {
-    case .null, .invalid: matches = true  // SQLite's values are never invalid
-    case .integer: matches = T.self is any FixedWidthInteger.Type || T.self == Bool.self
-    case .double: matches = T.self is any BinaryFloatingPoint.Type
-    case .text: matches = T.self == String.self || T.self == Date.self || T.self == UUID.self
-    case .blob: matches = T.self == Data.self
+    case .null, .invalid: return  // NULL is checked by the type; SQLite's are never invalid
+    case .integer: held = .integer
+    case .double: held = .real
+    case .text: held = .text
+    case .blob: held = .blob
     }
-    let known =
-      T.self is any FixedWidthInteger.Type || T.self is any BinaryFloatingPoint.Type
-      || [String.self, Date.self, UUID.self, Data.self, Bool.self].contains { $0 == T.self }
-    guard matches || !known else {
-      throw QueryDecodingError(
-        type: "\(T.self)", value: value.description,
-        reason: "the column holds another storage class (StrictDecoding)")
+    guard let expected = StorageClass.read(by: T.self), expected != held else { return }
+    throw QueryDecodingError(
+      type: "\(T.self)", value: value.description,
+      reason: "the column holds another storage class (StrictDecoding)")
+  }
+
+  /// SQLite's storage classes, as `StrictDecoding` matches them to Swift types.
+  @usableFromInline
+  enum StorageClass {
+    case integer, real, text, blob
+
+    /// The class a type reads from strictly; nil for a type that decodes as it chooses.
+    @usableFromInline static func read(by type: Any.Type) -> StorageClass? {
+      if type is any FixedWidthInteger.Type || type == Bool.self { return .integer }
+      if type is any BinaryFloatingPoint.Type { return .real }
+      if type == String.self || type == Date.self || type == UUID.self { return .text }
+      if type == Data.self { return .blob }
+      return nil
     }
   }
 

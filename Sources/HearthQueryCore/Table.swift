@@ -168,15 +168,16 @@ where QueryValue == Value {
   associatedtype Value: QueryRepresentable
   /// The key's column names, in order.
   var _keyColumnNames: [String] { get }
-  /// The key's values in `row`, in column order.
-  func _keyBindings(for row: Root) -> [QueryBinding]
+  /// The key of `row`.
+  func _key(for row: Root) -> Value
   /// The values of `key`, in column order.
   func _keyBindings(of key: Value) -> [QueryBinding]
-  /// The key of `row`, as its Swift value.
-  func _keyValue(for row: Root) -> Any
 }
 
 extension _PrimaryKeyColumns {
+  /// The key's values in `row`, in column order.
+  func _keyBindings(for row: Root) -> [QueryBinding] { _keyBindings(of: _key(for: row)) }
+
   /// `"t"."id"`, or the row value `("t"."a", "t"."b")` of a composite key.
   var _rowValue: QueryFragment { _parenthesized(queryFragment) }
 
@@ -197,9 +198,8 @@ extension _PrimaryKeyColumns {
 
 extension TableColumn: _PrimaryKeyColumns {
   public var _keyColumnNames: [String] { [name] }
-  public func _keyBindings(for row: Root) -> [QueryBinding] { [_binding(for: row)] }
+  public func _key(for row: Root) -> Value { Value(queryOutput: row[keyPath: keyPath]) }
   public func _keyBindings(of key: Value) -> [QueryBinding] { [key.queryBinding] }
-  public func _keyValue(for row: Root) -> Any { row[keyPath: keyPath] }
 }
 
 /// A column, without its value type: what code that walks all columns sees.

@@ -120,9 +120,8 @@ where Base.TableColumns: PrimaryKeyedTableDefinition {
     _keyColumnNames.map { QueryFragment(raw: Root.qualifiedColumn($0)) }.joined()
   }
   public var _keyColumnNames: [String] { base._keyColumnNames }
-  public func _keyBindings(for row: Root) -> [QueryBinding] { base._keyBindings(for: row.base) }
+  public func _key(for row: Root) -> Value { base._key(for: row.base) }
   public func _keyBindings(of key: Value) -> [QueryBinding] { base._keyBindings(of: key) }
-  public func _keyValue(for row: Root) -> Any { base._keyValue(for: row.base) }
 }
 
 /// A column of `Base` under the alias, for code that walks all columns.

@@ -35,35 +35,36 @@ package enum ColumnCoding {
             + "remove this one"))
       return []
     }
-    let cases = properties.map { property -> String in
-      property.columnName == property.name
-        ? "case \(TableMacro.backticked(property.name))"
-        : "case \(TableMacro.backticked(property.name)) = \(TableMacro.stringLiteral(property.columnName))"
-    }
-    let keys = properties.map {
-      "if keyPath == \\Self.\(TableMacro.backticked($0.name)) { return "
-        + "\(TableMacro.stringLiteral($0.columnName)) }"
-    }
-    return [
-      DeclSyntax(
-        stringLiteral: """
-          private enum CodingKeys: Swift.String, Swift.CodingKey {
-          \(cases.joined(separator: "\n"))
-          }
-          """),
-      jsonKeys(keys, access: declaration.modifiers.accessPrefix),
-    ]
+    return keyDeclarations(
+      properties.map { ($0.name, $0.columnName) }, access: declaration.modifiers.accessPrefix)
   }
 
-  /// `_jsonKey(_:)`: the JSON key of each property a JSON path may name.
-  static func jsonKeys(_ lines: [String], access: String) -> DeclSyntax {
-    DeclSyntax(
-      stringLiteral: """
-        \(access)static func _jsonKey(_ keyPath: Swift.AnyKeyPath) -> Swift.String? {
-        \(lines.joined(separator: "\n"))
-        return nil
-        }
-        """)
+  /// `CodingKeys`, each property (or case) under its column's name, and `_jsonKey(_:)`, the
+  /// same keys for the JSON paths that name them.
+  static func keyDeclarations(_ keys: [(name: String, column: String)], access: String)
+    -> [DeclSyntax]
+  {
+    let cases = keys.map { name, column in
+      let label = "case \(TableMacro.backticked(name))"
+      return column == name ? label : "\(label) = \(TableMacro.stringLiteral(column))"
+    }
+    let paths = keys.map { name, column in
+      "if keyPath == \\Self.\(TableMacro.backticked(name)) { return "
+        + "\(TableMacro.stringLiteral(column)) }"
+    }
+    return [
+      """
+      private enum CodingKeys: Swift.String, Swift.CodingKey {
+      \(raw: cases.joined(separator: "\n"))
+      }
+      """,
+      """
+      \(raw: access)static func _jsonKey(_ keyPath: Swift.AnyKeyPath) -> Swift.String? {
+      \(raw: paths.joined(separator: "\n"))
+      return nil
+      }
+      """,
+    ]
   }
 
   /// For an enum table or selection that declares `Codable` (or one half of it): `CodingKeys`
@@ -94,18 +95,8 @@ package enum ColumnCoding {
       return []
     }
     let access = declaration.modifiers.accessPrefix
-    let keys = cases.map { enumCase -> String in
-      let name = TableMacro.backticked(enumCase.name)
-      return enumCase.column == enumCase.name
-        ? "case \(name)" : "case \(name) = \(TableMacro.stringLiteral(enumCase.column))"
-    }
-    var members = [
-      """
-      private enum CodingKeys: Swift.String, Swift.CodingKey {
-      \(keys.joined(separator: "\n"))
-      }
-      """
-    ]
+    var members: [DeclSyntax] = keyDeclarations(
+      cases.map { ($0.name, $0.column) }, access: access)
     if decodes {
       let decodeCases = cases.map { enumCase -> String in
         let name = TableMacro.backticked(enumCase.name)
@@ -115,7 +106,7 @@ package enum ColumnCoding {
       }
       members.append(
         """
-        \(access)init(from decoder: any Swift.Decoder) throws {
+        \(raw: access)init(from decoder: any Swift.Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         guard container.allKeys.count == 1, let key = container.allKeys.first else {
         throw Swift.DecodingError.dataCorrupted(Swift.DecodingError.Context(
@@ -123,7 +114,7 @@ package enum ColumnCoding {
         debugDescription: "expected one key, the column of the value's case"))
         }
         switch key {
-        \(decodeCases.joined(separator: "\n"))
+        \(raw: decodeCases.joined(separator: "\n"))
         }
         }
         """)
@@ -135,19 +126,15 @@ package enum ColumnCoding {
       }
       members.append(
         """
-        \(access)func encode(to encoder: any Swift.Encoder) throws {
+        \(raw: access)func encode(to encoder: any Swift.Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         switch self {
-        \(encodeCases.joined(separator: "\n"))
+        \(raw: encodeCases.joined(separator: "\n"))
         }
         }
         """)
     }
-    let jsonKeyLines = cases.map {
-      "if keyPath == \\Self.\(TableMacro.backticked($0.name)) { return "
-        + "\(TableMacro.stringLiteral($0.column)) }"
-    }
-    return members.map { DeclSyntax(stringLiteral: $0) } + [jsonKeys(jsonKeyLines, access: access)]
+    return members
   }
 
   static func declaresCodable(_ declaration: StructDeclSyntax) -> Bool {

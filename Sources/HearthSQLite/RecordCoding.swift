@@ -4,12 +4,15 @@ import Foundation
 // its columns; a value that is a column type is stored as itself, anything else (an array, a
 // nested struct) as JSON text, as GRDB stores it.
 
-/// Collects a record's `Encodable` properties as columns.
+/// Collects a record's `Encodable` properties as columns (a superclass's too, into the same
+/// container).
 final class RecordEncoder: Encoder {
   final class Storage { var container = PersistenceContainer() }
-  let storage = Storage()
+  let storage: Storage
   var codingPath: [any CodingKey] { [] }
   var userInfo: [CodingUserInfoKey: Any] { [:] }
+
+  init(storage: Storage = Storage()) { self.storage = storage }
 
   func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
     KeyedEncodingContainer(Columns<Key>(storage: storage))
@@ -23,6 +26,7 @@ final class RecordEncoder: Encoder {
     preconditionFailure("a record encodes its columns by name (a keyed container)")
   }
 
+  /// Each property, whatever its type, through the one generic `encode`.
   struct Columns<Key: CodingKey>: KeyedEncodingContainerProtocol {
     let storage: Storage
     var codingPath: [any CodingKey] { [] }
@@ -30,25 +34,6 @@ final class RecordEncoder: Encoder {
     mutating func encodeNil(forKey key: Key) throws { storage.container[key.stringValue] = .null }
 
     mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
-      storage.container[key.stringValue] = try columnValue(value)
-    }
-
-    mutating func encode(_ value: Bool, forKey key: Key) throws { try put(value, key) }
-    mutating func encode(_ value: String, forKey key: Key) throws { try put(value, key) }
-    mutating func encode(_ value: Double, forKey key: Key) throws { try put(value, key) }
-    mutating func encode(_ value: Float, forKey key: Key) throws { try put(value, key) }
-    mutating func encode(_ value: Int, forKey key: Key) throws { try put(value, key) }
-    mutating func encode(_ value: Int8, forKey key: Key) throws { try put(value, key) }
-    mutating func encode(_ value: Int16, forKey key: Key) throws { try put(value, key) }
-    mutating func encode(_ value: Int32, forKey key: Key) throws { try put(value, key) }
-    mutating func encode(_ value: Int64, forKey key: Key) throws { try put(value, key) }
-    mutating func encode(_ value: UInt8, forKey key: Key) throws { try put(value, key) }
-    mutating func encode(_ value: UInt16, forKey key: Key) throws { try put(value, key) }
-    mutating func encode(_ value: UInt32, forKey key: Key) throws { try put(value, key) }
-    mutating func encode(_ value: UInt, forKey key: Key) throws { try put(value, key) }
-    mutating func encode(_ value: UInt64, forKey key: Key) throws { try put(value, key) }
-
-    private func put<T: Encodable>(_ value: T, _ key: Key) throws {
       storage.container[key.stringValue] = try columnValue(value)
     }
 
@@ -62,48 +47,22 @@ final class RecordEncoder: Encoder {
       preconditionFailure("a record's column '\(key.stringValue)' is one value")
     }
 
-    mutating func superEncoder() -> any Encoder { RecordEncoderSharing(storage: storage) }
-    mutating func superEncoder(forKey key: Key) -> any Encoder {
-      RecordEncoderSharing(storage: storage)
-    }
-  }
-}
-
-/// The same columns, for a superclass's properties.
-private final class RecordEncoderSharing: Encoder {
-  let storage: RecordEncoder.Storage
-  init(storage: RecordEncoder.Storage) { self.storage = storage }
-  var codingPath: [any CodingKey] { [] }
-  var userInfo: [CodingUserInfoKey: Any] { [:] }
-  func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
-    KeyedEncodingContainer(RecordEncoder.Columns<Key>(storage: storage))
-  }
-  func unkeyedContainer() -> any UnkeyedEncodingContainer {
-    preconditionFailure("a record encodes its columns by name (a keyed container)")
-  }
-  func singleValueContainer() -> any SingleValueEncodingContainer {
-    preconditionFailure("a record encodes its columns by name (a keyed container)")
+    mutating func superEncoder() -> any Encoder { RecordEncoder(storage: storage) }
+    mutating func superEncoder(forKey key: Key) -> any Encoder { RecordEncoder(storage: storage) }
   }
 }
 
 /// A column's value: a column type as itself (a `UInt64` past `Int64.max` cannot be one),
 /// anything else as its JSON text.
 private func columnValue<T: Encodable>(_ value: T) throws -> DatabaseValue {
-  if let unsigned = value as? UInt64 {
-    guard let signed = Int64(exactly: unsigned) else {
-      throw EncodingError.invalidValue(
-        value, .init(codingPath: [], debugDescription: "does not fit a SQLite integer"))
-    }
-    return signed.databaseValue
-  }
-  if let unsigned = value as? UInt {
-    guard let signed = Int64(exactly: unsigned) else {
-      throw EncodingError.invalidValue(
-        value, .init(codingPath: [], debugDescription: "does not fit a SQLite integer"))
-    }
-    return signed.databaseValue
-  }
   if let convertible = value as? any DatabaseValueConvertible { return convertible.databaseValue }
+  if let unsigned = value as? any UnsignedInteger {  // `UInt`, `UInt64`
+    guard let signed = Int64(exactly: unsigned) else {
+      throw EncodingError.invalidValue(
+        value, .init(codingPath: [], debugDescription: "does not fit a SQLite integer"))
+    }
+    return signed.databaseValue
+  }
   let encoder = JSONEncoder()
   encoder.outputFormatting = .sortedKeys
   return DatabaseValue(storage: .text(String(decoding: try encoder.encode(value), as: UTF8.self)))
@@ -152,10 +111,10 @@ struct RecordDecoder: Decoder {
         }
         return decoded
       }
-      if let unsigned = T.self as? UInt64.Type {
-        guard let decoded = Int64.fromDatabaseValue(stored).flatMap(UInt64.init(exactly:)) else {
+      if let unsigned = T.self as? any UnsignedInteger.Type {  // `UInt`, `UInt64`
+        guard let decoded = Int64.fromDatabaseValue(stored).flatMap(unsigned.init(exactly:)) else {
           throw DecodingError.typeMismatch(
-            T.self, .init(codingPath: [key], debugDescription: "\(stored) is no \(unsigned)"))
+            T.self, .init(codingPath: [key], debugDescription: "\(stored) is no \(T.self)"))
         }
         return decoded as! T
       }

@@ -85,93 +85,93 @@ extension MutablePersistableRecord {
   public mutating func didInsert(_ inserted: InsertionSuccess) {}
 
   /// `INSERT INTO "table" (columns…) VALUES (…)`, then `didInsert`.
-  public mutating func insert(_ db: Database) throws { try insertRecord(db) }
-
-  fileprivate mutating func insertRecord(_ db: Database) throws {
-    var container = PersistenceContainer()
-    try encode(to: &container)
-    try db.execute(
-      sql: "INSERT INTO \(quoted(Self.databaseTableName)) "
-        + "(\(container.columns.map(quoted).joined(separator: ", "))) "
-        + "VALUES (\(container.columns.map { _ in "?" }.joined(separator: ", ")))",
-      arguments: StatementArguments(container.values))
-    didInsert(
-      InsertionSuccess(
-        rowID: db.lastInsertedRowID, rowIDColumn: try Self.keyColumns(db).singleRowIDColumn,
-        persistenceContainer: container))
+  public mutating func insert(_ db: Database) throws {
+    try insertRecord(db, RecordKeyColumns(Self.databaseTableName, db))
   }
 
   /// Updates every other column of the row with this record's primary key; throws
   /// `RecordError.recordNotFound` when there is none.
   public func update(_ db: Database) throws {
-    let (container, key) = try keyed(db)
-    let others = container.columns.indices.filter { !key.columns.contains(container.columns[$0]) }
-    guard !others.isEmpty else {
-      guard try exists(db) else { throw notFound(key) }
-      return
-    }
-    try db.execute(
-      sql: "UPDATE \(quoted(Self.databaseTableName)) SET "
-        + others.map { "\(quoted(container.columns[$0])) = ?" }.joined(separator: ", ")
-        + " WHERE " + key.condition,
-      arguments: StatementArguments(others.map { container.values[$0] } + key.values))
-    if db.changesCount == 0 { throw notFound(key) }
+    try updateRecord(db, RecordKeyColumns(Self.databaseTableName, db))
   }
 
   /// Updates the record's row if it exists, else inserts it.
   public mutating func save(_ db: Database) throws { try saveRecord(db) }
 
-  fileprivate mutating func saveRecord(_ db: Database) throws {
-    do {
-      try update(db)
-    } catch RecordError.recordNotFound {
-      try insertRecord(db)
-    }
-  }
-
   /// Deletes the row with this record's primary key; whether there was one.
   @discardableResult
   public func delete(_ db: Database) throws -> Bool {
-    let (_, key) = try keyed(db)
+    let (_, key) = try keyed(RecordKeyColumns(Self.databaseTableName, db))
     try db.execute(
-      sql: "DELETE FROM \(quoted(Self.databaseTableName)) WHERE " + key.condition,
+      sql: "DELETE FROM \(quoteIdentifier(Self.databaseTableName)) WHERE " + key.condition,
       arguments: StatementArguments(key.values))
     return db.changesCount > 0
   }
 
   /// Whether the row with this record's primary key exists.
   public func exists(_ db: Database) throws -> Bool {
-    let (_, key) = try keyed(db)
-    return try Row.fetchOne(
-      db, sql: "SELECT 1 FROM \(quoted(Self.databaseTableName)) WHERE " + key.condition,
+    try rowExists(db, keyed(RecordKeyColumns(Self.databaseTableName, db)).key)
+  }
+
+  // Each operation reads the table's key from its schema once.
+
+  fileprivate mutating func saveRecord(_ db: Database) throws {
+    let keyColumns = try RecordKeyColumns(Self.databaseTableName, db)
+    do {
+      try updateRecord(db, keyColumns)
+    } catch RecordError.recordNotFound {
+      try insertRecord(db, keyColumns)
+    }
+  }
+
+  fileprivate mutating func insertRecord(_ db: Database, _ keyColumns: RecordKeyColumns) throws {
+    var container = PersistenceContainer()
+    try encode(to: &container)
+    try db.execute(
+      sql: "INSERT INTO \(quoteIdentifier(Self.databaseTableName)) "
+        + "(\(container.columns.map(quoteIdentifier).joined(separator: ", "))) "
+        + "VALUES (\(container.columns.map { _ in "?" }.joined(separator: ", ")))",
+      arguments: StatementArguments(container.values))
+    didInsert(
+      InsertionSuccess(
+        rowID: db.lastInsertedRowID, rowIDColumn: keyColumns.rowIDColumn,
+        persistenceContainer: container))
+  }
+
+  private func updateRecord(_ db: Database, _ keyColumns: RecordKeyColumns) throws {
+    let (container, key) = try keyed(keyColumns)
+    let others = container.columns.indices.filter { !key.columns.contains(container.columns[$0]) }
+    guard !others.isEmpty else {
+      guard try rowExists(db, key) else { throw notFound(key) }
+      return
+    }
+    try db.execute(
+      sql: "UPDATE \(quoteIdentifier(Self.databaseTableName)) SET "
+        + others.map { "\(quoteIdentifier(container.columns[$0])) = ?" }.joined(separator: ", ")
+        + " WHERE " + key.condition,
+      arguments: StatementArguments(others.map { container.values[$0] } + key.values))
+    if db.changesCount == 0 { throw notFound(key) }
+  }
+
+  private func rowExists(_ db: Database, _ key: RecordKey) throws -> Bool {
+    try Row.fetchOne(
+      db, sql: "SELECT 1 FROM \(quoteIdentifier(Self.databaseTableName)) WHERE " + key.condition,
       arguments: StatementArguments(key.values)) != nil
   }
 
-  private func keyed(_ db: Database) throws -> (PersistenceContainer, RecordKey) {
+  private func keyed(_ keyColumns: RecordKeyColumns) throws -> (
+    PersistenceContainer, key: RecordKey
+  ) {
     var container = PersistenceContainer()
     try encode(to: &container)
-    let columns = try Self.keyColumns(db).columns
-    let values = columns.map { container[$0] ?? .null }
-    return (container, RecordKey(columns: columns, values: values))
+    let values = keyColumns.columns.map { container[$0] ?? .null }
+    return (container, RecordKey(columns: keyColumns.columns, values: values))
   }
 
   private func notFound(_ key: RecordKey) -> RecordError {
     .recordNotFound(
       databaseTableName: Self.databaseTableName,
       key: Dictionary(uniqueKeysWithValues: zip(key.columns, key.values)))
-  }
-
-  /// The table's primary key columns, from its schema; `rowid` for a table without one.
-  fileprivate static func keyColumns(_ db: Database) throws -> (
-    columns: [String], singleRowIDColumn: String?
-  ) {
-    let rows = try Row.fetchAll(
-      db, sql: "SELECT name, pk, type FROM pragma_table_info(?) WHERE pk > 0 ORDER BY pk",
-      arguments: [DatabaseValue(storage: .text(databaseTableName))])
-    let names: [String] = try rows.map { try $0["name"] }
-    guard !names.isEmpty else { return (["rowid"], nil) }
-    let type: String = try rows[0]["type"]
-    return (names, names.count == 1 && type.uppercased() == "INTEGER" ? names[0] : nil)
   }
 }
 
@@ -185,7 +185,7 @@ extension PersistableRecord {
 
   public func insert(_ db: Database) throws {
     var copy = self
-    try copy.insertRecord(db)
+    try copy.insertRecord(db, RecordKeyColumns(Self.databaseTableName, db))
   }
 
   public func save(_ db: Database) throws {
@@ -225,21 +225,40 @@ extension FetchableRecord {
 extension FetchableRecord where Self: TableRecord {
   /// Every record of the table.
   public static func fetchAll(_ db: Database) throws -> [Self] {
-    try fetchAll(db, sql: "SELECT * FROM \(quoted(databaseTableName))")
+    try fetchAll(db, sql: "SELECT * FROM \(quoteIdentifier(databaseTableName))")
   }
 
   /// The number of rows of the table.
   public static func fetchCount(_ db: Database) throws -> Int {
-    try Row.fetchOne(db, sql: "SELECT count(*) FROM \(quoted(databaseTableName))")?[0] ?? 0
+    try Row.fetchOne(db, sql: "SELECT count(*) FROM \(quoteIdentifier(databaseTableName))")?[0] ?? 0
   }
 }
 
+/// A table's primary key columns, from its schema; `rowid` for a table without one.
+struct RecordKeyColumns {
+  var columns: [String]
+  /// The one column that is the rowid (an `INTEGER PRIMARY KEY`), if there is one.
+  var rowIDColumn: String?
+
+  init(_ table: String, _ db: Database) throws {
+    let rows = try Row.fetchAll(
+      db, sql: "SELECT name, type FROM pragma_table_info(?) WHERE pk > 0 ORDER BY pk",
+      arguments: [DatabaseValue(storage: .text(table))])
+    columns = try rows.map { try $0["name"] }
+    guard !columns.isEmpty else {
+      columns = ["rowid"]
+      return
+    }
+    let type: String = try rows[0]["type"]
+    rowIDColumn = columns.count == 1 && type.uppercased() == "INTEGER" ? columns[0] : nil
+  }
+}
+
+/// A record's key: its columns and its values in them.
 private struct RecordKey {
   var columns: [String]
   var values: [DatabaseValue]
-  var condition: String { columns.map { "\(quoted($0)) = ?" }.joined(separator: " AND ") }
-}
-
-private func quoted(_ name: String) -> String {
-  "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+  var condition: String {
+    columns.map { "\(quoteIdentifier($0)) = ?" }.joined(separator: " AND ")
+  }
 }

@@ -185,6 +185,8 @@ func compare<S: Statement>(
       current = nil
     }
     let expected = current?.rows ?? local
+    // The reference's snapshot shows an error (its statement failed there), not rows.
+    let errorShown = expectedResults.map { !$0.contains("┌") && !$0.isEmpty } ?? false
     var problems: [String] = []
     switch (expected, actual) {
     case (.success(let expectedRows), .success(let actualRows)):
@@ -194,9 +196,8 @@ func compare<S: Statement>(
       } else if expectedRows != actualRows {
         problems.append("rows \(actualRows.prefix(12)) expected \(expectedRows.prefix(12))")
       }
-      if case .failure(let error) = decoded {
-        let errorShown = expectedResults.map { !$0.contains("┌") && !$0.isEmpty } ?? false
-        if !errorShown { problems.append("decoding failed: \(error)") }
+      if case .failure(let error) = decoded, !errorShown {
+        problems.append("decoding failed: \(error)")
       }
     case (.failure, .failure):
       break
@@ -205,9 +206,7 @@ func compare<S: Statement>(
     case (.success, .failure(let error)):
       // A value that cannot be bound: the reference's snapshot shows its error (its SQL, with
       // the value written in, is not what its library runs), and neither side writes.
-      if error is QueryBindingError, let expectedResults, !expectedResults.contains("┌"),
-        !expectedResults.isEmpty
-      {
+      if error is QueryBindingError, errorShown {
         log(location, true, "refused to bind, as the reference does: \(error)")
         return
       }

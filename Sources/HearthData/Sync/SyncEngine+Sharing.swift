@@ -123,7 +123,7 @@ extension SyncEngine {
   public func share<T: PrimaryKeyedTable>(
     record: T, configure: @Sendable (ShareConfiguration) -> Void = { _ in }
   ) async throws -> SharedRecord {
-    let key = T.syncKeyText(T.columns.primaryKey._keyValue(for: record))
+    let key = T.syncKeyText(T.columns.primaryKey._key(for: record).queryOutput)
     let existing = try await currentShare(T.tableName, key)
     let configuration = ShareConfiguration(
       title: existing?.title, permission: existing?.publicPermission ?? .readOnly)
@@ -144,13 +144,13 @@ extension SyncEngine {
 
   /// Stops sharing `record`: every member loses it; the owner keeps it, private again.
   public func unshare<T: PrimaryKeyedTable>(record: T) async throws {
-    let key = T.syncKeyText(T.columns.primaryKey._keyValue(for: record))
+    let key = T.syncKeyText(T.columns.primaryKey._key(for: record).queryOutput)
     _ = try await ask(.unshare(table: T.tableName, key: key))
   }
 
   /// Takes the share of `record` from one member (their devices drop it).
   public func revoke<T: PrimaryKeyedTable>(record: T, from role: String) async throws {
-    let key = T.syncKeyText(T.columns.primaryKey._keyValue(for: record))
+    let key = T.syncKeyText(T.columns.primaryKey._key(for: record).queryOutput)
     _ = try await ask(.revoke(table: T.tableName, key: key, role: role))
   }
 

@@ -56,7 +56,7 @@ extension PrimaryKeyedTable {
   /// The id of this row's `SyncMetadata`.
   public var syncMetadataID: SyncMetadata.ID {
     SyncMetadata.ID(
-      recordPrimaryKey: Self.syncKeyText(Self.columns.primaryKey._keyValue(for: self)),
+      recordPrimaryKey: Self.syncKeyText(Self.columns.primaryKey._key(for: self).queryOutput),
       recordType: Self.tableName)
   }
 
