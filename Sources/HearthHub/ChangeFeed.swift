@@ -79,7 +79,7 @@ struct ChangeFeed {
 
   /// The reply to `changes`: the feed's commits after `since`, up to the last durable one
   /// (the file may hold a few past it, not yet announced).
-  func changes(_ request: ChangesRequest) -> any Encodable {
+  func changes(_ request: ChangesRequest) -> any WireMessage {
     let limit = request.limit ?? ChangesRequest.defaultLimit
     let last = hub.lastSequence
     do {
@@ -97,7 +97,7 @@ struct ChangeFeed {
 
   /// The reply to `cursor`; the cursor is written to `hearth_cursors` before the next
   /// pruning.
-  mutating func cursor(_ request: CursorRequest) -> any Encodable {
+  mutating func cursor(_ request: CursorRequest) -> any WireMessage {
     let last = hub.lastSequence
     guard (0...last).contains(request.seq) else {
       return ErrorReply(

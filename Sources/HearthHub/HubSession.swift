@@ -446,11 +446,11 @@ struct HubSession {
 
   // MARK: - Output
 
-  func reply(_ client: ReplyRoute, _ message: any Encodable) {
+  func reply(_ client: ReplyRoute, _ message: any WireMessage) {
     if let error = message as? ErrorReply, error.sqlite?.code == 5 {  // SQLITE_BUSY
       hub.locks.writerWasBusy()
     }
-    guard let body = try? WireCoding.encode(message) else { return }
+    guard let body = try? message.encodedJSON() else { return }
     send(client, body)
   }
 

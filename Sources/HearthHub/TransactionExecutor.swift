@@ -27,7 +27,7 @@ struct TransactionExecutor {
   enum Step {
     /// Another transaction holds the writer: the message waits its turn.
     case wait
-    case answer(any Encodable)
+    case answer(any WireMessage)
     /// The transaction committed: announce it.
     case committed(ChangeFeed.Committed)
   }
@@ -253,7 +253,7 @@ struct TransactionExecutor {
   ) -> Step {
     enum Beginning {
       case begun(PluginPolicy)
-      case answered(any Encodable)
+      case answered(any WireMessage)
     }
     do {
       let beginning = try database.inWriterDatabase { db -> Beginning in

@@ -39,8 +39,8 @@ final class HubConnection: @unchecked Sendable {
   /// Sends `message` and waits for the reply with its id: the decoded `Reply`, or the hub's
   /// `ErrorReply` thrown (the callers turn it into a `DatabaseError` where they know the
   /// statement). Throws `DatabaseError.hubUnavailable` when no reply comes within the timeout.
-  func request<Reply: Decodable>(
-    _ message: some Encodable, id: String, as type: Reply.Type, timeout: Duration? = nil
+  func request<Reply: WireMessage>(
+    _ message: some WireMessage, id: String, as type: Reply.Type, timeout: Duration? = nil
   ) throws -> Reply {
     let (_, frame) = try request(message, id: id, timeout: timeout)
     return try WireCoding.decode(Reply.self, from: frame)
@@ -48,7 +48,7 @@ final class HubConnection: @unchecked Sendable {
 
   /// Sends `message` and returns the type and body of the reply with its id (an error reply
   /// is thrown as `ErrorReply`), waiting `timeout` (the connection's unless given).
-  func request(_ message: some Encodable, id: String, timeout: Duration? = nil) throws -> (
+  func request(_ message: some WireMessage, id: String, timeout: Duration? = nil) throws -> (
     type: String, body: Data
   ) {
     try post(message, id: id)
@@ -57,7 +57,7 @@ final class HubConnection: @unchecked Sendable {
 
   /// Sends `message` without waiting: its reply (the next one with its id) is read by
   /// `reply(to:)`, and kept meanwhile if another request's wait reads it first.
-  func post(_ message: some Encodable, id: String) throws {
+  func post(_ message: some WireMessage, id: String) throws {
     let body = try WireCoding.encode(message)
     try queue.sync {
       var line = try currentLine()
@@ -133,10 +133,7 @@ final class HubConnection: @unchecked Sendable {
         dropLine()
         throw DatabaseError.hubUnavailable(endpoint: endpoint, timeout: timeout)
       }
-      guard
-        let envelope = TransactionCodec.envelope(frame)
-          ?? (try? WireCoding.decode(WireEnvelope.self, from: frame))
-      else { continue }
+      guard let envelope = try? WireCoding.decode(WireEnvelope.self, from: frame) else { continue }
       if envelope.id == id || envelope.id == nil { return (envelope.type, frame) }
       if let other = envelope.id, awaited[other] != nil {
         stashed[other, default: []].append((envelope.type, frame))

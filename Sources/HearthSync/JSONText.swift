@@ -214,7 +214,7 @@ extension JSONScanner {
           guard !hasName, let name = string() else { return nil }
           (record.name, hasName) = (name, true)
         case "fields":
-          guard let fields = object({ $0.value() }) else { return nil }
+          guard let fields = object({ WireValue(scanning: &$0) }) else { return nil }
           record.fields = fields
         case "times":
           guard let times = strings() else { return nil }

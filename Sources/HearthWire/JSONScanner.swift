@@ -1,8 +1,9 @@
 import Foundation
 import HearthSQLite
 
-/// A strict reader of JSON bytes for `TransactionCodec.decode`: each method reads one thing
-/// or returns nil (or `.bad`), and then the whole message goes the general way.
+/// A strict reader of JSON bytes, for the messages that read themselves
+/// (`WireMessage.scanned(from:)`): each method reads one thing or returns nil (or `.bad`),
+/// and then the whole message goes the general way.
 package struct JSONScanner {
   let bytes: UnsafeBufferPointer<UInt8>
   var index = 0
@@ -197,5 +198,117 @@ package struct JSONScanner {
     if take(word: "true") { return true }
     if take(word: "false") { return false }
     return nil
+  }
+}
+
+// MARK: - What the messages' readers share
+
+extension JSONScanner {
+  /// Reads a member's value into `slot` with `read`; false when it is not of its type (the
+  /// shape readers then give up: not this message's shape).
+  mutating func fill<Value>(_ slot: inout Value?, _ read: (inout JSONScanner) -> Value?) -> Bool {
+    slot = read(&self)
+    return slot != nil
+  }
+
+  /// `null` (`.some(nil)`) or what `read` reads (`.some(value)`); nil when it is neither.
+  package mutating func nullOr<Value>(_ read: (inout JSONScanner) -> Value?) -> Value?? {
+    if take(word: "null") { return .some(nil) }
+    return read(&self).map { .some($0) }
+  }
+
+  /// A string; the last statement's SQL again when its bytes are the same, without reading
+  /// it twice.
+  mutating func repeatableString() -> String? {
+    skipSpace()
+    let start = index
+    if let last = lastSQL, start + last.raw.count <= bytes.count,
+      memcmp(bytes.baseAddress! + start, bytes.baseAddress! + last.raw.lowerBound, last.raw.count)
+        == 0
+    {
+      // The same quoted token: it ends where the last one ended.
+      index += last.raw.count
+      return last.text
+    }
+    guard let text = string() else { return nil }
+    lastSQL = (start..<index, text)
+    return text
+  }
+
+  /// Whether the next byte (after white space) is `byte`, without reading it.
+  package mutating func peek(_ byte: UInt8) -> Bool {
+    skipSpace()
+    return index < bytes.count && bytes[index] == byte
+  }
+
+  /// An array of what `element` reads, each one; nil when one fails.
+  package mutating func list<Element>(_ element: (inout JSONScanner) -> Element?) -> [Element]? {
+    guard take(UInt8(ascii: "[")) else { return nil }
+    var elements: [Element] = []
+    while true {
+      switch self.element(after: elements.count) {
+      case .bad: return nil
+      case .end: return elements
+      case .next:
+        guard let next = element(&self) else { return nil }
+        elements.append(next)
+      }
+    }
+  }
+
+  /// Reads over one JSON value.
+  package mutating func skipValue(depth: Int) -> Bool {
+    guard depth < 64 else { return false }
+    skipSpace()
+    guard index < bytes.count else { return false }
+    switch bytes[index] {
+    case UInt8(ascii: "\""): return string() != nil
+    case UInt8(ascii: "t"), UInt8(ascii: "f"): return bool() != nil
+    case UInt8(ascii: "n"): return take(word: "null")
+    case UInt8(ascii: "["):
+      index += 1
+      var count = 0
+      while true {
+        switch element(after: count) {
+        case .bad: return false
+        case .end: return true
+        case .next:
+          guard skipValue(depth: depth + 1) else { return false }
+          count += 1
+        }
+      }
+    case UInt8(ascii: "{"):
+      index += 1
+      var keys = SeenKeys()
+      while true {
+        switch member(after: keys.count) {
+        case .bad: return false
+        case .end: return true
+        case .next(let key):
+          guard let key, keys.insert(key) else { return false }
+          guard skipValue(depth: depth + 1) else { return false }
+        }
+      }
+    default: return double() != nil
+    }
+  }
+}
+
+/// The keys of one object read so far, to refuse a key given twice. Most objects of a
+/// message have a handful of keys, and this runs for each: the first 16 are searched in an
+/// array (a set's hashing and growing cost more), any more (a commit's rows) in a set.
+struct SeenKeys {
+  private var first: [String] = []
+  private var more: Set<String> = []
+
+  var count: Int { first.count + more.count }
+
+  /// Adds `key`; false when it was there already.
+  mutating func insert(_ key: String) -> Bool {
+    if first.contains(key) { return false }
+    guard first.count < 16 else { return more.insert(key).inserted }
+    if first.isEmpty { first.reserveCapacity(8) }
+    first.append(key)
+    return true
   }
 }

@@ -70,3 +70,43 @@ extension TableChanges: Codable {
     }
   }
 }
+
+extension TableChanges {
+  /// The changes as `encode(to:)` writes them through `JSONEncoder` with sorted keys, byte
+  /// for byte.
+  func write(to json: inout JSONWriter) throws {
+    try json.object { json in
+      json.key("deleted")
+      json.array(deletedRowIDs) { json, rowID in json.integer(rowID) }
+      json.key("inserted")
+      json.array(insertedRowIDs) { json, rowID in json.integer(rowID) }
+      if let primaryKeys, !primaryKeys.isEmpty {
+        json.key("keys")
+        try json.sortedObject(Self.byDecimalRowID(primaryKeys)) { json, values in
+          try json.array(values) { json, value in try json.value(value) }
+        }
+      }
+      if let updatedColumnsByRow, !updatedColumnsByRow.isEmpty {
+        json.key("rowColumns")
+        json.sortedObject(Self.byDecimalRowID(updatedColumnsByRow)) { json, columns in
+          json.array(columns) { json, column in json.string(column) }
+        }
+      }
+      if !rowIDsAreKnown {
+        json.key("unknownRows")
+        json.bool(true)
+      }
+      json.key("updated")
+      json.array(updatedRowIDs) { json, rowID in json.integer(rowID) }
+      if let updatedColumns, !updatedColumns.isEmpty {
+        json.key("updatedColumns")
+        json.array(updatedColumns) { json, column in json.string(column) }
+      }
+    }
+  }
+
+  /// An object keyed by rowid, its keys in decimal (a JSON object's keys are strings).
+  private static func byDecimalRowID<Value>(_ object: [Int64: Value]) -> [String: Value] {
+    Dictionary(uniqueKeysWithValues: object.map { (String($0.key), $0.value) })
+  }
+}

@@ -168,3 +168,4 @@ extension DatabaseError {
   /// for SQLite's own errors.
   public var hubCode: ErrorReply.Code? { remoteCode.map(ErrorReply.Code.init(rawValue:)) }
 }
+extension ErrorReply: WireMessage {}

@@ -296,3 +296,38 @@ public struct HeartbeatEvent: Codable, Hashable, Sendable {
     self.at = at
   }
 }
+
+extension CommitEvent: WireMessage {
+  /// What every commit writes (on the bus and in the feed), without `JSONEncoder`.
+  public func encodedJSON() throws -> Data {
+    var json = JSONWriter(capacity: 192 + tables.count * 96)
+    try json.object { json in
+      json.key("at")
+      json.integer(at)
+      json.key("hub")
+      json.string(hub)
+      json.key("plugin")
+      json.string(plugin)
+      json.key("request")
+      json.string(request)
+      if let schemaChanged {
+        json.key("schemaChanged")
+        json.bool(schemaChanged)
+      }
+      json.key("seq")
+      json.integer(seq)
+      json.key("tables")
+      try json.sortedObject(tables) { json, changes in try changes.write(to: &json) }
+      json.envelopeEnd(type: type, v: v)
+    }
+    return json.data
+  }
+}
+
+extension HeartbeatEvent: WireMessage {}
+extension ChangesRequest: WireMessage {}
+extension CursorRequest: WireMessage {}
+extension SyncRequest: WireMessage {}
+extension SyncingReply: WireMessage {}
+extension CursorSavedReply: WireMessage {}
+extension ChangesReply: WireMessage {}

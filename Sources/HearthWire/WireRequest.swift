@@ -57,7 +57,7 @@ public enum WireRequest: Hashable, Sendable {
     }
     // The hot message first, without the generic coders; anything it does not take goes
     // the general way, which also words every refusal.
-    if let fast = TransactionCodec.decode(body), fast.v == WireProtocol.version {
+    if let fast = TransactionRequest.scanned(from: body), fast.v == WireProtocol.version {
       let request = WireRequest.transaction(fast)
       if let refusal = request.refusal(limits) { return .failure(refusal) }
       return .success(request)
@@ -172,27 +172,20 @@ public enum WireRequest: Hashable, Sendable {
 
   /// The properties `parse` keeps for any input at all, checked by the fuzzer (`Fuzz/`) and
   /// by a test over its corpus; nil when they hold, else what broke:
-  /// - what the `transaction` fast path (`TransactionCodec`) accepts, the general decoder
-  ///   accepts too, as the same request (and so for the `committed` reply and any envelope);
+  /// - what a message's own reader (`WireMessage.scanned(from:)`) accepts, `JSONDecoder`
+  ///   accepts too, as the same message (the `transaction` request, the `committed` and
+  ///   `results` replies, any envelope);
   /// - a refusal is a reply the client can read: it encodes, and decodes to itself;
   /// - an accepted request means what it said: encoded and parsed again, it is the same
   ///   request (no value changed on the way, no field dropped).
   public static func brokenProperty(of body: Data, limits: Limits) -> String? {
-    // The transaction fast path reads what it accepts as the general decoder does.
-    if let fast = TransactionCodec.decode(body) {
-      guard let general = try? WireCoding.decode(TransactionRequest.self, from: body) else {
-        return "the fast path accepts a transaction the general decoder refuses: \(fast)"
-      }
-      guard general == fast else { return "the fast path read \(fast), not \(general)" }
-    }
-    if let fast = TransactionCodec.decodeCommitted(body) {
-      guard let general = try? JSONDecoder().decode(CommittedReply.self, from: body),
-        general == fast
-      else { return "the committed reply's fast path read \(fast) differently" }
-    }
-    if let fast = TransactionCodec.envelope(body) {
-      guard let general = try? WireCoding.decode(WireEnvelope.self, from: body), general == fast
-      else { return "the envelope fast path read \(fast) differently" }
+    // Each message's own reader reads what it accepts as the general decoder does.
+    if let broken = Self.readsAsFoundation(TransactionRequest.self, body)
+      ?? Self.readsAsFoundation(CommittedReply.self, body)
+      ?? Self.readsAsFoundation(ResultsReply.self, body)
+      ?? Self.readsAsFoundation(WireEnvelope.self, body)
+    {
+      return broken
     }
     switch parse(body, limits: limits) {
     case .failure(let refusal):
@@ -212,6 +205,18 @@ public enum WireRequest: Hashable, Sendable {
       }
     }
     return nil
+  }
+
+  /// Nil when `Message`'s own reader refuses `body`, or reads it as `JSONDecoder` does;
+  /// else what differs.
+  static func readsAsFoundation<Message: WireMessage & Equatable>(
+    _ type: Message.Type, _ body: Data
+  ) -> String? {
+    guard let fast = Message.scanned(from: body) else { return nil }
+    guard let general = try? JSONDecoder().decode(Message.self, from: body) else {
+      return "the reader of \(Message.self) accepts what JSONDecoder refuses: \(fast)"
+    }
+    return general == fast ? nil : "the reader of \(Message.self) read \(fast), not \(general)"
   }
 
   /// A decoding error in words, without Swift's coding-path noise.

@@ -89,3 +89,42 @@ public struct WireValue: Codable, Hashable, Sendable {
     }
   }
 }
+
+extension WireValue {
+  /// `null`, or an object of exactly one of `int` (a decimal string), `real` (a number, or
+  /// "Infinity" / "-Infinity"), `text`, `blob` (base64); nil for anything else. (Written by
+  /// `JSONWriter.value`.)
+  package init?(scanning scanner: inout JSONScanner) {
+    if scanner.take(word: "null") {
+      self.init(.null)
+      return
+    }
+    guard scanner.take(UInt8(ascii: "{")), case .next(let key) = scanner.member(after: 0) else {
+      return nil
+    }
+    let value: DatabaseValue?
+    switch key {
+    case "int":
+      value = scanner.string().flatMap(Int64.init).map { DatabaseValue(storage: .integer($0)) }
+    case "real":
+      if scanner.peek(UInt8(ascii: "\"")) {
+        value =
+          switch scanner.string() {
+          case "Infinity": DatabaseValue(storage: .double(.infinity))
+          case "-Infinity": DatabaseValue(storage: .double(-.infinity))
+          default: nil
+          }
+      } else {
+        value = scanner.double().map { DatabaseValue(storage: .double($0)) }
+      }
+    case "text": value = scanner.string().map { DatabaseValue(storage: .text($0)) }
+    case "blob":
+      value = scanner.string().flatMap { Data(base64Encoded: $0) }.map {
+        DatabaseValue(storage: .blob($0))
+      }
+    default: value = nil
+    }
+    guard let value, case .end = scanner.member(after: 1) else { return nil }
+    self.init(value)
+  }
+}

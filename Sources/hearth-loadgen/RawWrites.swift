@@ -14,7 +14,7 @@ func rawWrites(
   count: Int, plugin: String, table: String, transport: HubTransport, start: () -> Void
 ) throws -> [Double] {
   let frames = try (0..<count).map { index in
-    try TransactionCodec.encode(
+    try WireCoding.encode(
       TransactionRequest(
         id: RequestID.make(), plugin: plugin,
         statements: [

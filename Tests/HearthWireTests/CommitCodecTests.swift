@@ -6,7 +6,7 @@ import Testing
 /// The hub's own writer of the `commit` event and the `committed` reply against
 /// `JSONEncoder` (byte for byte), and the writer's reader of the reply against `JSONDecoder`.
 @Suite struct CommitCodecTests {
-  typealias Seeded = TransactionCodecTests.Seeded
+  typealias Seeded = TransactionReaderTests.Seeded
 
   static func foundationJSON(_ value: some Encodable) throws -> Data {
     let encoder = JSONEncoder()
@@ -32,7 +32,7 @@ import Testing
     if random.next(3) == 0 {
       changes.primaryKeys = Dictionary(
         (updated + rowIDs(&random)).map { rowID in
-          (rowID, (0..<random.next(3)).map { _ in TransactionCodecTests.value(&random).value })
+          (rowID, (0..<random.next(3)).map { _ in TransactionReaderTests.value(&random).value })
         }, uniquingKeysWith: { first, _ in first })
     }
     return changes
@@ -44,7 +44,7 @@ import Testing
 
   @Test func commitEventsAreWhatJSONEncoderWrites() throws {
     var random = Seeded(state: 21)
-    let texts = TransactionCodecTests.texts
+    let texts = TransactionReaderTests.texts
     for round in 0..<300 {
       let tables = Dictionary(
         (0..<random.next(4)).map { _ in
@@ -75,7 +75,7 @@ import Testing
       let results = (0..<random.next(3)).map { _ in
         WireResult(
           columns: ["id"],
-          rows: (0..<random.next(3)).map { _ in [TransactionCodecTests.value(&random)] },
+          rows: (0..<random.next(3)).map { _ in [TransactionReaderTests.value(&random)] },
           changes: random.next(4), lastRowID: Int64(random.next(99)))
       }
       let reply = CommittedReply(
@@ -87,7 +87,7 @@ import Testing
         #expect(ours == (try Self.foundationJSON(reply)), "round \(round)")
       }
       #expect(try JSONDecoder().decode(CommittedReply.self, from: ours) == reply, "round \(round)")
-      #expect(TransactionCodec.decodeCommitted(try JSONEncoder().encode(reply)) == reply)
+      #expect(CommittedReply.scanned(from: try JSONEncoder().encode(reply)) == reply)
       #expect(try WireCoding.decode(CommittedReply.self, from: ours) == reply, "round \(round)")
     }
   }
@@ -99,10 +99,10 @@ import Testing
       #"{"v":1,"type":"results","id":"a","seq":3,"results":[]}"#, #"{\#(base)} x"#,
       #"{"v":1,"type":"committed","id":"a","results":[]}"#,
     ] {
-      #expect(TransactionCodec.decodeCommitted(Data(body.utf8)) == nil, "\(body)")
+      #expect(CommittedReply.scanned(from: Data(body.utf8)) == nil, "\(body)")
     }
     let reply = try #require(
-      TransactionCodec.decodeCommitted(Data(#"{\#(base),"duplicate":null,"rolledBack":true}"#.utf8))
+      CommittedReply.scanned(from: Data(#"{\#(base),"duplicate":null,"rolledBack":true}"#.utf8))
     )
     #expect(reply.duplicate == nil && reply.rolledBack == true && reply.seq == 3)
     // What the fast reader accepts after any small corruption, the general one reads the same.
@@ -125,7 +125,7 @@ import Testing
       case 1: bytes.remove(at: at)
       default: bytes.insert(bytes[random.next(bytes.count)], at: at)
       }
-      guard let fast = TransactionCodec.decodeCommitted(Data(bytes)) else { continue }
+      guard let fast = CommittedReply.scanned(from: Data(bytes)) else { continue }
       accepted += 1
       #expect((try? JSONDecoder().decode(CommittedReply.self, from: Data(bytes))) == fast)
     }

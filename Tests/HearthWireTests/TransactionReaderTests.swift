@@ -3,10 +3,10 @@ import HearthSQLite
 import HearthWire
 import Testing
 
-/// The `transaction` message's own codec against Foundation's coders: what one writes, the
+/// The `transaction` message's own writer and reader against Foundation's coders: what one writes, the
 /// other reads as the same request, and what the fast decoder accepts, the general one
 /// reads the same way.
-@Suite struct TransactionCodecTests {
+@Suite struct TransactionReaderTests {
   /// A deterministic generator (the tests' seeds are fixed).
   struct Seeded {
     var state: UInt64
@@ -60,17 +60,17 @@ import Testing
   @Test func eitherCodecReadsWhatEitherWrote() throws {
     for seed in UInt64(0)..<300 {
       let request = Self.request(seed)
-      let ours = try TransactionCodec.encode(request)
+      let ours = try WireCoding.encode(request)
       let foundations = try JSONEncoder().encode(request)
-      #expect(TransactionCodec.decode(ours) == request, "seed \(seed)")
-      #expect(TransactionCodec.decode(foundations) == request, "seed \(seed)")
+      #expect(TransactionRequest.scanned(from: ours) == request, "seed \(seed)")
+      #expect(TransactionRequest.scanned(from: foundations) == request, "seed \(seed)")
       #expect(
         try JSONDecoder().decode(TransactionRequest.self, from: ours) == request, "seed \(seed)")
     }
   }
 
   @Test func whatTheFastDecoderAcceptsTheGeneralOneReadsTheSame() throws {
-    let valid = Array(try TransactionCodec.encode(Self.request(7)))
+    let valid = Array(try WireCoding.encode(Self.request(7)))
     var random = Seeded(state: 99)
     var accepted = 0
     for _ in 0..<3_000 {
@@ -84,7 +84,7 @@ import Testing
         }
       }
       let body = Data(bytes)
-      guard let fast = TransactionCodec.decode(body) else { continue }
+      guard let fast = TransactionRequest.scanned(from: body) else { continue }
       accepted += 1
       #expect(
         (try? JSONDecoder().decode(TransactionRequest.self, from: body)) == fast,
@@ -105,11 +105,11 @@ import Testing
       #"{"v":1,"type":"transaction","id":"a","plugin":"p","statements":[{"sql":"x","args":[{"int":"1","text":"y"}]}]}"#,
       #"{"v":1,"type":"transaction","id":"\ud800","plugin":"p","statements":[]}"#,
     ] {
-      #expect(TransactionCodec.decode(Data(body.utf8)) == nil, "\(body)")
+      #expect(TransactionRequest.scanned(from: Data(body.utf8)) == nil, "\(body)")
     }
     let escaped =
       #"{"v":1,"type":"transaction","id":"\u00e9\ud83d\ude00\/","plugin":"p","statements":[]}"#
-    #expect(TransactionCodec.decode(Data(escaped.utf8))?.id == "é😀/")
+    #expect(TransactionRequest.scanned(from: Data(escaped.utf8))?.id == "é😀/")
   }
 
   @Test func resultsRepliesReadTheSameEitherWay() throws {
@@ -125,10 +125,10 @@ import Testing
       let reply = ResultsReply(id: "r\(round)", results: results)
       let ours = try WireCoding.encode(reply)
       #expect(try JSONDecoder().decode(ResultsReply.self, from: ours) == reply, "\(round)")
-      #expect(TransactionCodec.decodeResults(try JSONEncoder().encode(reply)) == reply, "\(round)")
+      #expect(ResultsReply.scanned(from: try JSONEncoder().encode(reply)) == reply, "\(round)")
       #expect(try WireCoding.decode(ResultsReply.self, from: ours) == reply, "\(round)")
     }
-    #expect(TransactionCodec.decodeResults(Data(#"{"v":1,"type":"results","id":"x"}"#.utf8)) == nil)
+    #expect(ResultsReply.scanned(from: Data(#"{"v":1,"type":"results","id":"x"}"#.utf8)) == nil)
   }
 
   @Test func anEnvelopeReadsAsTheGeneralDecoderReadsIt() throws {
@@ -149,7 +149,7 @@ import Testing
     var random = Seeded(state: 11)
     var accepted = 0
     for message in messages {
-      let envelope = try #require(TransactionCodec.envelope(message), "\(message)")
+      let envelope = try #require(WireEnvelope.scanned(from: message), "\(message)")
       #expect(try JSONDecoder().decode(WireEnvelope.self, from: message) == envelope)
       for _ in 0..<1_000 {
         var bytes = Array(message)
@@ -159,7 +159,7 @@ import Testing
         case 1: bytes.remove(at: at)
         default: bytes.insert(bytes[random.next(bytes.count)], at: at)
         }
-        guard let fast = TransactionCodec.envelope(Data(bytes)) else { continue }
+        guard let fast = WireEnvelope.scanned(from: Data(bytes)) else { continue }
         accepted += 1
         #expect(
           (try? JSONDecoder().decode(WireEnvelope.self, from: Data(bytes))) == fast,
@@ -167,6 +167,6 @@ import Testing
       }
     }
     #expect(accepted > 100)
-    #expect(TransactionCodec.envelope(Data(#"{"v":1,"type":"x","type":"y"}"#.utf8)) == nil)
+    #expect(WireEnvelope.scanned(from: Data(#"{"v":1,"type":"x","type":"y"}"#.utf8)) == nil)
   }
 }
