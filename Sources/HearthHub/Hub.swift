@@ -220,10 +220,6 @@ public final class Hub: Sendable {
         descriptors: OpenFiles.now().soft, replyBudget: configuration.replyMemoryBudget))
     defer { streams.close() }
     var session = HubSession(hub: self, router: router, streams: streams, publisher: publisher)
-    // Durable replies go to the stream's clients from the syncing thread, as each sync ends.
-    let outbox = session.outbox
-    syncer.deliverAfterEachSync { outbox.deliverDurable() }
-    defer { syncer.deliverAfterEachSync(nil) }
     isReady.store(true, ordering: .relaxed)
     onReady()
     defer { isReady.store(false, ordering: .relaxed) }

@@ -20,7 +20,7 @@ struct HubSession {
   /// The request stream's connections, served beside the router.
   let streams: RequestStreams
   /// Replies and events, held until the commits before them are durable.
-  let outbox: HubOutbox
+  var outbox = HubOutbox()
   var feed: ChangeFeed
   var executor: TransactionExecutor
   /// Which plugin each connection's key is (reread when the keyring changes).
@@ -53,10 +53,6 @@ struct HubSession {
     self.hub = hub
     self.router = router
     self.streams = streams
-    outbox = HubOutbox(router: router, streams: streams, syncer: hub.syncer) { [hub] seq in
-      hub.markDurable(seq)
-      hub.configuration.didCommit?(seq)
-    }
     feed = ChangeFeed(hub: hub, publisher: publisher)
     executor = TransactionExecutor(database: hub.database)
     identities = Identities(keyring: hub.configuration.paths.keyring)
@@ -144,7 +140,7 @@ struct HubSession {
       lastHeartbeat = now
       feed.publishHeartbeat(at: hub.millisecondsNow())
     }
-    if outbox.syncHereIfAlone() { try sendDurable() }
+    try syncHereIfAlone()
   }
 
   /// Moves what the ZeroMQ socket has (up to a group's worth a turn) to `routerWaiting`.
@@ -315,7 +311,7 @@ struct HubSession {
   /// What was committed is made durable and acknowledged first.
   mutating func finish() throws {
     executor.rollbackOpen()
-    if outbox.syncHereIfAlone() { try sendDurable() }
+    try syncHereIfAlone()
     let deadline = hub.clock.elapsed + .seconds(10)
     while !outbox.isEmpty, hub.clock.elapsed < deadline {
       hub.syncer.bell.wait(timeout: .milliseconds(100))
@@ -356,9 +352,8 @@ struct HubSession {
     case .answer(let answer):
       reply(client, answer)
     case .committed(let committed):
-      announce([committed.event].compactMap { $0 }, by: [client]) {
-        send(client, committed.body)
-      }
+      announce(
+        [committed.event].compactMap { $0 }, by: [client], replies: [(client, committed.body)])
     }
   }
 
@@ -372,14 +367,13 @@ struct HubSession {
       if let event = committed.event { events.append(event) }
     }
     if group.count > 1, !events.isEmpty { hub.countGroupCommit() }
-    announce(events, by: group.map(\.client)) {
-      for (member, outcome) in zip(group, outcomes) {
-        switch outcome {
-        case .committed(let committed): send(member.client, committed.body)
-        case .failed(let error): reply(member.client, error)
-        }
+    let replies = zip(group, outcomes).compactMap { member, outcome -> (ReplyRoute, Data)? in
+      switch outcome {
+      case .committed(let committed): (member.client, committed.body)
+      case .failed(let error): encoded(error).map { (member.client, $0) }
       }
     }
+    announce(events, by: group.map(\.client), replies: replies)
   }
 
   /// Registers a plugin (see `Registrar`).
@@ -397,22 +391,29 @@ struct HubSession {
     switch outcome {
     case .success(let (registered, event)):
       executor.forgetOwnership(of: request.plugin)
-      announce([event].compactMap { $0 }, by: [client]) { reply(client, registered) }
+      announce(
+        [event].compactMap { $0 }, by: [client],
+        replies: encoded(registered).map { [(client, $0)] } ?? [])
     case .failure(let refusal):
       reply(client, refusal)
     }
   }
 
-  /// After a COMMIT: the next sequence numbers are taken by `events`; `answer` hands the
-  /// writers their replies. The replies go out, and then the events on the bus, once the
-  /// commit is durable (`sendDurable`) — the writers first, so that publishing never delays
-  /// an acknowledgement.
-  func announce(
-    _ events: [ChangeFeed.PublishedCommit], by writers: [ReplyRoute], answer: () -> Void
+  /// After a COMMIT: the next sequence numbers are taken by `events`; the writers get
+  /// `replies`. The replies go out, and then the events on the bus, once the commit is
+  /// durable (`sendDurable`) — the writers first, so that publishing never delays an
+  /// acknowledgement.
+  mutating func announce(
+    _ events: [ChangeFeed.PublishedCommit], by writers: [ReplyRoute],
+    replies: [(ReplyRoute, Data)]
   ) {
     for _ in events { hub.advanceCommittedSequence() }
-    outbox.commit(events, by: writers)
-    answer()
+    let ticket = hub.syncer.issueTicket()
+    if outbox.commit(ticket: ticket, events, by: writers, now: DispatchTime.now().uptimeNanoseconds)
+    {
+      hub.syncer.request(ticket)
+    }
+    for (client, body) in replies { send(client, body) }
     outbox.publish(events)
     // Between two commits: no client's transaction is split.
     if hub.walBound.restartIsDue {
@@ -420,19 +421,63 @@ struct HubSession {
     }
   }
 
-  /// Sends what the syncer has made durable since the last time, in order — what the
-  /// syncing thread has not sent itself (`HubOutbox`); throws when the log could not be
-  /// synced (nothing more is acknowledged: the hub must stop).
-  func sendDurable() throws {
+  /// Makes what was committed durable on the hub's thread when the outbox left it so (and
+  /// the syncing thread is idle; else asks it), and sends what that made durable.
+  mutating func syncHereIfAlone() throws {
+    guard let ticket = outbox.takeSyncHere() else { return }
+    if hub.syncer.syncHere(upTo: ticket) {
+      try sendDurable()
+    } else {
+      hub.syncer.request(ticket)
+    }
+  }
+
+  /// Sends what the syncer has made durable since the last time, in order; throws when the
+  /// log could not be synced (nothing more is acknowledged: the hub must stop).
+  mutating func sendDurable() throws {
     if let failure = hub.syncer.failure {
       throw HubError(
         "the write-ahead log could not be made durable (\(failure)); stopping without "
           + "acknowledging the commits since the last sync")
     }
-    for item in outbox.takeForHubThread() {
-      switch item {
-      case .reply(let identity, let body):
-        outbox.sendNow(.router(identity), body)
+    deliver(outbox.durable(upTo: hub.syncer.durable))
+  }
+
+  // MARK: - Output
+
+  /// Sends `message` (after what the outbox holds).
+  mutating func reply(_ client: ReplyRoute, _ message: any WireMessage) {
+    guard let body = encoded(message) else { return }
+    send(client, body)
+  }
+
+  /// A reply's JSON; nil when it does not encode (it is then not sent).
+  func encoded(_ message: any WireMessage) -> Data? {
+    if let error = message as? ErrorReply, error.sqlite?.code == 5 {  // SQLITE_BUSY
+      hub.locks.writerWasBusy()
+    }
+    return try? message.encodedJSON()
+  }
+
+  /// Sends an encoded reply (after what the outbox holds).
+  mutating func send(_ client: ReplyRoute, _ body: Data) {
+    if let now = outbox.reply(to: client, body) { deliver([now]) }
+  }
+
+  /// Where every reply and every commit's event leaves the hub, in the outbox's order.
+  func deliver(_ deliveries: [HubOutbox.Delivery]) {
+    for delivery in deliveries {
+      switch delivery {
+      case .durable(let events):
+        for event in events {
+          hub.markDurable(event.event.seq)
+          hub.configuration.didCommit?(event.event.seq)
+        }
+      case .reply(.stream(let connection), let body):
+        streams.send(connection, body)
+      case .reply(.router(let identity), let body):
+        // A client that went away is not an error of the hub: its reply is dropped.
+        try? router.send([identity, body], dontWait: true)
       case .publish(let events):
         if let service = hub.sync.service,
           events.contains(where: { hub.sync.capture.captures(any: $0.event.tables.keys) })
@@ -443,19 +488,6 @@ struct HubSession {
       }
     }
   }
-
-  // MARK: - Output
-
-  func reply(_ client: ReplyRoute, _ message: any WireMessage) {
-    if let error = message as? ErrorReply, error.sqlite?.code == 5 {  // SQLITE_BUSY
-      hub.locks.writerWasBusy()
-    }
-    guard let body = try? message.encodedJSON() else { return }
-    send(client, body)
-  }
-
-  /// Sends an encoded reply (after what the outbox holds).
-  func send(_ client: ReplyRoute, _ body: Data) { outbox.send(client, body) }
 }
 
 extension HubSession.Work {

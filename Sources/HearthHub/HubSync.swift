@@ -141,7 +141,7 @@ extension HubSession {
 
   /// Runs `body` in a transaction of its own on the writer, recorded in the feed as a
   /// commit of origin `sync` when it changed a plugin's table; `answer` runs after the
-  /// COMMIT, before the event is published.
+  /// COMMIT (its event is published once the commit is durable).
   mutating func commitAsSync(
     _ body: (Database) throws -> Void, answer: () -> Void = {}
   ) throws {
@@ -161,7 +161,8 @@ extension HubSession {
         throw error
       }
     }
-    announce([event].compactMap { $0 }, by: [], answer: answer)
+    announce([event].compactMap { $0 }, by: [], replies: [])
+    answer()
   }
 
   /// The `sync` request: declares tables and runs the action (writes, so they wait for an

@@ -7,9 +7,9 @@ import Synchronization
 /// The writer commits with `synchronous = NORMAL`: a COMMIT appends its frames to the
 /// write-ahead log and returns without waiting for the disk. After each commit the hub asks
 /// for a sync up to its *ticket* (commits are numbered in order); this thread `fdatasync`s the
-/// log through a descriptor of its own and then says which ticket is durable: every commit
-/// whose ticket was asked for before that sync began. The hub holds each commit's replies and
-/// events until then, and meanwhile goes on committing what arrives, so one sync covers every
+/// log through a descriptor of its own and then says which ticket is durable — every commit
+/// whose ticket was asked for before that sync began — and rings its bell. The hub's thread
+/// holds each commit's replies and events until then (`HubOutbox`) and sends them itself, and meanwhile goes on committing what arrives, so one sync covers every
 /// group committed while the last one ran. (`fdatasync` flushes the file, whoever wrote it:
 /// Linux keeps one page cache per file, not per descriptor.)
 ///
@@ -27,9 +27,10 @@ import Synchronization
 /// later sync can vouch for them. The hub then stops without acknowledging anything more
 /// (see `failure`); SQLite recovers what reached the disk at the next start.
 final class WALSyncer: @unchecked Sendable {
-  // Safe to share: `requested`, `synced`, `issued`, `isStopping`, `hasEnded` and `delivery`
-  // are read and written only with `condition` locked; `log` only by the syncing thread and `hereLog` only by the hub's
-  // (each a descriptor of its own); the rest is atomic or immutable.
+  // Safe to share: `requested`, `synced`, `issued`, `isStopping` and `hasEnded` are read
+  // and written only with `condition` locked; `log` only by the syncing thread and
+  // `hereLog` only by the hub's (each a descriptor of its own); the rest is atomic or
+  // immutable.
   private let condition = NSCondition()
   private var requested = 1
   private var isStopping = false
@@ -42,11 +43,6 @@ final class WALSyncer: @unchecked Sendable {
   private var hereLog: LogFile
   private let durableTicket = Atomic<Int>(0)
   private let failed = Mutex<String?>(nil)
-  /// Called on this thread after each sync, before the bell rings: the outbox sends the
-  /// replies it can from here (`HubOutbox.deliverDurable`). A stored property of its own
-  /// type, under `condition`: kept in a generic `Mutex`, its calls would go through a chain
-  /// of nested conversion thunks (8–14 % of hearthd's samples in `perf`).
-  private var delivery: (@Sendable () -> Void)?
   /// Rung after each sync (and after a failure): the hub's loop waits on it.
   let bell: Doorbell
 
@@ -129,13 +125,6 @@ final class WALSyncer: @unchecked Sendable {
     return true
   }
 
-  /// What to call on the syncing thread after each sync (nil: nothing), before the bell.
-  func deliverAfterEachSync(_ deliver: (@Sendable () -> Void)?) {
-    condition.lock()
-    delivery = deliver
-    condition.unlock()
-  }
-
   /// Ends `run` once what was asked for is synced.
   func stop() {
     condition.lock()
@@ -176,10 +165,8 @@ final class WALSyncer: @unchecked Sendable {
   private func vouch(for ticket: Int) {
     durableTicket.max(ticket, ordering: .releasing)
     condition.lock()
-    let deliver = delivery
     condition.broadcast()
     condition.unlock()
-    deliver?()
     bell.ring()
   }
 

@@ -136,130 +136,71 @@ import Testing
     #expect(running.hasEnded(within: 5))
   }
 
-  /// A `RequestStreams` served on a thread of its own, as the hub's loop serves it (poll,
-  /// then serve), until `stop`.
-  final class ServedStreams: Sendable {
-    let streams: RequestStreams
-    private let stopping = Atomic<Bool>(false)
-    private let finished = DispatchSemaphore(value: 0)
-
-    init(_ streams: RequestStreams) {
-      self.streams = streams
-      Thread.detachNewThread { [self] in
-        while !stopping.load(ordering: .relaxed) {
-          var descriptors = streams.descriptors().map {
-            pollfd(
-              fd: $0.fd,
-              events: Int16($0.events.contains(.readable) ? POLLIN : 0)
-                | Int16($0.events.contains(.writable) ? POLLOUT : 0), revents: 0)
-          }
-          _ = poll(&descriptors, nfds_t(descriptors.count), 20)
-          streams.serve(
-            descriptors.map { descriptor in
-              var events: BusSocket.Events = []
-              if descriptor.revents & Int16(POLLIN | POLLHUP | POLLERR) != 0 {
-                events.insert(.readable)
-              }
-              if descriptor.revents & Int16(POLLOUT) != 0 { events.insert(.writable) }
-              return events
-            }, principal: { $0 })
+  /// A reply goes at once while nothing waits for the disk; after a commit, its replies,
+  /// its events and every later reply wait, in order, until its ticket is durable — the
+  /// commit marked durable before any of them.
+  @Test func theOutboxHoldsRepliesBehindACommitUntilItIsDurable() throws {
+    var outbox = HubOutbox()
+    let (alice, bob) = (ReplyRoute.stream(1), ReplyRoute.router(Data("bob".utf8)))
+    func shown(_ deliveries: [HubOutbox.Delivery]) -> [String] {
+      deliveries.map { delivery in
+        switch delivery {
+        case .durable(let events): "durable \(events.map(\.event.seq))"
+        case .reply(let route, let body):
+          "\(route == alice ? "alice" : "bob"): \(String(decoding: body, as: UTF8.self))"
+        case .publish(let events): "publish \(events.map(\.event.seq))"
         }
-        finished.signal()
       }
     }
-
-    func stop() {
-      stopping.store(true, ordering: .relaxed)
-      finished.wait()
+    func commit(_ seq: Int64) -> ChangeFeed.PublishedCommit {
+      ChangeFeed.PublishedCommit(
+        event: CommitEvent(
+          hub: "h", seq: seq, plugin: "p", request: "r\(seq)", at: 0, changes: DatabaseChanges()),
+        body: Data())
     }
+    let first = outbox.reply(to: bob, Data("first".utf8))
+    #expect(shown(first.map { [$0] } ?? []) == ["bob: first"])
+    #expect(outbox.isEmpty)
+    // Two commits, each with a reply and its event; a reply to someone else between them.
+    var sentAtOnce: [HubOutbox.Delivery?] = []
+    let asksSeven = outbox.commit(ticket: 2, [commit(7)], by: [alice], now: 0)
+    sentAtOnce.append(outbox.reply(to: alice, Data("seven".utf8)))
+    outbox.publish([commit(7)])
+    sentAtOnce.append(outbox.reply(to: bob, Data("after seven".utf8)))
+    let asksEight = outbox.commit(ticket: 3, [commit(8)], by: [bob], now: 1)
+    sentAtOnce.append(outbox.reply(to: bob, Data("eight".utf8)))
+    outbox.publish([commit(8)])
+    #expect(asksSeven && asksEight && sentAtOnce.allSatisfy { $0 == nil })
+    let early = outbox.durable(upTo: 1)
+    #expect(early.isEmpty && !outbox.isEmpty)
+    let second = outbox.durable(upTo: 2)
+    #expect(shown(second) == ["durable [7]", "alice: seven", "publish [7]", "bob: after seven"])
+    let third = outbox.durable(upTo: 3)
+    #expect(shown(third) == ["durable [8]", "bob: eight", "publish [8]"])
+    let none = outbox.durable(upTo: 9)
+    #expect(outbox.isEmpty && none.isEmpty)
+    let now = outbox.reply(to: alice, Data("now".utf8))
+    #expect(shown(now.map { [$0] } ?? []) == ["alice: now"])
   }
 
-  /// A held reply to a request-stream client goes out from the syncing thread as the sync
-  /// ends, with nothing asked of the hub's thread; a ZeroMQ client's waits for the hub's
-  /// thread, and so does any later reply to it, in order. The commit is marked durable
-  /// before any of its replies leaves.
-  @Test func theOutboxHoldsRepliesBehindACommitUntilItIsDurable() throws {
-    let directory = try Self.directory()
-    defer { try? FileManager.default.removeItem(atPath: directory) }
-    let database = directory + "/hearth.sqlite"
-    FileManager.default.createFile(atPath: database + "-wal", contents: Data(count: 4096))
-    // A ZeroMQ client.
-    let context = BusContext()
-    let router = try BusSocket(context, .router)
-    try router.bind("inproc://outbox")
-    let client = try BusSocket(context, .dealer)
-    try client.connect("inproc://outbox")
-    try client.send([Data("hello".utf8)])
-    let identity = try #require(try router.receive(timeout: .seconds(5))?.first)
-    func received() throws -> String? {
-      try client.receive(timeout: .milliseconds(200)).map {
-        String(decoding: $0.last!, as: UTF8.self)
-      }
-    }
-    // A request-stream client, its handshake served on a thread of its own.
-    let hubKeys = try CurveKeyPair.generate()
-    let served = ServedStreams(
-      try RequestStreams(
-        path: directory + "/hub.stream", keys: hubKeys, limit: 1 << 20,
-        limits: StreamLimits(descriptors: 1024, replyBudget: 64 << 20)))
-    defer {
-      served.stop()
-      served.streams.close()
-    }
-    let stream = try RequestStream.open(
-      path: directory + "/hub.stream", keys: try .generate(), hubKey: hubKeys.publicKey,
-      timeout: .seconds(5))
-    defer { stream.close() }
-    try stream.send(Data("hello".utf8))
-    var streamClient: ReplyRoute?
-    for _ in 0..<250 where streamClient == nil {
-      streamClient = served.streams.take(upTo: 1).first?.route
-      if streamClient == nil { usleep(20_000) }
-    }
-    let streamRoute = try #require(streamClient)
-    guard case .stream = streamRoute else {
-      Issue.record("a request of the stream came with the route \(streamRoute)")
-      return
-    }
-
-    let syncer = try WALSyncer(databasePath: database)
-    let durableMarks = Mutex<[Int64]>([])
-    let outbox = HubOutbox(router: router, streams: served.streams, syncer: syncer) { seq in
-      durableMarks.withLock { $0.append(seq) }
-    }
-    syncer.deliverAfterEachSync { outbox.deliverDurable() }
-
-    // Nothing waits for the disk: a reply goes at once.
-    outbox.send(.router(identity), Data("first".utf8))
-    #expect(try received() == "first")
-    // After a commit, its replies and any later one wait for the sync.
-    let event = CommitEvent(
-      hub: "h", seq: 7, plugin: "p", request: "r", at: 0, changes: DatabaseChanges())
-    outbox.commit([ChangeFeed.PublishedCommit(event: event, body: Data())], by: [])
-    outbox.send(.router(identity), Data("second".utf8))
-    outbox.send(streamRoute, Data("on the stream".utf8))
-    #expect(try received() == nil)
-    #expect(try stream.receive(timeout: .milliseconds(200)) == nil)
-    #expect(outbox.takeForHubThread().isEmpty && !outbox.isEmpty)
-    #expect(durableMarks.withLock { $0 }.isEmpty)
-
-    // The syncer runs: the stream's reply goes from its thread, the commit marked durable
-    // first; the ZeroMQ reply waits for the hub's thread, and a later one behind it.
-    let running = RunningSyncer(syncer)
-    defer { running.stop() }
-    let streamed = try stream.receive(timeout: .seconds(5))
-    #expect(streamed.map { String(decoding: $0, as: UTF8.self) } == "on the stream")
-    #expect(durableMarks.withLock { $0 } == [7])
-    #expect(try received() == nil)
-    outbox.send(.router(identity), Data("third".utf8))
-    #expect(try received() == nil)
-    let items = outbox.takeForHubThread()
-    #expect(items.count == 2 && outbox.isEmpty)
-    for case .reply(let to, let body) in items { outbox.sendNow(.router(to), body) }
-    #expect(try received() == "second")
-    #expect(try received() == "third")
-    outbox.send(.router(identity), Data("fourth".utf8))
-    #expect(try received() == "fourth")
-    syncer.deliverAfterEachSync(nil)
+  /// One writer writing alone for a while has its commits synced on the hub's thread (once
+  /// per commit asked); a second writer, or the hub's own commit, gives it back to the
+  /// syncing thread.
+  @Test func aWriterAloneForAWhileIsSyncedOnTheHubsThread() {
+    var outbox = HubOutbox()
+    let (alice, bob) = (ReplyRoute.stream(1), ReplyRoute.stream(2))
+    let later = HubOutbox.aloneAfter
+    let asked = [
+      outbox.commit(ticket: 2, [], by: [alice], now: 0),
+      outbox.takeSyncHere() == nil,
+      !outbox.commit(ticket: 3, [], by: [alice], now: later),
+      outbox.takeSyncHere() == 3,
+      outbox.takeSyncHere() == nil,
+      outbox.commit(ticket: 4, [], by: [bob], now: later + 1),
+      outbox.commit(ticket: 5, [], by: [], now: 3 * later),
+      outbox.commit(ticket: 6, [], by: [alice, bob], now: 4 * later),
+      outbox.takeSyncHere() == nil,
+    ]
+    #expect(asked == Array(repeating: true, count: 9))
   }
 }
