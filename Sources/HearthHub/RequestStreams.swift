@@ -20,12 +20,8 @@ import HearthZMQ
 /// most waiting is closed). Requests wait per connection and are taken in turn by principal
 /// (`FairQueue`); those of a connection that closes go with it, unrun.
 ///
-/// The hub's thread does everything here; the syncing thread also sends replies (`send`,
-/// through `HubOutbox`), so each entry point holds `lock`.
-final class RequestStreams: @unchecked Sendable {
-  // Safe to share: every mutable property is read and written with `lock` held (each
-  // entry point takes it; the private methods run under it); the rest is immutable.
-  private let lock = NSLock()
+/// The hub's thread does everything here, replies included (`HubSession.deliver`).
+final class RequestStreams {
 
   private enum State {
     /// Waiting for the client's greeting.
@@ -121,40 +117,36 @@ final class RequestStreams: @unchecked Sendable {
   }
 
   /// Whether requests wait for the session (the loop should not sleep).
-  var hasRequests: Bool { lock.withLock { !waiting.isEmpty } }
+  var hasRequests: Bool { !waiting.isEmpty }
 
   /// How many principals have requests waiting.
-  var waitingPrincipals: Int { lock.withLock { waiting.waitingPrincipals } }
+  var waitingPrincipals: Int { waiting.waitingPrincipals }
 
   /// Whether the client of `route` is still connected: false for a stream connection that
   /// has closed; true for a ZeroMQ client (ZeroMQ does not say when its peers leave).
   func isConnected(_ route: ReplyRoute) -> Bool {
     guard case .stream(let id) = route else { return true }
-    return lock.withLock { connections[id] != nil }
+    return connections[id] != nil
   }
 
   /// The connections open now, the replies waiting to be read, the bounds and what they
   /// refused, beside the process's descriptors (`files`).
   func status(files: (open: Int, soft: Int, hard: Int), waitingElsewhere: Int) -> ConnectionStatus {
-    lock.withLock {
-      ConnectionStatus(
-        openFiles: files.open, fileLimit: files.soft, fileHardLimit: files.hard,
-        streamConnections: connections.count, streamHandshaking: handshakingCount(),
-        waitingRequests: waiting.count + waitingElsewhere, replyBytes: outputBytes,
-        maxStreamConnections: limits.maximumConnections,
-        maxConnectionsPerPrincipal: limits.maximumConnectionsPerPrincipal,
-        replyBudget: limits.replyBudget, refusedConnections: counters.refusedConnections,
-        closedHandshakes: counters.closedHandshakes,
-        refusedForPrincipal: counters.refusedForPrincipal,
-        closedForReplies: counters.closedForReplies, acceptFailures: counters.acceptFailures)
-    }
+    ConnectionStatus(
+      openFiles: files.open, fileLimit: files.soft, fileHardLimit: files.hard,
+      streamConnections: connections.count, streamHandshaking: handshakingCount(),
+      waitingRequests: waiting.count + waitingElsewhere, replyBytes: outputBytes,
+      maxStreamConnections: limits.maximumConnections,
+      maxConnectionsPerPrincipal: limits.maximumConnectionsPerPrincipal,
+      replyBudget: limits.replyBudget, refusedConnections: counters.refusedConnections,
+      closedHandshakes: counters.closedHandshakes,
+      refusedForPrincipal: counters.refusedForPrincipal,
+      closedForReplies: counters.closedForReplies, acceptFailures: counters.acceptFailures)
   }
 
   /// What to poll: the listener (unless it rests), then each connection (readable while its
   /// requests and everyone's are under their bounds, writable while output waits).
   func descriptors() -> [(fd: Int32, events: BusSocket.Events)] {
-    lock.lock()
-    defer { lock.unlock() }
     let resting = DispatchTime.now().uptimeNanoseconds < acceptRestsUntil
     let overBudget = waitingBytes + bufferedInput() > limits.inputBudget
     var descriptors: [(fd: Int32, events: BusSocket.Events)] = [
@@ -177,8 +169,6 @@ final class RequestStreams: @unchecked Sendable {
   /// `principal` names who a key is: a plugin's name, or the same name for every key of
   /// no plugin.
   func serve(_ ready: [BusSocket.Events], principal: (String) -> String) {
-    lock.lock()
-    defer { lock.unlock() }
     guard let listening = ready.first else { return }
     if listening.contains(.readable) { accept() }
     for (id, events) in zip(polled, ready.dropFirst()) where !events.isEmpty {
@@ -200,8 +190,6 @@ final class RequestStreams: @unchecked Sendable {
   /// Up to `count` requests, taken in turn by principal (one of each while several wait,
   /// or while `oneEach`: others wait elsewhere).
   func take(upTo count: Int, oneEach: Bool = false) -> [ArrivedRequest] {
-    lock.lock()
-    defer { lock.unlock() }
     let taken = waiting.take(upTo: count, oneEach: oneEach)
     for message in taken { waitingBytes -= message.frames.last?.count ?? 0 }
     return taken
@@ -210,8 +198,6 @@ final class RequestStreams: @unchecked Sendable {
   /// Hands back requests taken and not served (see `FairQueue.putBack`), last first; those
   /// of a connection that has closed meanwhile are dropped.
   func putBack(_ messages: some BidirectionalCollection<ArrivedRequest>) {
-    lock.lock()
-    defer { lock.unlock() }
     for message in messages.reversed() {
       guard case .stream(let id) = message.route,
         case .open(_, let principal)? = connections[id]?.state
@@ -224,8 +210,6 @@ final class RequestStreams: @unchecked Sendable {
   /// Sends `body` on connection `id`: now as far as the socket takes it, the rest when it
   /// is writable. A connection gone drops it.
   func send(_ id: UInt64, _ body: Data) {
-    lock.lock()
-    defer { lock.unlock() }
     guard connections[id] != nil else { return }
     enqueue(id, body)
     keepWithinReplyBudget()
@@ -233,8 +217,6 @@ final class RequestStreams: @unchecked Sendable {
 
   /// Sends what waits (for at most `deadline`, blocking in poll) and closes everything.
   func close(flushingFor deadline: Duration = .seconds(1)) {
-    lock.lock()
-    defer { lock.unlock() }
     let end = ContinuousClock.now + deadline
     while ContinuousClock.now < end, connections.values.contains(where: { !$0.output.isEmpty }) {
       var items = connections.values.filter { !$0.output.isEmpty }.map {
