@@ -31,12 +31,8 @@ struct HubSession {
   var lastPrune: Duration = .zero
   /// What a pruning still has to go through, between two turns of the loop.
   var pruning: (feed: Bool, requests: Bool)?
-  /// `sync` requests of action `now`, waiting for a round to finish, and sharing actions
-  /// (`ticket`), waiting for their outcome.
-  typealias SyncWaiter = (
-    client: ReplyRoute, id: String, round: Int, deadline: Duration, ticket: Int?
-  )
-  var syncWaiters: [SyncWaiter] = []
+  /// `sync` requests, and those waiting for the sync service.
+  var syncRequests: SyncRequests
   /// Requests received on the ZeroMQ socket and not yet served, by principal and
   /// connection (the request stream keeps its own).
   var routerWaiting = FairQueue<Data, ArrivedRequest>()
@@ -55,6 +51,8 @@ struct HubSession {
     self.streams = streams
     feed = ChangeFeed(hub: hub, publisher: publisher)
     executor = TransactionExecutor(database: hub.database)
+    syncRequests = SyncRequests(
+      sync: hub.sync, database: hub.database, wait: hub.configuration.syncWait)
     identities = Identities(keyring: hub.configuration.paths.keyring)
   }
 
@@ -132,7 +130,7 @@ struct HubSession {
     let now = hub.clock.elapsed
     drainQueue()
     runSyncJobs()
-    answerSyncWaiters()
+    answerSyncRequests()
     if executor.open == nil, pruning != nil || now - lastPrune >= configuration.pruneInterval {
       pruneOnce(now)
     }
@@ -328,12 +326,9 @@ struct HubSession {
       reply(client, ErrorReply(id: id, code: .busy, message: "the hub is stopping; retry"))
     }
     queue.removeAll()
-    for waiter in syncWaiters {
-      reply(
-        waiter.client, ErrorReply(id: waiter.id, code: .busy, message: "the hub is stopping; retry")
-      )
+    for (client, refusal) in syncRequests.refuseAll("the hub is stopping; retry") {
+      reply(client, refusal)
     }
-    syncWaiters.removeAll()
     try feed.saveCursors()
   }
 

@@ -145,216 +145,30 @@ extension HubSession {
   mutating func commitAsSync(
     _ body: (Database) throws -> Void, answer: () -> Void = {}
   ) throws {
-    let seq = hub.committedSequence + 1
-    let now = hub.millisecondsNow()
-    let event = try hub.database.inWriterDatabase { [feed] db -> ChangeFeed.PublishedCommit? in
-      try db.beginTransaction(.immediate)
-      do {
-        try body(db)
-        let event = try feed.recordEntry(
-          db.pendingChanges, plugin: "sync", request: "sync-\(UUID().uuidString.lowercased())",
-          seq: seq, at: now, db)
-        try db.commit()
-        return event
-      } catch {
-        try? db.rollback()
-        throw error
-      }
-    }
+    let event = try SyncRequests.commit(
+      body, feed: feed, seq: hub.committedSequence + 1, at: hub.millisecondsNow(), hub.database)
     announce([event].compactMap { $0 }, by: [], replies: [])
     answer()
   }
 
-  /// The `sync` request: declares tables and runs the action (writes, so they wait for an
-  /// open transaction to end), rings the service, answers with the state — for `now`, once
-  /// a round begun after the request has finished (see `answerSyncWaiters`).
+  /// The `sync` request (`SyncRequests`): its commits announced, then its answer, unless it
+  /// waits for the service (`answerSyncRequests`).
   mutating func sync(client: ReplyRoute, request: SyncRequest) {
-    let (sync, now) = (hub.sync, hub.millisecondsNow())
-    do {
-      // Declaring tables already synced (a plugin does at each start) writes nothing.
-      var declared = false
-      if let plugin = request.plugin, !request.tables.isEmpty,
-        try !hub.database.read({ db in
-          try sync.isDeclared(
-            request.tables, files: request.files, references: request.references, of: plugin,
-            db)
-        })
-      {
-        try commitAsSync { db in
-          let owned = try HubStore.ownedTables(of: plugin, db)
-          try sync.declare(
-            request.tables, files: request.files, references: request.references, of: plugin,
-            owned: owned, at: now, db)
-        }
-        declared = true
-      }
-      let account = sync.settings?.account
-      switch request.action {
-      case .status, .now: break
-      case .pause:
-        try commitAsSync { db in
-          if try SyncStore.value(SyncStore.pausedKey, db) == nil {
-            try SyncStore.setValue(String(now), for: SyncStore.pausedKey, db)
-          }
-        }
-      case .resume:
-        try commitAsSync { db in try SyncStore.setValue(nil, for: SyncStore.pausedKey, db) }
-      case .share, .acceptShare, .unshare, .revokeShare, .verify:
-        guard let service = sync.service else {
-          throw ErrorReply(
-            id: request.id, code: .syncFailed,
-            message: "no sync server is set up (hearth sync setup URL, then restart hearthd)")
-        }
-        let action = try Self.shareAction(request)
-        if let table = action.table, let plugin = request.plugin,
-          try !hub.database.read({ db in try HubStore.ownedTables(of: plugin, db) })
-            .contains(table.lowercased())
-        {
-          throw ErrorReply(
-            id: request.id, code: .unauthorized,
-            message: "plugin \(plugin) does not own table \(table)")
-        }
-        let ticket = service.perform(action)
-        syncWaiters.append(
-          (client, request.id, 0, hub.clock.elapsed + configuration.syncWait, ticket))
-        return
-      case .resync: try commitAsSync { db in try SyncStore.resync(db) }
-      case .deleteLocalData:
-        try commitAsSync { db in
-          try SyncStore.deleteLocalData(capture: sync.capture, db)
-          if let account { try SyncStore.acceptAccount(account, db) }
-        }
-      case .acceptAccount:
-        guard let account else {
-          throw ErrorReply(
-            id: request.id, code: .syncFailed, message: "no sync server is set up: no account")
-        }
-        // This hub's rows go to the new account, and its rows come here: nothing deleted.
-        try commitAsSync { db in
-          try SyncStore.acceptAccount(account, db)
-          try SyncStore.resync(db)
-        }
-      }
-      if request.action == .now {
-        guard let service = sync.service else {
-          throw ErrorReply(
-            id: request.id, code: .syncFailed,
-            message: "no sync server is set up (hearth sync setup URL, then restart hearthd)")
-        }
-        if try hub.database.read({ db in try SyncStore.value(SyncStore.pausedKey, db) }) != nil {
-          throw ErrorReply(id: request.id, code: .syncFailed, message: SyncPaused().description)
-        }
-        syncWaiters.append(
-          (
-            client, request.id, service.requestRound(),
-            hub.clock.elapsed + configuration.syncWait, nil
-          ))
-      } else {
-        if request.action != .status || declared { sync.service?.requestRound() }
-        reply(client, try hub.database.read { db in try sync.status(id: request.id, db) })
-      }
-    } catch let error as SyncSchemaError {
-      reply(client, ErrorReply(id: request.id, code: .notSyncable, message: error.description))
-    } catch var refusal as ErrorReply {
-      refusal.id = request.id
-      reply(client, refusal)
-    } catch {
-      reply(client, ErrorReply(id: request.id, code: .internal, message: "\(error)"))
+    let outcome = syncRequests.receive(
+      request, from: client, feed: feed, seq: hub.committedSequence + 1,
+      at: hub.millisecondsNow(), clock: hub.clock.elapsed)
+    let answer = outcome.answer.flatMap { encoded($0) }.map { [(client, $0)] } ?? []
+    if outcome.commits.isEmpty {
+      for (client, body) in answer { send(client, body) }
+    } else {
+      announce(outcome.commits, by: [], replies: answer)
     }
   }
 
-  /// Answers the `sync` requests of action `now` whose round has finished, and those that
-  /// waited too long (with the service's last error).
-  mutating func answerSyncWaiters() {
-    guard !syncWaiters.isEmpty, let service = hub.sync.service else { return }
-    let (finished, now, sync) = (service.finishedRounds, hub.clock.elapsed, hub.sync)
-    var waiting: [SyncWaiter] = []
-    for waiter in syncWaiters {
-      if let ticket = waiter.ticket {
-        if let outcome = service.outcome(of: ticket) {
-          answer(waiter, with: outcome)
-        } else if now >= waiter.deadline {
-          reply(
-            waiter.client,
-            ErrorReply(
-              id: waiter.id, code: .syncFailed,
-              message: "the server did not answer in time; the action may still happen"))
-        } else {
-          waiting.append(waiter)
-        }
-      } else if finished >= waiter.round {
-        let status = Result { try hub.database.read { db in try sync.status(id: waiter.id, db) } }
-        switch status {
-        case .success(let status): reply(waiter.client, status)
-        case .failure(let error):
-          reply(waiter.client, ErrorReply(id: waiter.id, code: .internal, message: "\(error)"))
-        }
-      } else if now >= waiter.deadline {
-        let last = (try? hub.database.read { db in try SyncStore.value("lastError", db) }) ?? nil
-        reply(
-          waiter.client,
-          ErrorReply(
-            id: waiter.id, code: .syncFailed,
-            message: "no round of sync finished in time" + (last.map { ": \($0)" } ?? "")))
-      } else {
-        waiting.append(waiter)
-      }
-    }
-    syncWaiters = waiting
-  }
-}
-
-extension HubSession {
-  /// The sharing action a `sync` request asks for; an `ErrorReply` when a field it needs is
-  /// missing.
-  static func shareAction(_ request: SyncRequest) throws -> ServerAction {
-    func field(_ value: String?, _ name: String) throws -> String {
-      guard let value, !value.isEmpty else {
-        throw ErrorReply(
-          id: request.id, code: .malformed,
-          message: "sync action \(request.action.rawValue) needs \(name)")
-      }
-      return value
-    }
-    switch request.action {
-    case .share:
-      return .share(
-        table: try field(request.table, "table"), key: try field(request.key, "key"),
-        permission: request.permission ?? .read, title: request.title)
-    case .acceptShare: return .accept(invitation: try field(request.invitation, "invitation"))
-    case .verify: return .verify
-    case .unshare:
-      return .unshare(table: try field(request.table, "table"), key: try field(request.key, "key"))
-    default:
-      return .revoke(
-        table: try field(request.table, "table"), key: try field(request.key, "key"),
-        role: try field(request.role, "role"))
-    }
-  }
-
-  /// Answers a sharing action: the sync state with the share and invitation, or why not.
-  mutating func answer(_ waiter: SyncWaiter, with outcome: Result<ServerOutcome, any Error>) {
-    let sync = hub.sync
-    switch outcome {
-    case .success(let outcome):
-      let status = Result { try hub.database.read { db in try sync.status(id: waiter.id, db) } }
-      switch status {
-      case .success(var status):
-        status.invitation = outcome.invitation
-        status.share = outcome.share?.zone
-        status.verification = outcome.verification
-        reply(waiter.client, status)
-      case .failure(let error):
-        reply(waiter.client, ErrorReply(id: waiter.id, code: .internal, message: "\(error)"))
-      }
-    case .failure(let error as SyncPaused):
-      reply(
-        waiter.client, ErrorReply(id: waiter.id, code: .syncFailed, message: error.description))
-    case .failure(let error as ShareError):
-      reply(
-        waiter.client, ErrorReply(id: waiter.id, code: .shareRefused, message: error.description))
-    case .failure(let error):
-      reply(waiter.client, ErrorReply(id: waiter.id, code: .syncFailed, message: "\(error)"))
+  /// Answers the `sync` requests whose wait is over.
+  mutating func answerSyncRequests() {
+    for (client, answer) in syncRequests.answersDue(clock: hub.clock.elapsed) {
+      reply(client, answer)
     }
   }
 }
