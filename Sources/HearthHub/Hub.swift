@@ -25,9 +25,8 @@ public final class Hub: Sendable {
   /// Other processes' locks against the writer on the `-shm` (see `SharedMemoryLocks`):
   /// looked at on the hub's thread, when asked.
   let locks: SharedMemoryLocks
-  private let isStopping = Atomic<Bool>(false)
-  /// Rung by `stop()`: the loop waits on it beside its sockets, so it ends at once rather
-  /// than at its next timer.
+  /// Rung by `stop()`, and never cleared: the loop waits on it beside its sockets and ends
+  /// after the turn that hears it — at once, not at its next timer — and no flag is polled.
   let stopBell: Doorbell
   private let isReady = Atomic<Bool>(false)
   /// The last sequence number whose commit is durable (and announced).
@@ -167,7 +166,6 @@ public final class Hub: Sendable {
 
   /// Asks `run()` to finish: in-flight work is completed or rolled back, then it returns.
   public func stop() {
-    isStopping.store(true, ordering: .relaxed)
     stopBell.ring()
   }
 
@@ -225,9 +223,7 @@ public final class Hub: Sendable {
     defer { isReady.store(false, ordering: .relaxed) }
     // Each turn waits for a request, a bell (the syncer's, the sync jobs', `stop()`'s) or
     // 50 ms at most: the timers (heartbeats, expiry, pruning) are looked at every turn.
-    while !isStopping.load(ordering: .relaxed) {
-      try session.serveOnce(waitingAtMost: .milliseconds(50))
-    }
+    while try session.serveOnce(waitingAtMost: .milliseconds(50)) {}
     // The sync service first: its writes in flight fail as it stops, not as an error.
     sync.service?.stop()
     try session.finish()

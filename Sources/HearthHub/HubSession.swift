@@ -63,7 +63,8 @@ struct HubSession {
   /// One turn: what became durable, the silent transaction once the wait is over (a
   /// message that comes after its transaction's timeout finds it expired), what arrived
   /// within `timeout`, the queue, a batch of pruning and the heartbeat when they are due.
-  mutating func serveOnce(waitingAtMost timeout: Duration) throws {
+  /// False once the hub's stop bell has rung (`Hub.stop()`): the loop ends after this turn.
+  mutating func serveOnce(waitingAtMost timeout: Duration) throws -> Bool {
     let bells = [
       hub.sync.jobs.bell.descriptor, hub.syncer.bell.descriptor, hub.stopBell.descriptor,
     ]
@@ -78,6 +79,8 @@ struct HubSession {
       hub.sync.jobs.bell.clear()
       runSyncJobs()
     }
+    // The stop bell is never cleared: every later wait returns at once.
+    let isStopping = !ready[2].isEmpty
     // The keys are looked at (one `stat`) only when something has come.
     if readable || ready.dropFirst(bells.count).contains(where: { !$0.isEmpty }) {
       identities.refresh()
@@ -139,6 +142,7 @@ struct HubSession {
       feed.publishHeartbeat(at: hub.millisecondsNow())
     }
     try syncHereIfAlone()
+    return !isStopping
   }
 
   /// Moves what the ZeroMQ socket has (up to a group's worth a turn) to `routerWaiting`.
