@@ -215,7 +215,8 @@ public final class Hub: Sendable {
       path: configuration.paths.requestStreamPath, keys: keys,
       limit: HubLimits(configuration.limits).transportMaxMessageSize,
       limits: StreamLimits(
-        descriptors: OpenFiles.now().soft, replyBudget: configuration.replyMemoryBudget))
+        descriptors: OpenFiles.now().soft, replyBudget: configuration.replyMemoryBudget),
+      clock: clock)
     defer { streams.close() }
     var session = HubSession(hub: self, router: router, streams: streams, publisher: publisher)
     isReady.store(true, ordering: .relaxed)

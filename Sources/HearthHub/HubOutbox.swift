@@ -26,21 +26,21 @@ struct HubOutbox {
   /// The one writer of the commits since `aloneSince` (nil: several, or the hub itself),
   /// and whether the last commits wait for a sync on the hub's thread (`takeSyncHere`).
   private var lastWriter: ReplyRoute?
-  private var aloneSince: UInt64 = 0
+  private var aloneSince: Duration = .zero
   private var syncsHere = false
   /// How long one writer must have written alone before its commits are synced on the
-  /// hub's thread (nanoseconds): a second writer, arriving, waits for one such sync at most.
-  static let aloneAfter: UInt64 = 20_000_000
+  /// hub's thread: a second writer, arriving, waits for one such sync at most.
+  static let aloneAfter: Duration = .milliseconds(20)
 
   /// Whether everything committed is durable and delivered.
   var isEmpty: Bool { held.isEmpty }
 
   /// A commit of `writers`' transactions (its events, possibly none) whose ticket is
-  /// `ticket`, at `now` (the hub's clock, nanoseconds): what is handed over from now on waits
+  /// `ticket`, at `now` (on the hub's clock): what is handed over from now on waits
   /// for it. Returns whether the syncer should be asked for it (true), or the sync is left to
   /// the hub's thread (`takeSyncHere`) because one writer has written alone for a while.
   mutating func commit(
-    ticket: Int, _ events: [ChangeFeed.PublishedCommit], by writers: [ReplyRoute], now: UInt64
+    ticket: Int, _ events: [ChangeFeed.PublishedCommit], by writers: [ReplyRoute], now: Duration
   ) -> Bool {
     lastTicket = ticket
     held.append((ticket, .durable(events)))

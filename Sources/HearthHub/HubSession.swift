@@ -39,9 +39,8 @@ struct HubSession {
 
   /// The most one-message transactions one COMMIT carries.
   static let maximumGroup = 64
-  /// How long one turn serves requests before it hands back the rest of its burst
-  /// (nanoseconds).
-  static let turnBudget: UInt64 = 5_000_000
+  /// How long one turn serves requests before it hands back the rest of its burst.
+  static let turnBudget: Duration = .milliseconds(5)
   /// The most requests of one ZeroMQ connection waiting to be served; past it, `busy`.
   static let maximumWaitingPerConnection = 32
 
@@ -100,7 +99,7 @@ struct HubSession {
       + routerWaiting.take(upTo: Self.maximumGroup, oneEach: oneEach)
     executor.expire(after: configuration.transactionTimeout, now: hub.clock.elapsed)
     if !burst.isEmpty {
-      let turnStart = DispatchTime.now().uptimeNanoseconds
+      let turnStart = hub.clock.elapsed
       let requests = lightFirst(parse(burst))
       var group: [(client: ReplyRoute, request: TransactionRequest)] = []
       var index = 0
@@ -122,7 +121,7 @@ struct HubSession {
         // A turn that has taken its time hands back what it did not reach: the next turn
         // serves every principal waiting, so nobody waits behind a long burst.
         if index < requests.count,
-          DispatchTime.now().uptimeNanoseconds - turnStart > Self.turnBudget
+          hub.clock.elapsed - turnStart > Self.turnBudget
         {
           putBack(requests[index...].map(\.message), principal: principal)
           break
@@ -408,8 +407,7 @@ struct HubSession {
   ) {
     for _ in events { hub.advanceCommittedSequence() }
     let ticket = hub.syncer.issueTicket()
-    if outbox.commit(ticket: ticket, events, by: writers, now: DispatchTime.now().uptimeNanoseconds)
-    {
+    if outbox.commit(ticket: ticket, events, by: writers, now: hub.clock.elapsed) {
       hub.syncer.request(ticket)
     }
     for (client, body) in replies { send(client, body) }

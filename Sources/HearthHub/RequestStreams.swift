@@ -1,4 +1,5 @@
 import Foundation
+import HearthDependencies
 import HearthSupport
 import HearthWire
 import HearthZMQ
@@ -45,7 +46,7 @@ final class RequestStreams {
     var waitingBytes = 0
     /// When it is closed unless it has got further (monotonic nanoseconds): the end of its
     /// handshake, or of the wait for its refusal to be read; nil once it is open.
-    var deadline: UInt64?
+    var deadline: Duration?
     /// Closed once its output is out (it was refused).
     var closing = false
   }
@@ -73,7 +74,7 @@ final class RequestStreams {
   /// How many connections each principal has open.
   private var openByPrincipal: [String: Int] = [:]
   /// While accepting fails for want of descriptors, the listener rests until then.
-  private var acceptRestsUntil: UInt64 = 0
+  private var acceptRestsUntil: Duration = .zero
   /// What has been refused or closed for a limit, since the start (for `hearth status`).
   private var counters = Counters()
 
@@ -89,8 +90,13 @@ final class RequestStreams {
   /// Which connection each polled descriptor after the listener's is.
   private var polled: [UInt64] = []
   private var chunk = [UInt8](repeating: 0, count: 1 << 16)
+  /// What the deadlines are measured on (the hub's clock).
+  private let clock: Stopwatch
 
-  init(path: String, keys: CurveKeyPair, limit: Int, limits: StreamLimits) throws {
+  init(
+    path: String, keys: CurveKeyPair, limit: Int, limits: StreamLimits,
+    clock: Stopwatch = Stopwatch(ContinuousClock())
+  ) throws {
     guard let pair = StreamHandshake.keyPair(keys) else {
       throw HubError("the hub's CURVE keys are not a Z85 key pair")
     }
@@ -98,6 +104,7 @@ final class RequestStreams {
     self.keys = pair
     self.limit = limit
     self.limits = limits
+    self.clock = clock
     maximumOutput = min(limits.replyBudget, max(64 << 20, 2 * limit))
     unlink(path)
     listener = socket(
@@ -147,7 +154,7 @@ final class RequestStreams {
   /// What to poll: the listener (unless it rests), then each connection (readable while its
   /// requests and everyone's are under their bounds, writable while output waits).
   func descriptors() -> [(fd: Int32, events: BusSocket.Events)] {
-    let resting = DispatchTime.now().uptimeNanoseconds < acceptRestsUntil
+    let resting = clock.elapsed < acceptRestsUntil
     let overBudget = waitingBytes + bufferedInput() > limits.inputBudget
     var descriptors: [(fd: Int32, events: BusSocket.Events)] = [
       (listener, resting ? [] : .readable)
@@ -241,7 +248,7 @@ final class RequestStreams {
       let fd = Glibc.accept(listener, nil, nil)
       guard fd >= 0 else {
         if errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM {
-          acceptRestsUntil = DispatchTime.now().uptimeNanoseconds + 100_000_000
+          acceptRestsUntil = clock.elapsed + .milliseconds(100)
           counters.acceptFailures += 1
         }
         return
@@ -258,7 +265,7 @@ final class RequestStreams {
         counters.closedHandshakes += 1
       }
       connections[nextID] = Connection(
-        fd: fd, deadline: DispatchTime.now().uptimeNanoseconds + limits.handshakeDeadline)
+        fd: fd, deadline: clock.elapsed + limits.handshakeDeadline)
       handshaking.append(nextID)
       nextID += 1
     }
@@ -395,13 +402,13 @@ final class RequestStreams {
   private func refuse(_ id: UInt64, _ error: ErrorReply) {
     if let body = try? WireCoding.encode(error) { enqueue(id, body) }
     connections[id]?.closing = true
-    connections[id]?.deadline = DispatchTime.now().uptimeNanoseconds + limits.handshakeDeadline
+    connections[id]?.deadline = clock.elapsed + limits.handshakeDeadline
     if connections[id]?.output.isEmpty ?? false { drop(id) }
   }
 
   /// Closes the connections past their deadline.
   private func expire() {
-    let now = DispatchTime.now().uptimeNanoseconds
+    let now = clock.elapsed
     for (id, connection) in connections where connection.deadline.map({ now > $0 }) ?? false {
       drop(id)
     }
@@ -498,9 +505,9 @@ struct StreamLimits: Sendable {
   var inputBudget = 64 << 20
   /// Bytes of replies waiting for their clients to read them, all together.
   var replyBudget: Int
-  /// How long a client has to finish the handshake (monotonic nanoseconds), and to read
-  /// the refusal that closes its connection.
-  var handshakeDeadline: UInt64 = 2_000_000_000
+  /// How long a client has to finish the handshake, and to read the refusal that closes
+  /// its connection.
+  var handshakeDeadline: Duration = .seconds(2)
 
   /// The bounds for a process whose descriptors are limited to `descriptors`: a quarter of
   /// them for the stream (libzmq aborts when it cannot accept on `hub.sock`, so the stream

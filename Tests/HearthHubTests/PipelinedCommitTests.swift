@@ -163,11 +163,11 @@ import Testing
     #expect(outbox.isEmpty)
     // Two commits, each with a reply and its event; a reply to someone else between them.
     var sentAtOnce: [HubOutbox.Delivery?] = []
-    let asksSeven = outbox.commit(ticket: 2, [commit(7)], by: [alice], now: 0)
+    let asksSeven = outbox.commit(ticket: 2, [commit(7)], by: [alice], now: .zero)
     sentAtOnce.append(outbox.reply(to: alice, Data("seven".utf8)))
     outbox.publish([commit(7)])
     sentAtOnce.append(outbox.reply(to: bob, Data("after seven".utf8)))
-    let asksEight = outbox.commit(ticket: 3, [commit(8)], by: [bob], now: 1)
+    let asksEight = outbox.commit(ticket: 3, [commit(8)], by: [bob], now: .nanoseconds(1))
     sentAtOnce.append(outbox.reply(to: bob, Data("eight".utf8)))
     outbox.publish([commit(8)])
     #expect(asksSeven && asksEight && sentAtOnce.allSatisfy { $0 == nil })
@@ -191,14 +191,14 @@ import Testing
     let (alice, bob) = (ReplyRoute.stream(1), ReplyRoute.stream(2))
     let later = HubOutbox.aloneAfter
     let asked = [
-      outbox.commit(ticket: 2, [], by: [alice], now: 0),
+      outbox.commit(ticket: 2, [], by: [alice], now: .zero),
       outbox.takeSyncHere() == nil,
       !outbox.commit(ticket: 3, [], by: [alice], now: later),
       outbox.takeSyncHere() == 3,
       outbox.takeSyncHere() == nil,
-      outbox.commit(ticket: 4, [], by: [bob], now: later + 1),
-      outbox.commit(ticket: 5, [], by: [], now: 3 * later),
-      outbox.commit(ticket: 6, [], by: [alice, bob], now: 4 * later),
+      outbox.commit(ticket: 4, [], by: [bob], now: later + .nanoseconds(1)),
+      outbox.commit(ticket: 5, [], by: [], now: later * 3),
+      outbox.commit(ticket: 6, [], by: [alice, bob], now: later * 4),
       outbox.takeSyncHere() == nil,
     ]
     #expect(asked == Array(repeating: true, count: 9))

@@ -361,9 +361,8 @@ import Testing
     }
     let deaf = try Self.openUnread(running.paths)
     try deaf.send(Data(repeating: 0x20, count: 4 * 16_384 + 1))
-    Thread.sleep(
-      forTimeInterval: Double(StreamLimits(descriptors: 4096, replyBudget: 1).handshakeDeadline)
-        / 1e9 + 1.5)
+    let deadline = StreamLimits(descriptors: 4096, replyBudget: 1).handshakeDeadline
+    Thread.sleep(forTimeInterval: Double(deadline.components.seconds) + 1.5)
     // What the socket held comes, then the end: neither every reply nor the refusal.
     var answered = 0
     #expect(throws: StreamClosed.self) {
