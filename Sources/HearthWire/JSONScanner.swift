@@ -241,6 +241,22 @@ extension JSONScanner {
     return index < bytes.count && bytes[index] == byte
   }
 
+  /// Reads an object, handing each member's key to `member`, which reads its value (false:
+  /// not of the shape wanted); false for anything else.
+  package mutating func object(_ member: (inout JSONScanner, String?) -> Bool) -> Bool {
+    guard take(UInt8(ascii: "{")) else { return false }
+    var count = 0
+    while true {
+      switch self.member(after: count) {
+      case .bad: return false
+      case .end: return true
+      case .next(let key):
+        count += 1
+        guard member(&self, key) else { return false }
+      }
+    }
+  }
+
   /// An array of what `element` reads, each one; nil when one fails.
   package mutating func list<Element>(_ element: (inout JSONScanner) -> Element?) -> [Element]? {
     guard take(UInt8(ascii: "[")) else { return nil }

@@ -67,6 +67,17 @@ public enum WireCoding {
   }
 }
 
+/// A message that reads itself (`init?(scanning:)`, the exact shape or nil).
+package protocol ScannedMessage: WireMessage {
+  init?(scanning scanner: inout JSONScanner)
+}
+
+extension ScannedMessage {
+  public static func scanned(from body: Data) -> Self? {
+    JSONScanner.scan(body) { Self(scanning: &$0) }
+  }
+}
+
 extension JSONScanner {
   /// Reads `body` whole with `read`; nil unless it reads it to its end.
   package static func scan<Value>(

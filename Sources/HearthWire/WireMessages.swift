@@ -280,15 +280,11 @@ public struct RegisteredReply: Codable, Hashable, Sendable {
   }
 }
 
-extension WireEnvelope: WireMessage {
-  public static func scanned(from body: Data) -> Self? {
-    JSONScanner.scan(body) { Self(scanning: &$0) }
-  }
-
+extension WireEnvelope: ScannedMessage {
   /// The `v`, `type` and `id` of any message object, every other member read over (its
   /// JSON checked, not kept); nil for anything unusual (a key twice, a number past a
   /// Double, nesting past 64 levels).
-  init?(scanning scanner: inout JSONScanner) {
+  package init?(scanning scanner: inout JSONScanner) {
     guard scanner.take(UInt8(ascii: "{")) else { return nil }
     var (v, type, id): (Int?, String?, String??) = (nil, nil, nil)
     var keys = SeenKeys()

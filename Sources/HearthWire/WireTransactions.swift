@@ -134,7 +134,7 @@ public struct CommittedReply: Codable, Hashable, Sendable {
 
 // MARK: - Their JSON, written and read without Foundation's coders
 
-extension TransactionRequest: WireMessage {
+extension TransactionRequest: ScannedMessage {
   public func encodedJSON() throws -> Data {
     var json = JSONWriter(capacity: 256 + statements.count * 64)
     // A bulk write repeats one statement's SQL: its JSON is written once and copied.
@@ -165,48 +165,34 @@ extension TransactionRequest: WireMessage {
     return json.data
   }
 
-  public static func scanned(from body: Data) -> Self? {
-    JSONScanner.scan(body) { Self(scanning: &$0) }
-  }
-
   /// A whole `transaction` object; nil unless every key is one of its own, given once, with
   /// a value of its type, and `type` is "transaction".
-  init?(scanning scanner: inout JSONScanner) {
-    guard scanner.take(UInt8(ascii: "{")) else { return nil }
+  package init?(scanning scanner: inout JSONScanner) {
     var (v, type, id, plugin): (Int?, String?, String?, String?) = (nil, nil, nil, nil)
     var statements: [WireStatement]?
     var (part, end, results): (Int??, String??, String??) = (nil, nil, nil)
-    var count = 0
-    while true {
-      switch scanner.member(after: count) {
-      case .bad: return nil
-      case .end:
-        guard let v, type == "transaction", let id, let plugin, let statements else { return nil }
-        self.init(
-          id: id, plugin: plugin, statements: statements, end: end ?? nil,
-          results: results ?? nil)
-        self.v = v
-        self.part = part ?? nil
-        return
-      case .next(let key):
-        count += 1
-        let filled =
-          switch key {
-          case "v" where v == nil: scanner.fill(&v) { $0.integer() }
-          case "type" where type == nil: scanner.fill(&type) { $0.string() }
-          case "id" where id == nil: scanner.fill(&id) { $0.string() }
-          case "plugin" where plugin == nil: scanner.fill(&plugin) { $0.string() }
-          case "statements" where statements == nil:
-            scanner.fill(&statements) { $0.list { WireStatement(scanning: &$0) } }
-          case "part" where part == nil: scanner.fill(&part) { $0.nullOr { $0.integer() } }
-          case "end" where end == nil: scanner.fill(&end) { $0.nullOr { $0.string() } }
-          case "results" where results == nil:
-            scanner.fill(&results) { $0.nullOr { $0.string() } }
-          default: false  // a key not of this message, or given twice
-          }
-        if !filled { return nil }
+    let read = scanner.object { scanner, key in
+      switch key {
+      case "v" where v == nil: scanner.fill(&v) { $0.integer() }
+      case "type" where type == nil: scanner.fill(&type) { $0.string() }
+      case "id" where id == nil: scanner.fill(&id) { $0.string() }
+      case "plugin" where plugin == nil: scanner.fill(&plugin) { $0.string() }
+      case "statements" where statements == nil:
+        scanner.fill(&statements) { $0.list { WireStatement(scanning: &$0) } }
+      case "part" where part == nil: scanner.fill(&part) { $0.nullOr { $0.integer() } }
+      case "end" where end == nil: scanner.fill(&end) { $0.nullOr { $0.string() } }
+      case "results" where results == nil:
+        scanner.fill(&results) { $0.nullOr { $0.string() } }
+      default: false  // a key not of this message, or given twice
       }
     }
+    guard read else { return nil }
+    guard let v, type == "transaction", let id, let plugin, let statements else { return nil }
+    self.init(
+      id: id, plugin: plugin, statements: statements, end: end ?? nil,
+      results: results ?? nil)
+    self.v = v
+    self.part = part ?? nil
   }
 }
 
@@ -237,31 +223,21 @@ extension WireStatement {
 
   /// Exactly `sql`, and `args` and `rows` if given (or null).
   init?(scanning scanner: inout JSONScanner) {
-    guard scanner.take(UInt8(ascii: "{")) else { return nil }
     var sql: String?
     var args: [WireValue]??
     var rows: Bool??
-    var count = 0
-    while true {
-      switch scanner.member(after: count) {
-      case .bad: return nil
-      case .end:
-        guard let sql else { return nil }
-        self.init(sql: sql, args: args ?? nil, rows: rows ?? nil)
-        return
-      case .next(let key):
-        count += 1
-        let filled =
-          switch key {
-          case "sql" where sql == nil: scanner.fill(&sql) { $0.repeatableString() }
-          case "args" where args == nil:
-            scanner.fill(&args) { $0.nullOr { $0.list { WireValue(scanning: &$0) } } }
-          case "rows" where rows == nil: scanner.fill(&rows) { $0.nullOr { $0.bool() } }
-          default: false
-          }
-        if !filled { return nil }
+    let read = scanner.object { scanner, key in
+      switch key {
+      case "sql" where sql == nil: scanner.fill(&sql) { $0.repeatableString() }
+      case "args" where args == nil:
+        scanner.fill(&args) { $0.nullOr { $0.list { WireValue(scanning: &$0) } } }
+      case "rows" where rows == nil: scanner.fill(&rows) { $0.nullOr { $0.bool() } }
+      default: false
       }
     }
+    guard read else { return nil }
+    guard let sql else { return nil }
+    self.init(sql: sql, args: args ?? nil, rows: rows ?? nil)
   }
 }
 
@@ -283,33 +259,23 @@ extension WireResult {
 
   /// Exactly `changes`, `columns`, `lastRowID` and `rows`.
   init?(scanning scanner: inout JSONScanner) {
-    guard scanner.take(UInt8(ascii: "{")) else { return nil }
     var (changes, lastRowID): (Int?, Int?) = (nil, nil)
     var columns: [String]?
     var rows: [[WireValue]]?
-    var count = 0
-    while true {
-      switch scanner.member(after: count) {
-      case .bad: return nil
-      case .end:
-        guard let changes, let columns, let lastRowID, let rows else { return nil }
-        self.init(columns: columns, rows: rows, changes: changes, lastRowID: Int64(lastRowID))
-        return
-      case .next(let key):
-        count += 1
-        let filled =
-          switch key {
-          case "changes" where changes == nil: scanner.fill(&changes) { $0.integer() }
-          case "lastRowID" where lastRowID == nil: scanner.fill(&lastRowID) { $0.integer() }
-          case "columns" where columns == nil:
-            scanner.fill(&columns) { $0.list { $0.string() } }
-          case "rows" where rows == nil:
-            scanner.fill(&rows) { $0.list { $0.list { WireValue(scanning: &$0) } } }
-          default: false
-          }
-        if !filled { return nil }
+    let read = scanner.object { scanner, key in
+      switch key {
+      case "changes" where changes == nil: scanner.fill(&changes) { $0.integer() }
+      case "lastRowID" where lastRowID == nil: scanner.fill(&lastRowID) { $0.integer() }
+      case "columns" where columns == nil:
+        scanner.fill(&columns) { $0.list { $0.string() } }
+      case "rows" where rows == nil:
+        scanner.fill(&rows) { $0.list { $0.list { WireValue(scanning: &$0) } } }
+      default: false
       }
     }
+    guard read else { return nil }
+    guard let changes, let columns, let lastRowID, let rows else { return nil }
+    self.init(columns: columns, rows: rows, changes: changes, lastRowID: Int64(lastRowID))
   }
 
   /// Statements' results, as a JSON array.
@@ -323,7 +289,7 @@ extension WireResult {
   }
 }
 
-extension ResultsReply: WireMessage {
+extension ResultsReply: ScannedMessage {
   public func encodedJSON() throws -> Data {
     var json = JSONWriter(capacity: 64 + results.count * 64)
     try json.object { json in
@@ -336,41 +302,27 @@ extension ResultsReply: WireMessage {
     return json.data
   }
 
-  public static func scanned(from body: Data) -> Self? {
-    JSONScanner.scan(body) { Self(scanning: &$0) }
-  }
-
   /// A whole `results` object; nil unless it has exactly its keys, each once.
-  init?(scanning scanner: inout JSONScanner) {
-    guard scanner.take(UInt8(ascii: "{")) else { return nil }
+  package init?(scanning scanner: inout JSONScanner) {
     var (v, type, id): (Int?, String?, String?) = (nil, nil, nil)
     var results: [WireResult]?
-    var count = 0
-    while true {
-      switch scanner.member(after: count) {
-      case .bad: return nil
-      case .end:
-        guard let v, type == "results", let id, let results else { return nil }
-        self.init(id: id, results: results)
-        self.v = v
-        return
-      case .next(let key):
-        count += 1
-        let filled =
-          switch key {
-          case "v" where v == nil: scanner.fill(&v) { $0.integer() }
-          case "type" where type == nil: scanner.fill(&type) { $0.string() }
-          case "id" where id == nil: scanner.fill(&id) { $0.string() }
-          case "results" where results == nil: scanner.fill(&results, WireResult.scanList)
-          default: false
-          }
-        if !filled { return nil }
+    let read = scanner.object { scanner, key in
+      switch key {
+      case "v" where v == nil: scanner.fill(&v) { $0.integer() }
+      case "type" where type == nil: scanner.fill(&type) { $0.string() }
+      case "id" where id == nil: scanner.fill(&id) { $0.string() }
+      case "results" where results == nil: scanner.fill(&results, WireResult.scanList)
+      default: false
       }
     }
+    guard read else { return nil }
+    guard let v, type == "results", let id, let results else { return nil }
+    self.init(id: id, results: results)
+    self.v = v
   }
 }
 
-extension CommittedReply: WireMessage {
+extension CommittedReply: ScannedMessage {
   public func encodedJSON() throws -> Data {
     var json = JSONWriter(capacity: 128 + results.count * 64)
     try json.object { json in
@@ -393,45 +345,31 @@ extension CommittedReply: WireMessage {
     return json.data
   }
 
-  public static func scanned(from body: Data) -> Self? {
-    JSONScanner.scan(body) { Self(scanning: &$0) }
-  }
-
   /// A whole `committed` object; nil unless it has only its keys, each once, each of its
   /// type (`duplicate` and `rolledBack` may be absent or null).
-  init?(scanning scanner: inout JSONScanner) {
-    guard scanner.take(UInt8(ascii: "{")) else { return nil }
+  package init?(scanning scanner: inout JSONScanner) {
     var (v, seq, type, id): (Int?, Int?, String?, String?) = (nil, nil, nil, nil)
     var results: [WireResult]?
     var (duplicate, rolledBack): (Bool??, Bool??) = (nil, nil)
-    var count = 0
-    while true {
-      switch scanner.member(after: count) {
-      case .bad: return nil
-      case .end:
-        guard let v, type == "committed", let id, let seq, let results else { return nil }
-        self.init(
-          id: id, seq: Int64(seq), results: results, duplicate: duplicate ?? nil,
-          rolledBack: rolledBack ?? nil)
-        self.v = v
-        return
-      case .next(let key):
-        count += 1
-        let filled =
-          switch key {
-          case "v" where v == nil: scanner.fill(&v) { $0.integer() }
-          case "seq" where seq == nil: scanner.fill(&seq) { $0.integer() }
-          case "type" where type == nil: scanner.fill(&type) { $0.string() }
-          case "id" where id == nil: scanner.fill(&id) { $0.string() }
-          case "results" where results == nil: scanner.fill(&results, WireResult.scanList)
-          case "duplicate" where duplicate == nil:
-            scanner.fill(&duplicate) { $0.nullOr { $0.bool() } }
-          case "rolledBack" where rolledBack == nil:
-            scanner.fill(&rolledBack) { $0.nullOr { $0.bool() } }
-          default: false
-          }
-        if !filled { return nil }
+    let read = scanner.object { scanner, key in
+      switch key {
+      case "v" where v == nil: scanner.fill(&v) { $0.integer() }
+      case "seq" where seq == nil: scanner.fill(&seq) { $0.integer() }
+      case "type" where type == nil: scanner.fill(&type) { $0.string() }
+      case "id" where id == nil: scanner.fill(&id) { $0.string() }
+      case "results" where results == nil: scanner.fill(&results, WireResult.scanList)
+      case "duplicate" where duplicate == nil:
+        scanner.fill(&duplicate) { $0.nullOr { $0.bool() } }
+      case "rolledBack" where rolledBack == nil:
+        scanner.fill(&rolledBack) { $0.nullOr { $0.bool() } }
+      default: false
       }
     }
+    guard read else { return nil }
+    guard let v, type == "committed", let id, let seq, let results else { return nil }
+    self.init(
+      id: id, seq: Int64(seq), results: results, duplicate: duplicate ?? nil,
+      rolledBack: rolledBack ?? nil)
+    self.v = v
   }
 }
