@@ -226,10 +226,9 @@ final class RequestStreams {
   func close(flushingFor deadline: Duration = .seconds(1)) {
     let end = ContinuousClock.now + deadline
     while ContinuousClock.now < end, connections.values.contains(where: { !$0.output.isEmpty }) {
-      var items = connections.values.filter { !$0.output.isEmpty }.map {
-        pollfd(fd: $0.fd, events: Int16(POLLOUT), revents: 0)
-      }
-      _ = poll(&items, nfds_t(items.count), 50)
+      let waiting = connections.values.filter { !$0.output.isEmpty }
+      _ = try? Descriptors.wait(
+        waiting.map { ($0.fd, BusSocket.Events.writable) }, timeout: .milliseconds(50))
       for id in Array(connections.keys) { flush(id) }
     }
     for id in Array(connections.keys) { drop(id) }

@@ -1,6 +1,7 @@
 import Foundation
 import HearthPostgres
 import HearthSQLite
+import HearthZMQ
 
 /// The sync server: a PostgreSQL database holding every synced row as a record (schema
 /// `hearth`, made by the first hub that connects), pushed to and pulled from through one
@@ -150,13 +151,10 @@ public final class SyncServer {
 
   /// Waits up to `timeout` for the doorbell or `wake`, a descriptor that becomes readable.
   public func wait(timeout: Duration, orReadable wake: Int32) throws -> Wake {
-    var descriptors = [
-      pollfd(fd: connection.socket, events: Int16(POLLIN), revents: 0),
-      pollfd(fd: wake, events: Int16(POLLIN), revents: 0),
-    ]
-    let ready = poll(&descriptors, 2, Int32(clamping: timeout.milliseconds))
-    guard ready > 0 else { return .timeout }
-    if descriptors[0].revents != 0 {
+    let ready = try Descriptors.wait(
+      [(connection.socket, .readable), (wake, .readable)], timeout: timeout)
+    guard ready.contains(where: { !$0.isEmpty }) else { return .timeout }
+    if !ready[0].isEmpty {
       // A closed connection reads as readable too: `notifications` then throws.
       _ = try connection.notifications()
       return .doorbell

@@ -218,14 +218,13 @@ public final class RequestStream {
       if let frame = try input.next(limit: limit) { return frame }
       let left = deadline - ContinuousClock.now
       guard left > .zero else { return nil }
-      var item = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-      // Rounded up: under a millisecond left is not yet the deadline.
-      let ready = poll(&item, 1, Int32(clamping: Int64((left / .milliseconds(1)).rounded(.up))))
-      if ready < 0 {
-        if errno == EINTR { continue }
-        throw StreamClosed(reason: String(cString: strerror(errno)))
+      let ready: [BusSocket.Events]
+      do {
+        ready = try Descriptors.wait([(fd, .readable)], timeout: left)
+      } catch {
+        throw StreamClosed(reason: "\(error)")
       }
-      if ready == 0 { continue }
+      if ready[0].isEmpty { continue }
       try readAvailable()
     }
   }
