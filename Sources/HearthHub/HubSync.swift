@@ -158,10 +158,10 @@ extension HubSession {
       request, from: client, feed: feed, seq: hub.committedSequence + 1,
       at: hub.millisecondsNow(), clock: hub.clock.elapsed)
     let answer = outcome.answer.flatMap { encoded($0) }.map { [(client, $0)] } ?? []
-    if outcome.commits.isEmpty {
-      for (client, body) in answer { send(client, body) }
-    } else {
+    if outcome.wrote {
       announce(outcome.commits, by: [], replies: answer)
+    } else {
+      for (client, body) in answer { send(client, body) }
     }
   }
 

@@ -19,9 +19,11 @@ struct SyncRequests {
     let ticket: Int?
   }
 
-  /// What a request came to: the commits it made, in order (to announce), and its answer —
-  /// nil while it waits.
+  /// What a request came to: whether it wrote (then its answer waits for the disk, even when
+  /// no plugin's table changed), the events of its commits, in order (to announce), and its
+  /// answer — nil while it waits.
   struct Outcome {
+    var wrote = false
     var commits: [ChangeFeed.PublishedCommit] = []
     var answer: (any WireMessage)?
   }
@@ -48,9 +50,9 @@ struct SyncRequests {
     let sync = sync
     func commit(_ body: (Database) throws -> Void) throws {
       let next = seq + Int64(outcome.commits.count)
-      if let event = try Self.commit(body, feed: feed, seq: next, at: now, database) {
-        outcome.commits.append(event)
-      }
+      let event = try Self.commit(body, feed: feed, seq: next, at: now, database)
+      outcome.wrote = true
+      if let event { outcome.commits.append(event) }
     }
     do {
       // Declaring tables already synced (a plugin does at each start) writes nothing.

@@ -294,16 +294,10 @@ extension JSONScanner {
         }
       }
     case UInt8(ascii: "{"):
-      index += 1
       var keys = SeenKeys()
-      while true {
-        switch member(after: keys.count) {
-        case .bad: return false
-        case .end: return true
-        case .next(let key):
-          guard let key, keys.insert(key) else { return false }
-          guard skipValue(depth: depth + 1) else { return false }
-        }
+      return object { scanner, key in
+        guard let key, keys.insert(key) else { return false }
+        return scanner.skipValue(depth: depth + 1)
       }
     default: return double() != nil
     }

@@ -168,4 +168,5 @@ extension DatabaseError {
   /// for SQLite's own errors.
   public var hubCode: ErrorReply.Code? { remoteCode.map(ErrorReply.Code.init(rawValue:)) }
 }
+
 extension ErrorReply: WireMessage {}

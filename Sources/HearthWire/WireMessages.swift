@@ -285,29 +285,20 @@ extension WireEnvelope: ScannedMessage {
   /// JSON checked, not kept); nil for anything unusual (a key twice, a number past a
   /// Double, nesting past 64 levels).
   package init?(scanning scanner: inout JSONScanner) {
-    guard scanner.take(UInt8(ascii: "{")) else { return nil }
     var (v, type, id): (Int?, String?, String??) = (nil, nil, nil)
     var keys = SeenKeys()
-    while true {
-      switch scanner.member(after: keys.count) {
-      case .bad: return nil
-      case .end:
-        guard let v, let type else { return nil }
-        self.init(v: v, type: type, id: id ?? nil)
-        return
-      case .next(let key):
-        guard let key, keys.insert(key) else { return nil }
-        switch key {
-        case "v": v = scanner.integer()
-        case "type": type = scanner.string()
-        case "id": id = scanner.nullOr { $0.string() }
-        default: guard scanner.skipValue(depth: 0) else { return nil }
-        }
-        if key == "v" && v == nil || key == "type" && type == nil || key == "id" && id == nil {
-          return nil
-        }
+    let read = scanner.object { scanner, key in
+      guard let key, keys.insert(key) else { return false }
+      switch key {
+      case "v": v = scanner.integer()
+      case "type": type = scanner.string()
+      case "id": id = scanner.nullOr { $0.string() }
+      default: return scanner.skipValue(depth: 0)
       }
+      return key == "v" ? v != nil : key == "type" ? type != nil : id != nil
     }
+    guard read, let v, let type else { return nil }
+    self.init(v: v, type: type, id: id ?? nil)
   }
 }
 
