@@ -55,7 +55,7 @@ let package = Package(
     .library(name: "CasePaths", targets: ["CasePaths"]),
     .library(name: "SharingGRDB", targets: ["SharingGRDB"]),
     .library(name: "HearthDataTestSupport", targets: ["HearthDataTestSupport"]),
-    .library(name: "HearthZMQ", targets: ["HearthZMQ"]),
+    .library(name: "HearthTransport", targets: ["HearthTransport"]),
     .library(name: "HearthWire", targets: ["HearthWire"]),
     .library(name: "HearthHub", targets: ["HearthHub"]),
     .library(name: "HearthPlugin", targets: ["HearthPlugin"]),
@@ -110,7 +110,9 @@ let package = Package(
     // PostgreSQL with sharing and files.
     .target(
       name: "HearthSync",
-      dependencies: ["HearthSQLite", "HearthPostgres", "HearthSupport", "HearthWire", "HearthZMQ"],
+      dependencies: [
+        "HearthSQLite", "HearthPostgres", "HearthSupport", "HearthWire", "HearthTransport",
+      ],
       swiftSettings: strict),
     .target(name: "HearthDependencies", dependencies: ["HearthSupport"], swiftSettings: strict),
     // Subcommands, options, help and exit codes, for every executable.
@@ -148,59 +150,67 @@ let package = Package(
     .target(name: "CasePaths", dependencies: ["HearthQuery"], swiftSettings: strict),
     .target(
       name: "SharingGRDB", dependencies: ["HearthData", "HearthNaming"], swiftSettings: strict),
-    // libzmq and nothing else: the transport knows no database.
-    .target(name: "HearthZMQ", dependencies: ["CZMQ"], swiftSettings: strict),
-    // The whole protocol (Protocols/README.md): messages, the change record, errors both ways,
-    // the hub's paths and tables as a reader, the feed follower.
+    // The protocol (Protocols/README.md) and nothing that moves it: messages, one codec
+    // shape, the change record, errors both ways, the hub's tables as a reader.
+    .target(name: "HearthWire", dependencies: ["HearthSQLite", "CCrypto"], swiftSettings: strict),
+    // Every byte on a socket: libzmq (the bus, the request socket, CURVE, ZAP), both ends of
+    // the request stream and its Noise handshake, the hub's paths and keys, the feed
+    // follower, the systemd notification, and the one wait on a plain descriptor.
     .target(
-      name: "HearthWire", dependencies: ["HearthZMQ", "HearthSQLite", "CSodium", "CCrypto"],
+      name: "HearthTransport",
+      dependencies: [
+        "CZMQ", "CSodium", "HearthWire", "HearthSQLite", "HearthSupport", "HearthDependencies",
+      ],
       swiftSettings: strict),
     .target(
       name: "HearthHub",
       dependencies: [
-        "HearthWire", "HearthZMQ", "HearthSQLite", "HearthDependencies", "HearthService",
+        "HearthWire", "HearthTransport", "HearthSQLite", "HearthDependencies", "HearthService",
         "HearthSupport", "HearthSync", "HearthCommandLine",
       ],
       swiftSettings: strict),
     .target(
       name: "HearthPlugin",
       dependencies: [
-        "HearthData", "HearthWire", "HearthZMQ", "HearthSQLite", "HearthCommandLine",
+        "HearthData", "HearthWire", "HearthTransport", "HearthSQLite", "HearthCommandLine",
         "HearthService",
       ],
       swiftSettings: strict),
     .executableTarget(
       name: "hearthd",
       dependencies: [
-        "HearthHub", "HearthWire", "HearthCommandLine", "HearthService", "HearthSupport",
+        "HearthHub", "HearthWire", "HearthTransport", "HearthCommandLine", "HearthService",
+        "HearthSupport",
       ],
       swiftSettings: strict),
     // Real processes (hearthd, writers, subscribers) for the process tests, the benchmarks
     // and the fault suite.
-    .target(name: "HearthTestbed", swiftSettings: strict),
+    .target(name: "HearthTestbed", dependencies: ["HearthTransport"], swiftSettings: strict),
     .executableTarget(
       name: "hearth-faults",
       dependencies: [
-        "HearthTestbed", "HearthSQLite", "HearthWire", "HearthZMQ", "HearthCommandLine",
+        "HearthTestbed", "HearthSQLite", "HearthWire", "HearthTransport", "HearthCommandLine",
         "HearthSupport",
       ],
       swiftSettings: strict),
     .executableTarget(
       name: "hearth",
       dependencies: [
-        "HearthWire", "HearthZMQ", "HearthSQLite", "HearthCommandLine", "HearthPostgres",
+        "HearthWire", "HearthTransport", "HearthSQLite", "HearthCommandLine", "HearthPostgres",
         "HearthSync", "HearthSupport",
       ],
       swiftSettings: strict),
     .executableTarget(
       name: "hearth-loadgen",
-      dependencies: ["HearthPlugin", "HearthData", "HearthWire", "HearthZMQ", "HearthTestbed"],
+      dependencies: [
+        "HearthPlugin", "HearthData", "HearthWire", "HearthTransport", "HearthTestbed",
+      ],
       swiftSettings: strict),
     .executableTarget(
       name: "hearth-bench",
       dependencies: [
         "HearthSQLite", "HearthQuery", "HearthData", "HearthHub", "HearthPlugin", "HearthWire",
-        "HearthZMQ", "CSQLite", "RemindersFeature", "HearthTestbed", "HearthCommandLine",
+        "HearthTransport", "CSQLite", "RemindersFeature", "HearthTestbed", "HearthCommandLine",
         "HearthPostgres", "HearthSync",
       ],
       swiftSettings: strict),
@@ -214,7 +224,7 @@ let package = Package(
       name: "HearthWeb",
       dependencies: [
         "CSodium", "HearthHTTP", "HearthPlugin", "HearthSQLite", "HearthSync",
-        "HearthWire", "HearthZMQ", "HearthSupport",
+        "HearthWire", "HearthTransport", "HearthSupport",
       ],
       swiftSettings: strict),
     .executableTarget(
@@ -272,7 +282,10 @@ let package = Package(
       name: "HearthConformanceTests",
       dependencies: ["HearthQuery", "HearthDataTestSupport", "Tagged"],
       swiftSettings: strict),
-    .testTarget(name: "HearthZMQTests", dependencies: ["HearthZMQ"], swiftSettings: strict),
+    .testTarget(
+      name: "HearthTransportTests",
+      dependencies: ["HearthTransport", "HearthWire", "HearthSupport"],
+      swiftSettings: strict),
     .testTarget(
       name: "HearthSyncTests", dependencies: ["HearthSync", "HearthWire", "HearthDataTestSupport"],
       swiftSettings: strict),
@@ -284,12 +297,12 @@ let package = Package(
       dependencies: ["HearthCommandLine", "HearthService", "HearthSupport"], swiftSettings: strict),
     .testTarget(
       name: "HearthWireTests",
-      dependencies: ["HearthWire", "HearthSQLite", "HearthZMQ", "HearthSupport"],
+      dependencies: ["HearthWire", "HearthSQLite", "HearthTransport", "HearthSupport"],
       swiftSettings: strict),
     .testTarget(
       name: "HearthHubTests",
       dependencies: [
-        "HearthHub", "HearthPlugin", "HearthWire", "HearthZMQ", "HearthDataTestSupport",
+        "HearthHub", "HearthPlugin", "HearthWire", "HearthTransport", "HearthDataTestSupport",
         "AttachmentsFeature", "FactsFeature", "RemindersFeature",
         "HearthTestbed", "HearthPostgres", "HearthSync",
       ],

@@ -1,7 +1,7 @@
 import Foundation
 import HearthSQLite
+import HearthTransport
 import HearthWire
-import HearthZMQ
 
 /// The hub's change feed: what a commit records beside its data (its numbered entry, and the
 /// reply kept for a retry of its request id), the `changes` and `cursor` requests, and the

@@ -2,8 +2,8 @@ import Foundation
 import HearthDependencies
 import HearthSQLite
 import HearthService
+import HearthTransport
 import HearthWire
-import HearthZMQ
 import Synchronization
 
 /// The hub engine: owns the database (the only writer), answers requests on a ROUTER

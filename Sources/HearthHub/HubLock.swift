@@ -1,5 +1,6 @@
 import Foundation
 import HearthSQLite
+import HearthTransport
 import HearthWire
 
 /// One hub per database, and one per socket directory.

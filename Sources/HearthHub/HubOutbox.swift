@@ -1,4 +1,5 @@
 import Foundation
+import HearthTransport
 
 /// What the hub sends — replies and the commits' bus events — held in order until the
 /// commits before them are durable (`WALSyncer`): no client hears of a commit, no subscriber

@@ -1,7 +1,7 @@
 import Foundation
 import HearthSQLite
+import HearthTransport
 import HearthWire
-import HearthZMQ
 
 /// One `Hub.run()`: the request loop. Takes what arrived, decides what runs now and what
 /// waits for the writer, and answers; the transactions themselves are the executor's, the

@@ -2,6 +2,7 @@ import Foundation
 import HearthSQLite
 import HearthService
 import HearthSync
+import HearthTransport
 import HearthWire
 
 /// The hub's side of sync: the capture on its writer, the service (when a server is set up),

@@ -2,8 +2,8 @@ import Dispatch
 import Foundation
 import HearthService
 import HearthSupport
+import HearthTransport
 import HearthWire
-import HearthZMQ
 
 /// Who a request comes from. Every connection to the hub's request socket authenticates
 /// with CURVE; the hub's ZAP handler admits it under its public key, and a request may act

@@ -1,7 +1,7 @@
 import Dispatch
 import HearthSQLite
 import HearthSync
-import HearthZMQ
+import HearthTransport
 
 /// The sync service's writes, handed to the hub's loop (the one user of the writer) and run
 /// there between requests, each as a commit of origin `sync`; the service's thread waits for

@@ -1,6 +1,7 @@
 import Foundation
 import HearthSQLite
 import HearthSync
+import HearthTransport
 import HearthWire
 
 /// The hub's side of the `sync` request, shaped like `TransactionExecutor`: it runs what a

@@ -1,5 +1,6 @@
 import Foundation
 import HearthSQLite
+import HearthTransport
 import HearthWire
 
 /// Runs the plugins' transactions on the writer. A transaction in one message goes through

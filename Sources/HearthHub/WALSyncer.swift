@@ -1,5 +1,5 @@
 import Foundation
-import HearthZMQ
+import HearthTransport
 import Synchronization
 
 /// Makes the hub's commits durable off the hub's thread: pipelined group commit.

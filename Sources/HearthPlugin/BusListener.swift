@@ -1,7 +1,7 @@
 import Foundation
 import HearthSQLite
+import HearthTransport
 import HearthWire
-import HearthZMQ
 import Synchronization
 
 /// Follows the hub's commits for a feature process (a `FeedFollower` on a thread of its

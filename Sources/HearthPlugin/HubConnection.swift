@@ -1,8 +1,8 @@
 import Dispatch
 import Foundation
 import HearthSQLite
+import HearthTransport
 import HearthWire
-import HearthZMQ
 
 /// A feature process's line to the hub (`RequestLine`), used on one serial queue. Replies are
 /// matched by request id (a long transaction may have a part in flight while its next part is

@@ -1,7 +1,7 @@
 import Foundation
 import HearthData
+import HearthTransport
 import HearthWire
-import HearthZMQ
 import Synchronization
 
 /// The database of a feature process: reads go straight to the hub's file through

@@ -1,7 +1,7 @@
 import Foundation
 import HearthSQLite
+import HearthTransport
 import HearthWire
-import HearthZMQ
 
 /// How a plugin reaches its hub, and who it is there: the hub's endpoints (the ipc sockets of
 /// `HubPaths` by default, or tcp), and the CURVE key pair its requests authenticate with —

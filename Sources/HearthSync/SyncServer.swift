@@ -1,7 +1,7 @@
 import Foundation
 import HearthPostgres
 import HearthSQLite
-import HearthZMQ
+import HearthTransport
 
 /// The sync server: a PostgreSQL database holding every synced row as a record (schema
 /// `hearth`, made by the first hub that connects), pushed to and pulled from through one

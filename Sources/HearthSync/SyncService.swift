@@ -1,8 +1,8 @@
 import Foundation
 import HearthPostgres
 import HearthSQLite
+import HearthTransport
 import HearthWire
-import HearthZMQ
 
 /// Runs `job` in a write transaction on the hub's writer, committed as a change of origin
 /// `sync` (so the plugins' observers refresh as for any write); the hub implements it.

@@ -2,6 +2,7 @@
 // listener, hearth-loadgen writers, `hearth subscribe` followers, and what to measure of
 // them. Everything here starts executables of this build (beside the running binary).
 import Foundation
+import HearthTransport
 
 /// The executables of this build, beside the running binary (the test runner, hearth-bench,
 /// hearth-faults).
@@ -29,40 +30,20 @@ public struct TestbedError: Error, CustomStringConvertible, Sendable {
 
 /// A datagram socket that plays systemd's NOTIFY_SOCKET.
 public final class NotifyListener {
-  public let path: String
-  private let descriptor: Int32
+  public var path: String { socket.path }
+  private let socket: UnixDatagram.Receiver
 
   public init(path: String) throws {
-    self.path = path
-    unlink(path)
-    descriptor = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue), 0)
-    var address = sockaddr_un()
-    address.sun_family = sa_family_t(AF_UNIX)
-    withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: Array(path.utf8) + [0]) }
-    let bound = withUnsafePointer(to: &address) {
-      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-        bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
-      }
-    }
-    guard bound == 0 else { throw TestbedError("cannot bind \(path)") }
-    var timeout = timeval(tv_sec: 0, tv_usec: 200_000)
-    setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-  }
-
-  deinit {
-    close(descriptor)
-    unlink(path)
+    socket = try UnixDatagram.Receiver(path: path)
   }
 
   /// Waits until a datagram containing `text` arrives; returns every message seen.
   public func wait(for text: String, timeout: Duration = .seconds(20)) throws -> [String] {
     var seen: [String] = []
     let deadline = ContinuousClock.now + timeout
-    var buffer = [UInt8](repeating: 0, count: 4096)
-    while ContinuousClock.now < deadline {
-      let count = recv(descriptor, &buffer, buffer.count, 0)
-      guard count > 0 else { continue }
-      let message = String(decoding: buffer[0..<count], as: UTF8.self)
+    while case let left = deadline - ContinuousClock.now, left > .zero {
+      guard let datagram = try socket.receive(timeout: left) else { continue }
+      let message = String(decoding: datagram, as: UTF8.self)
       seen.append(message)
       if message.contains(text) { return seen }
     }

@@ -2,8 +2,8 @@ import Foundation
 import HearthHTTP
 import HearthSQLite
 import HearthSupport
+import HearthTransport
 import HearthWire
-import HearthZMQ
 
 /// One page's Server-Sent Events: the feed's commits after a sequence number, in order,
 /// none twice, each with `id:` = its sequence number, so that a browser reconnecting with

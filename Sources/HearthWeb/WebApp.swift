@@ -3,8 +3,8 @@ import HearthHTTP
 import HearthPlugin
 import HearthSQLite
 import HearthSupport
+import HearthTransport
 import HearthWire
-import HearthZMQ
 import Synchronization
 
 /// The headers of every response: nothing on the page runs or loads but this server's own

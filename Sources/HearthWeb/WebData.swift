@@ -3,8 +3,8 @@ import HearthPlugin
 import HearthSQLite
 import HearthSupport
 import HearthSync
+import HearthTransport
 import HearthWire
-import HearthZMQ
 
 /// Read-only connections to the hub's database, one per request at a time, each query
 /// stopped past a time limit (`sqlite3_interrupt`).

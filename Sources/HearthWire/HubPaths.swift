@@ -1,6 +1,5 @@
 import Foundation
 import HearthSupport
-import HearthZMQ
 
 /// Where a hub keeps its database and its sockets; the hub and its plugins derive them the
 /// same way.
@@ -35,9 +34,6 @@ public struct HubPaths: Hashable, Sendable {
     (databasePath as NSString).deletingLastPathComponent + "/plugins/\(name)"
   }
 
-  /// The hub's and its plugins' keys.
-  public var keyring: Keyring { Keyring(directory: keysDirectory) }
-
   /// `<runtime>/hub.pub`: the hub's public key, which a client of the ipc sockets
   /// authenticates the hub with (written by the hub when it starts).
   public var hubPublicKeyPath: String { runtimeDirectory + "/hub.pub" }
@@ -50,7 +46,7 @@ public struct HubPaths: Hashable, Sendable {
   public static func publicKey(inFile path: String) -> String? {
     guard let data = FileManager.default.contents(atPath: path) else { return nil }
     let key = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-    return CurveKeyPair.isKey(key) ? key : nil
+    return Z85.isKey(key) ? key : nil
   }
 
   /// hearthd's config file when none is named: `$XDG_CONFIG_HOME/hearth/hearthd.conf`, else
@@ -93,45 +89,15 @@ public struct HubPaths: Hashable, Sendable {
   public var requestStreamPath: String { "\(runtimeDirectory)/hub.stream" }
   /// `ipc://<runtime>/bus.sock`: change events and heartbeats (the hub's PUB).
   public var busEndpoint: String { "ipc://\(runtimeDirectory)/bus.sock" }
-
-  /// Whether a process accepts connections on the unix socket at `path`: false at once when
-  /// there is no such file, or nothing listens on it (a file left by a killed hub refuses).
-  public static func socketAnswers(at path: String) -> Bool {
-    let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-    guard fd >= 0 else { return false }
-    defer { close(fd) }
-    return withUnixAddress(path) { connect(fd, $0, $1) } == 0
-  }
 }
 
-/// Calls `body` with `path` as a unix socket's address (for `connect` or `bind`); nil when the
-/// path is too long for one.
-public func withUnixAddress<Result>(
-  _ path: String, _ body: (UnsafePointer<sockaddr>, socklen_t) -> Result
-) -> Result? {
-  var address = sockaddr_un()
-  address.sun_family = sa_family_t(AF_UNIX)
-  let bytes = Array(path.utf8)
-  guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else { return nil }
-  withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: bytes + [0]) }
-  return withUnsafePointer(to: &address) {
-    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-      body($0, socklen_t(MemoryLayout<sockaddr_un>.size))
-    }
+/// ZeroMQ's Z85 text form of a 32-byte key (a CURVE key): 40 characters of its alphabet.
+public enum Z85 {
+  /// Whether `text` is a key in Z85.
+  public static func isKey(_ text: String) -> Bool {
+    text.utf8.count == 40 && text.utf8.allSatisfy { alphabet.contains($0) }
   }
-}
 
-extension BusSocket {
-  /// Connects this DEALER to the hub's request socket at `paths` as a CURVE client
-  /// authenticated as `keys` — a new pair when nil, which the hub takes as a reader only
-  /// (`hello`, `changes`). Throws when no hub has published its key there.
-  public func connectToHub(_ paths: HubPaths, as keys: CurveKeyPair? = nil) throws {
-    guard let serverKey = paths.hubPublicKey() else {
-      throw BusError(
-        code: ENOENT, message: "no hub has published its key at \(paths.hubPublicKeyPath)",
-        operation: "connect", socketKind: kind.description, endpoint: paths.requestEndpoint)
-    }
-    try makeCurveClient(keys ?? .generate(), serverKey: serverKey)
-    try connect(paths.requestEndpoint)
-  }
+  private static let alphabet = Set(
+    "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ.-:+=^!/*?&<>()[]{}@%$#".utf8)
 }

@@ -3,8 +3,8 @@ import HearthData
 import HearthHub
 import HearthPlugin
 import HearthTestbed
+import HearthTransport
 import HearthWire
-import HearthZMQ
 import Synchronization
 
 /// A hub on its own thread over a benchmark directory.

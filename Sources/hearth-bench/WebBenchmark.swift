@@ -1,6 +1,7 @@
 import Foundation
 import HearthSQLite
 import HearthTestbed
+import HearthTransport
 import HearthWire
 import RemindersFeature
 

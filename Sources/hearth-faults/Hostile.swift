@@ -1,6 +1,7 @@
 import Foundation
 import HearthSQLite
 import HearthTestbed
+import HearthTransport
 import HearthWire
 
 /// A hostile local process beside a real hub, while an honest plugin writes a row every

@@ -2,8 +2,8 @@ import Foundation
 import HearthSQLite
 import HearthSupport
 import HearthTestbed
+import HearthTransport
 import HearthWire
-import HearthZMQ
 
 /// Sustained writes from four plugin processes (10 minutes; 2 in the quick form) while a
 /// fifth keeps a live query on the bus and times its refreshes. The writers go at

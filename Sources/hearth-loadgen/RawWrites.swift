@@ -1,8 +1,8 @@
 import Foundation
 import HearthData
 import HearthPlugin
+import HearthTransport
 import HearthWire
-import HearthZMQ
 
 /// `--raw`: the hub's own ceiling. Every transaction (one INSERT, as the writes through
 /// `database.write` are) is encoded before the start, then sent as it is on the line a plugin

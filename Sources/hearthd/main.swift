@@ -8,6 +8,7 @@ import HearthCommandLine
 import HearthHub
 import HearthService
 import HearthSupport
+import HearthTransport
 import HearthWire
 
 let version = Tool.hearthVersion

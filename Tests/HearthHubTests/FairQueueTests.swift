@@ -1,3 +1,4 @@
+import HearthTransport
 import Testing
 
 @testable import HearthHub

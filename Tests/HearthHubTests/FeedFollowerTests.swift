@@ -4,8 +4,8 @@ import HearthDataTestSupport
 import HearthHub
 import HearthPlugin
 import HearthTestbed
+import HearthTransport
 import HearthWire
-import HearthZMQ
 import Testing
 
 /// A follower nobody observes takes no commit events (heartbeats move it on); observed

@@ -5,6 +5,7 @@ import HearthHub
 import HearthPlugin
 import HearthSQLite
 import HearthTestbed
+import HearthTransport
 import HearthWire
 import Testing
 

@@ -3,8 +3,8 @@ import HearthData
 import HearthDependencies
 import HearthHub
 import HearthPlugin
+import HearthTransport
 import HearthWire
-import HearthZMQ
 import Testing
 
 /// The hub's time-dependent behaviour on a clock the test moves: no sleeping, and no

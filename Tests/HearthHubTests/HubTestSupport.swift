@@ -4,8 +4,8 @@ import HearthDependencies
 import HearthHub
 import HearthPlugin
 import HearthTestbed
+import HearthTransport
 import HearthWire
-import HearthZMQ
 import Synchronization
 import Testing
 

@@ -1,8 +1,8 @@
 import Foundation
 import HearthSQLite
 import HearthTestbed
+import HearthTransport
 import HearthWire
-import HearthZMQ
 import Synchronization
 import Testing
 

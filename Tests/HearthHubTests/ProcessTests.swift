@@ -5,8 +5,8 @@ import HearthHub
 import HearthPlugin
 import HearthSQLite
 import HearthTestbed
+import HearthTransport
 import HearthWire
-import HearthZMQ
 import Synchronization
 import Testing
 

@@ -3,11 +3,11 @@ import HearthData
 import HearthDataTestSupport
 import HearthPlugin
 import HearthSQLite
-import HearthZMQ
+import HearthWire
 import Testing
 
 @testable import HearthHub
-@testable import HearthWire
+@testable import HearthTransport
 
 /// The request stream (`RequestStream`, Protocols/README.md "The request stream") against a
 /// real hub: its handshake, requests and replies, and what the hub does with a client that

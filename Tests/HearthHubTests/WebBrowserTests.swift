@@ -1,5 +1,6 @@
 import Foundation
 import HearthTestbed
+import HearthTransport
 import HearthWire
 import Testing
 

@@ -2,8 +2,8 @@ import Foundation
 import HearthCommandLine
 import HearthSQLite
 import HearthSupport
+import HearthTransport
 import HearthWire
-import HearthZMQ
 
 /// Where the hub is: as for hearthd (`$HEARTH_DATABASE`, `$HEARTH_RUNTIME_DIR`,
 /// `$HEARTH_KEYS_DIR`, else the XDG directories), unless `--database`, `--runtime-dir` or

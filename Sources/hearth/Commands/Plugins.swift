@@ -1,5 +1,6 @@
 import Foundation
 import HearthCommandLine
+import HearthTransport
 import HearthWire
 
 let pluginsCommand = Command(

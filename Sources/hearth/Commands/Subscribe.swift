@@ -1,7 +1,7 @@
 import Foundation
 import HearthCommandLine
+import HearthTransport
 import HearthWire
-import HearthZMQ
 
 let subscribeCommand = Command(
   "subscribe", arguments: "[TABLE…] [--since SEQ]",

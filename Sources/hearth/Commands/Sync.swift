@@ -2,8 +2,8 @@ import Foundation
 import HearthCommandLine
 import HearthPostgres
 import HearthSync
+import HearthTransport
 import HearthWire
-import HearthZMQ
 
 let syncCommand = Command(
   "sync",

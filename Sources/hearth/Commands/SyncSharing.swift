@@ -1,8 +1,8 @@
 import Foundation
 import HearthCommandLine
 import HearthSQLite
+import HearthTransport
 import HearthWire
-import HearthZMQ
 
 /// `hearth sync share | accept | unshare | revoke | shares`: sharing a root record with
 /// another person of the sync server. Sharing a table's rows is its plugin's act, so the

@@ -1,7 +1,7 @@
 import Foundation
 import HearthSupport
+import HearthTransport
 import HearthWire
-import HearthZMQ
 import Testing
 
 /// The keyring's files: issued once, private, read back whole, revoked for good.

@@ -1,8 +1,9 @@
 import Foundation
 import HearthSupport
+import HearthWire
 import Testing
 
-@testable import HearthWire
+@testable import HearthTransport
 
 /// `Noise_IK_25519_ChaChaPoly_BLAKE2b` against the published test vectors of two other
 /// implementations (cacophony's and snow's, in Tests/vectors/noise-ik.json): both

@@ -1,5 +1,5 @@
 import Foundation
-import HearthZMQ
+import HearthTransport
 import Testing
 
 /// A unique ipc endpoint in a private temporary directory.

@@ -22,26 +22,6 @@ public struct SystemdNotifier: Sendable {
   @discardableResult
   public func notify(_ state: String) -> Bool {
     guard let socketPath else { return false }
-    let descriptor = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue), 0)
-    guard descriptor >= 0 else { return false }
-    defer { close(descriptor) }
-    var address = sockaddr_un()
-    address.sun_family = sa_family_t(AF_UNIX)
-    var pathBytes = Array(socketPath.utf8)
-    let isAbstract = pathBytes.first == UInt8(ascii: "@")
-    if isAbstract { pathBytes[0] = 0 }
-    let capacity = MemoryLayout.size(ofValue: address.sun_path)
-    guard pathBytes.count < capacity else { return false }
-    withUnsafeMutableBytes(of: &address.sun_path) { buffer in
-      buffer.copyBytes(from: pathBytes)
-    }
-    let length = socklen_t(MemoryLayout<sa_family_t>.size + pathBytes.count + (isAbstract ? 0 : 1))
-    let message = Array(state.utf8)
-    let sent = withUnsafePointer(to: &address) { pointer in
-      pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { socketAddress in
-        sendto(descriptor, message, message.count, 0, socketAddress, length)
-      }
-    }
-    return sent == message.count
+    return UnixDatagram.send(Array(state.utf8), to: socketPath)
   }
 }

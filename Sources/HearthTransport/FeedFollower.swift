@@ -1,6 +1,6 @@
 import Foundation
 import HearthSQLite
-import HearthZMQ
+import HearthWire
 
 /// Follows the hub's commits in order, none twice, none missed: the one implementation of the
 /// protocol's "subscribe, then read the start point, fill gaps from the feed" rule

@@ -1,5 +1,4 @@
 import Foundation
-import HearthZMQ
 
 /// The keys of a hub and of its plugins, in the keyring directory (`HubPaths.keysDirectory`,
 /// mode 0700, its files 0600):

@@ -2,7 +2,6 @@ import Foundation
 import HearthDependencies
 import HearthSupport
 import HearthWire
-import HearthZMQ
 
 /// The hub's end of the request stream (`RequestStream`, Protocols/README.md): its listening
 /// socket at `<runtime>/hub.stream` and the connections on it, served by the hub's thread
@@ -22,7 +21,7 @@ import HearthZMQ
 /// (`FairQueue`); those of a connection that closes go with it, unrun.
 ///
 /// The hub's thread does everything here, replies included (`HubSession.deliver`).
-final class RequestStreams {
+public final class RequestStreams {
 
   private enum State {
     /// Waiting for the client's greeting.
@@ -52,10 +51,10 @@ final class RequestStreams {
   }
 
   /// What the stream holds at most (see `StreamLimits`).
-  let limits: StreamLimits
+  public let limits: StreamLimits
 
   private let listener: Int32
-  let path: String
+  public let path: String
   private let keys: Noise.KeyPair
   /// The largest frame taken (`HubLimits.transportMaxMessageSize`).
   private let limit: Int
@@ -93,12 +92,12 @@ final class RequestStreams {
   /// What the deadlines are measured on (the hub's clock).
   private let clock: Stopwatch
 
-  init(
+  public init(
     path: String, keys: CurveKeyPair, limit: Int, limits: StreamLimits,
     clock: Stopwatch = Stopwatch(ContinuousClock())
   ) throws {
     guard let pair = StreamHandshake.keyPair(keys) else {
-      throw HubError("the hub's CURVE keys are not a Z85 key pair")
+      throw StreamError("the hub's CURVE keys are not a Z85 key pair")
     }
     self.path = path
     self.keys = pair
@@ -110,35 +109,37 @@ final class RequestStreams {
     listener = socket(
       AF_UNIX, Int32(SOCK_STREAM.rawValue | SOCK_NONBLOCK.rawValue | SOCK_CLOEXEC.rawValue), 0)
     guard listener >= 0 else {
-      throw HubError("cannot make the request stream's socket: \(Self.error())")
+      throw StreamError("cannot make the request stream's socket: \(Self.error())")
     }
     guard let bound = withUnixAddress(path, { bind(listener, $0, $1) }) else {
       Glibc.close(listener)
-      throw HubError("the request stream's path is too long for a unix socket: \(path)")
+      throw StreamError("the request stream's path is too long for a unix socket: \(path)")
     }
     guard bound == 0, listen(listener, 128) == 0 else {
       let reason = Self.error()
       Glibc.close(listener)
-      throw HubError("cannot listen at \(path): \(reason)")
+      throw StreamError("cannot listen at \(path): \(reason)")
     }
   }
 
   /// Whether requests wait for the session (the loop should not sleep).
-  var hasRequests: Bool { !waiting.isEmpty }
+  public var hasRequests: Bool { !waiting.isEmpty }
 
   /// How many principals have requests waiting.
-  var waitingPrincipals: Int { waiting.waitingPrincipals }
+  public var waitingPrincipals: Int { waiting.waitingPrincipals }
 
   /// Whether the client of `route` is still connected: false for a stream connection that
   /// has closed; true for a ZeroMQ client (ZeroMQ does not say when its peers leave).
-  func isConnected(_ route: ReplyRoute) -> Bool {
+  public func isConnected(_ route: ReplyRoute) -> Bool {
     guard case .stream(let id) = route else { return true }
     return connections[id] != nil
   }
 
   /// The connections open now, the replies waiting to be read, the bounds and what they
   /// refused, beside the process's descriptors (`files`).
-  func status(files: (open: Int, soft: Int, hard: Int), waitingElsewhere: Int) -> ConnectionStatus {
+  public func status(files: (open: Int, soft: Int, hard: Int), waitingElsewhere: Int)
+    -> ConnectionStatus
+  {
     ConnectionStatus(
       openFiles: files.open, fileLimit: files.soft, fileHardLimit: files.hard,
       streamConnections: connections.count, streamHandshaking: handshakingCount(),
@@ -153,7 +154,7 @@ final class RequestStreams {
 
   /// What to poll: the listener (unless it rests), then each connection (readable while its
   /// requests and everyone's are under their bounds, writable while output waits).
-  func descriptors() -> [(fd: Int32, events: BusSocket.Events)] {
+  public func descriptors() -> [(fd: Int32, events: BusSocket.Events)] {
     let resting = clock.elapsed < acceptRestsUntil
     let overBudget = waitingBytes + bufferedInput() > limits.inputBudget
     var descriptors: [(fd: Int32, events: BusSocket.Events)] = [
@@ -175,7 +176,7 @@ final class RequestStreams {
   /// Serves what `descriptors()`' poll found: new connections, what came, what may go.
   /// `principal` names who a key is: a plugin's name, or the same name for every key of
   /// no plugin.
-  func serve(_ ready: [BusSocket.Events], principal: (String) -> String) {
+  public func serve(_ ready: [BusSocket.Events], principal: (String) -> String) {
     guard let listening = ready.first else { return }
     if listening.contains(.readable) { accept() }
     for (id, events) in zip(polled, ready.dropFirst()) where !events.isEmpty {
@@ -196,7 +197,7 @@ final class RequestStreams {
 
   /// Up to `count` requests, taken in turn by principal (one of each while several wait,
   /// or while `oneEach`: others wait elsewhere).
-  func take(upTo count: Int, oneEach: Bool = false) -> [ArrivedRequest] {
+  public func take(upTo count: Int, oneEach: Bool = false) -> [ArrivedRequest] {
     let taken = waiting.take(upTo: count, oneEach: oneEach)
     for message in taken { waitingBytes -= message.frames.last?.count ?? 0 }
     return taken
@@ -204,7 +205,7 @@ final class RequestStreams {
 
   /// Hands back requests taken and not served (see `FairQueue.putBack`), last first; those
   /// of a connection that has closed meanwhile are dropped.
-  func putBack(_ messages: some BidirectionalCollection<ArrivedRequest>) {
+  public func putBack(_ messages: some BidirectionalCollection<ArrivedRequest>) {
     for message in messages.reversed() {
       guard case .stream(let id) = message.route,
         case .open(_, let principal)? = connections[id]?.state
@@ -216,14 +217,14 @@ final class RequestStreams {
 
   /// Sends `body` on connection `id`: now as far as the socket takes it, the rest when it
   /// is writable. A connection gone drops it.
-  func send(_ id: UInt64, _ body: Data) {
+  public func send(_ id: UInt64, _ body: Data) {
     guard connections[id] != nil else { return }
     enqueue(id, body)
     keepWithinReplyBudget()
   }
 
   /// Sends what waits (for at most `deadline`, blocking in poll) and closes everything.
-  func close(flushingFor deadline: Duration = .seconds(1)) {
+  public func close(flushingFor deadline: Duration = .seconds(1)) {
     let end = ContinuousClock.now + deadline
     while ContinuousClock.now < end, connections.values.contains(where: { !$0.output.isEmpty }) {
       let waiting = connections.values.filter { !$0.output.isEmpty }
@@ -484,37 +485,43 @@ final class RequestStreams {
   private static func error() -> String { String(cString: strerror(errno)) }
 
   /// The principal of every key issued to no plugin.
-  static let anonymous = "(keys of no plugin)"
+  public static let anonymous = "(keys of no plugin)"
 }
 
 /// The bounds of the request stream (Protocols/README.md "Limits").
-struct StreamLimits: Sendable {
+public struct StreamLimits: Sendable {
   /// Connections at once; more are closed as they come.
-  var maximumConnections: Int
+  public var maximumConnections: Int
   /// Connections at once that have not finished their handshake; past it, the oldest is
   /// closed.
-  var maximumHandshaking = 64
+  public var maximumHandshaking = 64
   /// Connections one principal (a plugin; all keys of no plugin together) holds open.
-  var maximumConnectionsPerPrincipal = 64
+  public var maximumConnectionsPerPrincipal = 64
   /// Requests read from one connection and not yet served; past it, the hub stops reading
   /// the connection until it has served some.
-  var maximumWaitingPerConnection = 32
+  public var maximumWaitingPerConnection = 32
   /// Bytes of requests read and not served, and of frames partly read, all together: past
   /// it, the hub reads only connections that are between two frames.
-  var inputBudget = 64 << 20
+  public var inputBudget = 64 << 20
   /// Bytes of replies waiting for their clients to read them, all together.
-  var replyBudget: Int
+  public var replyBudget: Int
   /// How long a client has to finish the handshake, and to read the refusal that closes
   /// its connection.
-  var handshakeDeadline: Duration = .seconds(2)
+  public var handshakeDeadline: Duration = .seconds(2)
 
   /// The bounds for a process whose descriptors are limited to `descriptors`: a quarter of
   /// them for the stream (libzmq aborts when it cannot accept on `hub.sock`, so the stream
   /// never takes all), 1,024 at most.
-  init(descriptors: Int, replyBudget: Int) {
+  public init(descriptors: Int, replyBudget: Int) {
     maximumConnections = max(16, min(1024, (descriptors - 64) / 4))
     maximumHandshaking = min(maximumHandshaking, maximumConnections / 2)
     maximumConnectionsPerPrincipal = min(maximumConnectionsPerPrincipal, maximumConnections / 4)
     self.replyBudget = replyBudget
   }
+}
+
+/// The request stream's socket could not be made or bound.
+public struct StreamError: Error, CustomStringConvertible, Sendable {
+  public var description: String
+  init(_ description: String) { self.description = description }
 }

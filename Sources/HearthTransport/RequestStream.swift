@@ -1,5 +1,4 @@
 import Foundation
-import HearthZMQ
 
 /// The hub's request stream (Protocols/README.md, "The request stream"): the same requests
 /// and replies as the ZeroMQ request socket, over a bare unix stream socket,

@@ -5,7 +5,7 @@
 ///
 /// A connection's requests leave with it (`remove(source:)`): a client that has gone is
 /// not answered, so its requests are not run.
-struct FairQueue<Source: Hashable, Item> {
+public struct FairQueue<Source: Hashable, Item> {
   private struct Principal {
     var sources: [Source: [Item]] = [:]
     /// The sources with items, in the order they are served.
@@ -17,33 +17,35 @@ struct FairQueue<Source: Hashable, Item> {
   /// The principals with items, in the order they are served next.
   private var order: [String] = []
   private var principalOf: [Source: String] = [:]
-  private(set) var count = 0
+  public private(set) var count = 0
 
-  var isEmpty: Bool { count == 0 }
+  public init() {}
+
+  public var isEmpty: Bool { count == 0 }
 
   /// How many principals have requests waiting.
-  var waitingPrincipals: Int { order.count }
+  public var waitingPrincipals: Int { order.count }
 
   /// How many of `source`'s requests wait.
-  func count(of source: Source) -> Int {
+  public func count(of source: Source) -> Int {
     guard let name = principalOf[source] else { return 0 }
     return principals[name]?.sources[source]?.count ?? 0
   }
 
   /// How many of `principal`'s requests wait.
-  func count(ofPrincipal principal: String) -> Int { principals[principal]?.count ?? 0 }
+  public func count(ofPrincipal principal: String) -> Int { principals[principal]?.count ?? 0 }
 
   // Every change below is made in place (`principals[name]!…`): a copy of a principal's
   // entry taken out and written back would copy its queues on each request.
 
-  mutating func append(_ item: Item, principal: String, source: Source) {
+  public mutating func append(_ item: Item, principal: String, source: Source) {
     insert(item, principal: principal, source: source, first: false)
   }
 
   /// Puts back a request taken and not served, first of its connection's (a turn that ran
   /// out of time hands back what it did not reach, last first). Its principal keeps its
   /// place in the turn, or goes to the back when it had nothing left waiting.
-  mutating func putBack(_ item: Item, principal: String, source: Source) {
+  public mutating func putBack(_ item: Item, principal: String, source: Source) {
     insert(item, principal: principal, source: source, first: true)
   }
 
@@ -72,7 +74,7 @@ struct FairQueue<Source: Hashable, Item> {
 
   /// Forgets `source`'s requests; returns them.
   @discardableResult
-  mutating func remove(source: Source) -> [Item] {
+  public mutating func remove(source: Source) -> [Item] {
     guard let name = principalOf.removeValue(forKey: source),
       let items = principals[name]?.sources.removeValue(forKey: source)
     else { return [] }
@@ -89,7 +91,7 @@ struct FairQueue<Source: Hashable, Item> {
   /// Up to `limit` requests: while several principals wait (or `oneEach`: others wait
   /// elsewhere), one of each, in turn, each principal's connections in turn; while one alone
   /// waits, as many of its as `limit` (its requests wait behind nobody's).
-  mutating func take(upTo limit: Int, oneEach: Bool = false) -> [Item] {
+  public mutating func take(upTo limit: Int, oneEach: Bool = false) -> [Item] {
     var taken: [Item] = []
     let rounds = oneEach || waitingPrincipals > 1 ? 1 : limit
     for _ in 0..<rounds {

@@ -1,5 +1,6 @@
 import CZMQ
 import Foundation
+import HearthWire
 
 /// A CURVE key pair, each key in Z85 text (40 characters).
 public struct CurveKeyPair: Hashable, Sendable {
@@ -31,9 +32,7 @@ public struct CurveKeyPair: Hashable, Sendable {
   }
 
   /// Whether `text` is a key in Z85: 40 characters of ZeroMQ's Z85 alphabet.
-  public static func isKey(_ text: String) -> Bool {
-    text.utf8.count == 40 && text.utf8.allSatisfy { z85Alphabet.contains($0) }
-  }
+  public static func isKey(_ text: String) -> Bool { Z85.isKey(text) }
 
   /// The 32 bytes of a key as Z85 text (how a ZAP request's binary key is named).
   public static func z85(_ key: Data) -> String? {
@@ -51,7 +50,4 @@ public struct CurveKeyPair: Hashable, Sendable {
     var bytes = [UInt8](repeating: 0, count: 32)
     return zmq_z85_decode(&bytes, text) == nil ? nil : Data(bytes)
   }
-
-  private static let z85Alphabet = Set(
-    "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ.-:+=^!/*?&<>()[]{}@%$#".utf8)
 }
