@@ -172,33 +172,64 @@ public final class Hub: Sendable {
   /// The write-ahead log: its size, bound and last checkpoint.
   public var walStatus: WALStatus { walBound.status }
 
-  /// Serves until `stop()`. `onReady` runs once the sockets are bound. A hub runs once: when
-  /// this returns, the next hub may start on the database.
-  public func run(onReady: () -> Void = {}) throws {
+  /// Serves until `stop()`, its services a group of their own (hearthd runs `services`
+  /// in its one group instead). `onReady` runs once the sockets are bound. A hub runs once:
+  /// when this returns, the next hub may start on the database.
+  public func run(onReady: @escaping @Sendable () -> Void = {}) throws {
     defer { lock.release() }
+    let group = ServiceGroup(
+      try services(onReady: onReady), signals: [], logger: Logger(label: "hearthd"))
+    do {
+      try group.run()
+    } catch let failure as ServiceFailure {
+      throw failure.error
+    }
+  }
+
+  /// Every thread the hub needs, as services of one group, in the order they stop (each
+  /// once the one before it has ended, `ServiceGroup`):
+  ///
+  /// 1. the sync service, whose writes in flight go through the loop and finish there;
+  /// 2. the request loop (`stop()`), which answers or refuses what it holds;
+  /// 3. the checkpointer, on the writer's connection between the loop's commits;
+  /// 4. the WAL syncer, which makes the loop's last commits durable before it ends;
+  /// 5. the ZAP handler, which admits the loop's clients while they may connect.
+  ///
+  /// When any of them ends or fails, the group stops them all, the loop included.
+  public func services(onReady: @escaping @Sendable () -> Void = {}) throws -> [any Service] {
+    let context = BusContext()
+    let zap = try Identities.handler(context, keyring: configuration.paths.keyring)
+    let loop = RequestLoop(hub: self, context: context, zap: zap, onReady: onReady)
+    let inOrder: [(any Service)?] = [sync.helper, loop, checkpointer(), syncer, zap]
+    return inOrder.compactMap { $0 }
+  }
+
+  /// The request loop as a service: binds the sockets once the ZAP handler listens, serves
+  /// until `stop()`, then answers or refuses what waits and truncates the log.
+  private struct RequestLoop: Service {
+    let hub: Hub
+    let context: BusContext
+    let zap: ZAPService
+    let onReady: @Sendable () -> Void
+    var name: String { "hub" }
+
+    func run() throws { try hub.serve(context, zap: zap, onReady: onReady) }
+    func stop() { hub.stop() }
+  }
+
+  private func serve(
+    _ context: BusContext, zap: ZAPService, onReady: () -> Void
+  ) throws {
+    // Whatever ends the loop, the sync service's writes waiting for it are refused.
+    defer { sync.jobs.close() }
     try FileManager.default.createDirectory(
       atPath: configuration.runtimeDirectory, withIntermediateDirectories: true,
       attributes: [.posixPermissions: 0o700])
     chmod(configuration.runtimeDirectory, 0o700)
-    let context = BusContext()
     let keys = try curveKeys()
-    // The helpers of the loop, stopped (and waited for) when it ends, however it ends; the
-    // authentication handler first, bound before any socket it guards.
-    let zap = Identities.handler(context, keyring: configuration.paths.keyring)
-    let helpers = ServiceGroup(
-      [zap.service] + [checkpointer(), sync.helper].compactMap { $0 },
-      signals: [],
-      logger: Logger(label: "hearthd")
-    ).start()
-    defer {
-      helpers.stop()
-      try? helpers.wait()
-    }
     try zap.waitUntilBound()
-    let syncing = startSyncer()
-    defer { syncing() }
     let (router, publisher) = try bindSockets(context, keys: keys)
-    // A clean stop leaves no socket files behind (the lock is held until `run` returns, so
+    // A clean stop leaves no socket files behind (the lock is held until the group ends, so
     // no other hub has bound these paths meanwhile).
     defer {
       for path in ["hub.sock", "bus.sock"] { unlink(configuration.runtimeDirectory + "/" + path) }
@@ -225,28 +256,8 @@ public final class Hub: Sendable {
     // Each turn waits for a request, a bell (the syncer's, the sync jobs', `stop()`'s) or
     // 50 ms at most: the timers (heartbeats, expiry, pruning) are looked at every turn.
     while try session.serveOnce(waitingAtMost: .milliseconds(50)) {}
-    // The sync service first: its writes in flight fail as it stops, not as an error.
-    sync.service?.stop()
     try session.finish()
-    helpers.stop()
-    try helpers.wait()
     try database.checkpoint(.truncate)
-  }
-
-  /// Runs the syncer on a thread of its own; returns what stops it (once what was asked for
-  /// is synced) and waits for it.
-  private func startSyncer() -> () -> Void {
-    let (syncer, finished) = (syncer, DispatchSemaphore(value: 0))
-    let thread = Thread {
-      syncer.run()
-      finished.signal()
-    }
-    thread.name = "hearthd.sync-wal"
-    thread.start()
-    return {
-      syncer.stop()
-      finished.wait()
-    }
   }
 
   /// The hub's CURVE keys: the configuration's when it has them, else the keyring's
@@ -318,11 +329,33 @@ public final class Hub: Sendable {
   /// log nears its bound, from a thread of its own but on the writer's connection, between
   /// two of its commits: no checkpoint ever runs beside a commit on another connection,
   /// which SQLite's WAL-reset bug needs (see `WALBound`). Nil when the interval is zero.
-  private func checkpointer() -> LoopService? {
+  private func checkpointer() -> (any Service)? {
     guard configuration.checkpointInterval > .zero else { return nil }
-    let (walBound, interval, database) = (walBound, configuration.checkpointInterval, database)
-    return LoopService("hearthd.checkpoint") { loop in
-      while !loop.isStopping { walBound.passiveTurn(database, interval: interval) }
+    return Checkpointer(
+      walBound: walBound, interval: configuration.checkpointInterval, database: database)
+  }
+
+  private final class Checkpointer: Service {
+    let name = "hearthd.checkpoint"
+    let walBound: WALBound
+    let interval: Duration
+    let database: DatabasePool
+    private let stopping = Atomic<Bool>(false)
+
+    init(walBound: WALBound, interval: Duration, database: DatabasePool) {
+      (self.walBound, self.interval, self.database) = (walBound, interval, database)
+    }
+
+    func run() {
+      while !stopping.load(ordering: .acquiring) {
+        walBound.passiveTurn(database, interval: interval)
+      }
+    }
+
+    /// Wakes the turn that waits: the loop sees `stopping` at once.
+    func stop() {
+      stopping.store(true, ordering: .releasing)
+      walBound.wakeUp()
     }
   }
 

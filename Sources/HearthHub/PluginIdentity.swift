@@ -111,36 +111,50 @@ struct Identities {
   static let ipcDomain = "ipc"
   static let tcpDomain = "tcp"
 
-  /// The ZAP handler, as a service binding to `context` on its thread, and what waits
-  /// until it is bound (a handshake before that would be admitted by nobody): call it after
-  /// starting the service and before binding the sockets it guards.
-  static func handler(_ context: BusContext, keyring: Keyring) -> (
-    service: LoopService, waitUntilBound: @Sendable () throws -> Void
-  ) {
-    let bound = DispatchSemaphore(value: 0)
-    let failure = Locked<String?>(nil)
-    let service = LoopService("hearthd.zap") { loop in
-      let handler: ZAPHandler
-      do {
-        handler = try ZAPHandler(context)
-      } catch {
-        failure.withLock { $0 = "\(error)" }
-        bound.signal()
-        throw error
-      }
+  /// The ZAP handler as a service: `waitUntilBound` returns once it listens (throws when
+  /// it could not), so that no socket it guards is bound before it.
+  static func handler(_ context: BusContext, keyring: Keyring) throws -> ZAPService {
+    try ZAPService(context, keyring: keyring)
+  }
+}
+
+/// The hub's ZAP handler (`Identities.admit` for each handshake) on a thread of its own,
+/// until `stop()` rings its bell.
+final class ZAPService: Service {
+  let name = "hearthd.zap"
+  private let context: BusContext
+  private let keyring: Keyring
+  private let stopBell: Doorbell
+  private let bound = DispatchSemaphore(value: 0)
+  private let failure = Locked<String?>(nil)
+
+  init(_ context: BusContext, keyring: Keyring) throws {
+    self.context = context
+    self.keyring = keyring
+    stopBell = try Doorbell()
+  }
+
+  func run() throws {
+    let handler: ZAPHandler
+    do {
+      handler = try ZAPHandler(context)
+    } catch {
+      failure.withLock { $0 = "\(error)" }
       bound.signal()
-      while !loop.isStopping {
-        try handler.serve(waitingAtMost: .milliseconds(100)) { admit($0, keyring: keyring) }
-      }
+      throw error
     }
-    return (
-      service,
-      {
-        bound.wait()
-        if let message = failure.withLock({ $0 }) {
-          throw HubError("the hub's authentication handler did not start: \(message)")
-        }
-      }
-    )
+    bound.signal()
+    try handler.serve(until: stopBell) { Identities.admit($0, keyring: keyring) }
+  }
+
+  func stop() { stopBell.ring() }
+
+  /// Waits until the handler listens; throws when it could not.
+  func waitUntilBound() throws {
+    bound.wait()
+    bound.signal()
+    if let message = failure.withLock({ $0 }) {
+      throw HubError("the hub's authentication handler did not start: \(message)")
+    }
   }
 }

@@ -125,6 +125,9 @@ final class WALBound: Sendable {
     }
   }
 
+  /// Ends the checkpointer's wait now (it stops, or the log crossed three quarters).
+  func wakeUp() { wake.signal() }
+
   /// The checkpointer thread's turn: waits `interval` (2 ms while the log is three quarters
   /// full), then copies what it can with a PASSIVE checkpoint on the writer's connection,
   /// between two of its calls (none while a client's transaction is open).

@@ -1,4 +1,5 @@
 import Foundation
+import HearthService
 import HearthTransport
 import Synchronization
 
@@ -26,7 +27,7 @@ import Synchronization
 /// A failed sync is final: the kernel may have dropped the pages it could not write, so no
 /// later sync can vouch for them. The hub then stops without acknowledging anything more
 /// (see `failure`); SQLite recovers what reached the disk at the next start.
-final class WALSyncer: @unchecked Sendable {
+final class WALSyncer: Service, @unchecked Sendable {
   // Safe to share: `requested`, `synced`, `issued`, `isStopping` and `hasEnded` are read
   // and written only with `condition` locked; `log` only by the syncing thread and
   // `hereLog` only by the hub's (each a descriptor of its own); the rest is atomic or
@@ -124,6 +125,8 @@ final class WALSyncer: @unchecked Sendable {
     }
     return true
   }
+
+  let name = "hearthd.sync-wal"
 
   /// Ends `run` once what was asked for is synced.
   func stop() {

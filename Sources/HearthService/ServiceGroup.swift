@@ -60,13 +60,16 @@ public final class LoopService: Service {
 public struct ServiceFailure: Error, CustomStringConvertible, Sendable {
   public var service: String
   public var message: String
+  /// What the service threw.
+  public var error: any Error
   public var description: String { "\(service): \(message)" }
 }
 
 /// Runs services together, each on a thread of its own, and stops them together: when a
-/// signal of `signals` arrives, or when one of them returns or fails, every service is asked
-/// to stop, in the order given, and the group waits for all of them. The first failure is
-/// rethrown as a `ServiceFailure`.
+/// signal of `signals` arrives, or when one of them returns or fails, the services are
+/// stopped in the order given, each once the one before it has ended (so a service may
+/// rely, until it ends, on every service after it), and the group waits for all of them.
+/// The first failure is rethrown as a `ServiceFailure`.
 ///
 /// ```swift
 /// try ServiceGroup([hubService, watchdog], logger: Logger(label: "hearthd")).run()
@@ -107,16 +110,20 @@ public struct ServiceGroup: Sendable {
     private struct Shared: Sendable {
       /// Signalled when the group should stop (a signal, a service that ended).
       let shouldStop = DispatchSemaphore(value: 0)
-      let ended = DispatchSemaphore(value: 0)
+      /// One for each service, signalled when it has ended.
+      let ended: [DispatchSemaphore]
       let failure = Locked<ServiceFailure?>(nil)
     }
 
     private let group: ServiceGroup
-    private let shared = Shared()
+    private let shared: Shared
     private var sources: [any DispatchSourceSignal] = []
     private var hasEnded = false
 
-    init(_ group: ServiceGroup) { self.group = group }
+    init(_ group: ServiceGroup) {
+      self.group = group
+      shared = Shared(ended: group.services.map { _ in DispatchSemaphore(value: 0) })
+    }
 
     func begin() {
       let (shared, logger) = (shared, group.logger)
@@ -130,17 +137,17 @@ public struct ServiceGroup: Sendable {
         source.resume()
         sources.append(source)
       }
-      for service in group.services {
+      for (service, ended) in zip(group.services, shared.ended) {
         let thread = Thread {
           do {
             try service.run()
           } catch {
             logger.error("\(service.name): \(error)")
-            let failed = ServiceFailure(service: service.name, message: "\(error)")
+            let failed = ServiceFailure(service: service.name, message: "\(error)", error: error)
             shared.failure.withLock { $0 = $0 ?? failed }
           }
           shared.shouldStop.signal()
-          shared.ended.signal()
+          ended.signal()
         }
         thread.name = service.name
         thread.start()
@@ -156,17 +163,20 @@ public struct ServiceGroup: Sendable {
       guard !hasEnded else { return }
       hasEnded = true
       if !group.services.isEmpty { shared.shouldStop.wait() }
-      for service in group.services { service.stop() }
-      if let grace = group.grace {
-        let seconds =
-          Double(grace.components.seconds) + Double(grace.components.attoseconds) / 1e18
-        let deadline = DispatchTime.now() + seconds
-        for _ in group.services where shared.ended.wait(timeout: deadline) == .timedOut {
-          group.logger.warning("a service did not end within \(grace) of the stop; leaving it")
-          break
+      let deadline = group.grace.map { grace in
+        DispatchTime.now()
+          + Double(grace.components.seconds) + Double(grace.components.attoseconds) / 1e18
+      }
+      // Past the grace, the rest are asked to stop without waiting for them.
+      var late = false
+      for (service, ended) in zip(group.services, shared.ended) {
+        service.stop()
+        guard !late else { continue }
+        if ended.wait(timeout: deadline ?? .distantFuture) == .timedOut {
+          group.logger.warning(
+            "\(service.name) did not end within \(group.grace!) of the stop; leaving it")
+          late = true
         }
-      } else {
-        for _ in group.services { shared.ended.wait() }
       }
       for source in sources { source.cancel() }
       sources.removeAll()

@@ -33,6 +33,16 @@ public final class ZAPHandler {
     try socket.bind(Self.endpoint)
   }
 
+  /// Answers handshakes until `stop` rings (the ring is left for other waiters to see).
+  public func serve(until stop: Doorbell, _ decide: (Request) -> Decision) throws {
+    while true {
+      let (readable, rung) = try socket.waitReadable(
+        orDescriptors: [stop.descriptor], timeout: .seconds(3600))
+      if rung[0] { return }
+      if readable { try serve(waitingAtMost: .zero, decide) }
+    }
+  }
+
   /// Answers the handshakes that come within `timeout` (the first one waited for, the rest
   /// already there) with `decide`; returns how many it answered.
   @discardableResult

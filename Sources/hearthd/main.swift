@@ -155,30 +155,29 @@ do {
   exit(1)
 }
 
-/// The request loop, until the group stops it.
-struct HubService: Service {
-  let hub: Hub
-  var name: String { "hub" }
-
-  func run() throws {
-    try hub.run {
-      let endpoints = "\(configuration.requestEndpoint), bus \(configuration.busEndpoint)"
-      log.info(
-        "hearthd \(version): serving \(configuration.databasePath) at \(endpoints), "
-          + "sequence \(hub.lastSequence)")
-      _ = notifier.notify(
-        "READY=1\nSTATUS=serving \(configuration.databasePath), sequence \(hub.lastSequence)")
-    }
-    log.info("stopped at sequence \(hub.lastSequence)")
+// The hub's services (the request loop and its helpers, in the order they stop), then the
+// watchdog: one group, stopped by SIGTERM or by any of them ending.
+var services: [any Service]
+do {
+  services = try hub.services {
+    let endpoints = "\(configuration.requestEndpoint), bus \(configuration.busEndpoint)"
+    log.info(
+      "hearthd \(version): serving \(configuration.databasePath) at \(endpoints), "
+        + "sequence \(hub.lastSequence)")
+    _ = notifier.notify(
+      "READY=1\nSTATUS=serving \(configuration.databasePath), sequence \(hub.lastSequence)")
   }
-
-  func stop() {
-    _ = notifier.notify("STOPPING=1")
-    hub.stop()
-  }
+} catch {
+  log.error("cannot start: \(error)")
+  _ = notifier.notify("STATUS=cannot start: \(error)")
+  exit(1)
 }
-
-var services: [any Service] = [HubService(hub: hub)]
+// The first to stop: systemd hears that the stop has begun before the hub's helpers end.
+services.insert(
+  LoopService("stopping") { loop in
+    while loop.wait(for: .seconds(3600)) {}
+    _ = notifier.notify("STOPPING=1")
+  }, at: 0)
 if let interval = notifier.watchdogInterval {
   services.append(
     LoopService("watchdog") { loop in
@@ -189,6 +188,7 @@ if let interval = notifier.watchdogInterval {
 }
 do {
   try ServiceGroup(services, logger: log).run()
+  log.info("stopped at sequence \(hub.lastSequence)")
   exit(0)
 } catch {
   exit(1)
