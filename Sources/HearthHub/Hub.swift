@@ -59,7 +59,7 @@ public final class Hub: Sendable {
       atPath: (configuration.databasePath as NSString).deletingLastPathComponent,
       withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
     lock = try HubLock(paths: configuration.paths)
-    locks = SharedMemoryLocks(databasePath: configuration.databasePath)
+    locks = SharedMemoryLocks(databasePath: configuration.databasePath, clock: clock)
     try HubLock.checkSocketsAreFree(in: configuration.runtimeDirectory)
     try Hub.checkExistingFile(configuration.databasePath)
     try Hub.restrictToOwner(configuration.databasePath)
@@ -90,7 +90,7 @@ public final class Hub: Sendable {
       )
     }
     self.sync = sync
-    let walBound = WALBound(configuration: configuration, pageSize: pageSize)
+    let walBound = WALBound(configuration: configuration, pageSize: pageSize, clock: clock)
     // Checkpoints run on the checkpointer thread and, past the bound, after a commit (see
     // `WALBound`), never inside the COMMIT that happens to cross SQLite's threshold.
     try database.inWriterDatabase { db in try walBound.install(on: db) }

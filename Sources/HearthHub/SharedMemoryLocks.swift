@@ -1,4 +1,5 @@
 import Foundation
+import HearthDependencies
 import HearthSupport
 import HearthWire
 
@@ -23,24 +24,29 @@ import HearthWire
 /// second, it costs the hub 5 % of its throughput at 16 writers).
 final class SharedMemoryLocks: Sendable {
   let shmPath: String
-  private let state = Locked<
-    (seen: [ForeignLock], at: ContinuousClock.Instant?, warned: ContinuousClock.Instant?)
-  >(([], nil, nil))
+  private let state = Locked<(seen: [ForeignLock], at: Duration?, warned: Duration?)>(
+    ([], nil, nil))
+  /// What "once a second" is measured on (the hub's clock).
+  private let clock: Stopwatch
 
-  init(databasePath: String) { shmPath = databasePath + "-shm" }
+  init(databasePath: String, clock: Stopwatch) {
+    shmPath = databasePath + "-shm"
+    self.clock = clock
+  }
 
   /// The locks held against the writer: looked at now, unless the last look is under a
   /// second old.
   func current() -> [ForeignLock] {
     if let (seen, at) = state.withLock({ state in state.at.map { (state.seen, $0) } }),
-      ContinuousClock.now - at < .seconds(1)
+      clock.elapsed - at < .seconds(1)
     {
       return seen
     }
     let seen = foreign()
+    let now = clock.elapsed
     state.withLock {
       $0.seen = seen
-      $0.at = .now
+      $0.at = now
     }
     return seen
   }
@@ -50,9 +56,10 @@ final class SharedMemoryLocks: Sendable {
   func writerWasBusy() {
     let held = current().filter { $0.lock == "write" }
     guard !held.isEmpty else { return }
+    let now = clock.elapsed
     let due = state.withLock { state in
-      guard state.warned.map({ .now - $0 >= .seconds(60) }) ?? true else { return false }
-      state.warned = .now
+      guard state.warned.map({ now - $0 >= .seconds(60) }) ?? true else { return false }
+      state.warned = now
       return true
     }
     if due { warn(held) }

@@ -1,4 +1,5 @@
 import Foundation
+import HearthDependencies
 import HearthSQLite
 import HearthWire
 
@@ -42,7 +43,8 @@ final class WALBound: Sendable {
     var incompleteRestarts = 0
     var restartTime = Duration.zero
     var slowestRestart = Duration.zero
-    var retryAfter: ContinuousClock.Instant?
+    /// When the next restart may be tried, on the hub's clock.
+    var retryAfter: Duration?
     var last: CheckpointStatus?
     var isNearLimit = false
   }
@@ -50,7 +52,11 @@ final class WALBound: Sendable {
   /// Signalled when the log crosses three quarters of the limit.
   private let wake = DispatchSemaphore(value: 0)
 
-  init(configuration: HubConfiguration, pageSize: Int) {
+  /// What decides when a restart is tried again (the hub's clock).
+  private let clock: Stopwatch
+
+  init(configuration: HubConfiguration, pageSize: Int, clock: Stopwatch) {
+    self.clock = clock
     limit = configuration.walLimit
     wait = configuration.checkpointWait
     retryDelay = configuration.checkpointRetryDelay
@@ -85,7 +91,7 @@ final class WALBound: Sendable {
   var restartIsDue: Bool {
     state.withLock { state in
       guard state.frames * frameBytes > limit else { return false }
-      if let retryAfter = state.retryAfter, ContinuousClock.now < retryAfter { return false }
+      if let retryAfter = state.retryAfter, clock.elapsed < retryAfter { return false }
       return true
     }
   }
@@ -99,10 +105,12 @@ final class WALBound: Sendable {
       result = try db.checkpoint(.restart, waitingAtMost: wait)
     } catch {
       Logger(label: "hearthd").warning("the WAL checkpoint failed: \(error)")
-      state.withLock { $0.retryAfter = .now + retryDelay }
+      let retryAfter = clock.elapsed + retryDelay
+      state.withLock { $0.retryAfter = retryAfter }
       return
     }
     let elapsed = ContinuousClock.now - start
+    let retryAt = clock.elapsed + retryDelay
     state.withLock { state in
       state.restartTime += elapsed
       state.slowestRestart = max(state.slowestRestart, elapsed)
@@ -115,7 +123,7 @@ final class WALBound: Sendable {
       } else {
         // A reader held on: let the writer go for a while.
         state.incompleteRestarts += 1
-        state.retryAfter = .now + retryDelay
+        state.retryAfter = retryAt
       }
       state.last = CheckpointStatus(
         mode: "restart", at: Int64(Date().timeIntervalSince1970 * 1000),
