@@ -349,7 +349,9 @@ import Testing
   /// A client refused (here for a frame past the limit) while replies wait for it, and that
   /// reads nothing, is closed at its deadline with what waited: the hub does not keep it.
   @Test func aRefusedClientThatDoesNotReadIsClosedAtItsDeadline() throws {
-    let running = try RunningHub { $0.maximumMessageSize = 16_384 }
+    // The deadline is on the hub's clock, which the test moves.
+    let clock = TestClock()
+    let running = try RunningHub(clock: clock) { $0.maximumMessageSize = 16_384 }
     defer { running.stopAndRemove() }
     let database = try HubDatabase.registered(Self.registration, paths: running.paths)
     for _ in 0..<10 {
@@ -359,10 +361,28 @@ import Testing
         }
       }
     }
+    let watcher = try Self.open(running.paths, as: .generate())
+    func connections() throws -> [String: Any] {
+      try watcher.send(Data(#"{"v":1,"type":"hello","id":"h"}"#.utf8))
+      return try #require(
+        Self.object(watcher.receive(timeout: .seconds(5)))["connections"] as? [String: Any])
+    }
     let deaf = try Self.openUnread(running.paths)
     try deaf.send(Data(repeating: 0x20, count: 4 * 16_384 + 1))
+    // Each hello is a turn of the hub's: it reads what came (the deaf client's requests,
+    // then its frame past the limit, which it refuses: the deadline starts then, on the
+    // hub's clock), then closes what is past its deadline. The hub's time moves 100 ms a
+    // turn until the refused client is gone: never before its deadline.
+    let open = try #require(connections()["streamConnections"] as? Int)
     let deadline = StreamLimits(descriptors: 4096, replyBudget: 1).handshakeDeadline
-    Thread.sleep(forTimeInterval: Double(deadline.components.seconds) + 1.5)
+    var moved = Duration.zero
+    let started = ContinuousClock.now
+    while try connections()["streamConnections"] as? Int == open {
+      try #require(ContinuousClock.now - started < .seconds(30))
+      clock.advance(by: .milliseconds(100))
+      moved += .milliseconds(100)
+    }
+    #expect(moved > deadline)
     // What the socket held comes, then the end: neither every reply nor the refusal.
     var answered = 0
     #expect(throws: StreamClosed.self) {
