@@ -122,7 +122,8 @@ import Testing
     #expect(held.restarts == 0)
     #expect(held.incompleteRestarts >= 1, "\(held)")
     #expect(held.checkpoint?.complete == false)
-    // Each try waits 50 ms at most, and the next one comes 250 ms later.
+    // Each try waits 50 ms at most, and the next comes 250 ms later on the hub's clock
+    // (which stands still here: one try).
     #expect(slowest < .seconds(1), "the slowest write took \(slowest)")
 
     // Reader gone: a commit before the retry delay has passed does not try again (the
