@@ -198,7 +198,7 @@ public final class Hub: Sendable {
   /// When any of them ends or fails, the group stops them all, the loop included.
   public func services(onReady: @escaping @Sendable () -> Void = {}) throws -> [any Service] {
     let context = BusContext()
-    let zap = try Identities.handler(context, keyring: configuration.paths.keyring)
+    let zap = try ZAPService(context, keyring: configuration.paths.keyring)
     let loop = RequestLoop(hub: self, context: context, zap: zap, onReady: onReady)
     let inOrder: [(any Service)?] = [sync.helper, loop, checkpointer(), syncer, zap]
     return inOrder.compactMap { $0 }

@@ -110,16 +110,11 @@ struct Identities {
 
   static let ipcDomain = "ipc"
   static let tcpDomain = "tcp"
-
-  /// The ZAP handler as a service: `waitUntilBound` returns once it listens (throws when
-  /// it could not), so that no socket it guards is bound before it.
-  static func handler(_ context: BusContext, keyring: Keyring) throws -> ZAPService {
-    try ZAPService(context, keyring: keyring)
-  }
 }
 
 /// The hub's ZAP handler (`Identities.admit` for each handshake) on a thread of its own,
-/// until `stop()` rings its bell.
+/// until `stop()` rings its bell. `waitUntilBound` returns once it listens (throws when it
+/// could not), so that no socket it guards is bound before it.
 final class ZAPService: Service {
   let name = "hearthd.zap"
   private let context: BusContext

@@ -59,9 +59,9 @@ public final class LoopService: Service {
 /// A service that failed: which one, and its error.
 public struct ServiceFailure: Error, CustomStringConvertible, Sendable {
   public var service: String
-  public var message: String
   /// What the service threw.
   public var error: any Error
+  public var message: String { "\(error)" }
   public var description: String { "\(service): \(message)" }
 }
 
@@ -143,7 +143,7 @@ public struct ServiceGroup: Sendable {
             try service.run()
           } catch {
             logger.error("\(service.name): \(error)")
-            let failed = ServiceFailure(service: service.name, message: "\(error)", error: error)
+            let failed = ServiceFailure(service: service.name, error: error)
             shared.failure.withLock { $0 = $0 ?? failed }
           }
           shared.shouldStop.signal()

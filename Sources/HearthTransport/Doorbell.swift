@@ -1,7 +1,7 @@
 import Foundation
 
 /// A pipe as a doorbell: rung from any thread, waited on beside a socket
-/// (`BusSocket.waitReadable(orDescriptors:)`, `poll`) by the thread that owns the socket.
+/// (`BusSocket.waitReadable(orDescriptors:)`, `Descriptors.wait`) by the thread that owns it.
 public final class Doorbell: Sendable {
   /// The end to wait on.
   public let descriptor: Int32
@@ -39,8 +39,7 @@ public final class Doorbell: Sendable {
 
   /// Waits up to `timeout` for a ring; clears it.
   public func wait(timeout: Duration) {
-    var descriptors = [pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)]
-    _ = poll(&descriptors, 1, timeout.milliseconds)
+    _ = try? Descriptors.wait([(descriptor, .readable)], timeout: timeout)
     clear()
   }
 }
