@@ -30,6 +30,20 @@ enum JSONText {
     return try page ?? JSONDecoder().decode(SyncPage.self, from: Data(text.utf8))
   }
 
+  /// A chunk's records (a JSON array of `hearth.push`'s records), read by the scanner; a
+  /// list of another shape goes through Foundation's decoder, which says what is wrong.
+  static func recordList(_ text: String) throws -> [SyncRecord] {
+    var text = text
+    let records = text.withUTF8 { bytes in
+      var scanner = JSONScanner(bytes: bytes)
+      guard let records = scanner.list({ $0.syncRecord() }), scanner.atEnd else {
+        return nil as [SyncRecord]?
+      }
+      return records
+    }
+    return try records ?? JSONDecoder().decode([SyncRecord].self, from: Data(text.utf8))
+  }
+
   /// Any value through Foundation's coder (keys sorted), for what is not a dictionary of
   /// strings.
   static func encode(_ value: some Encodable) throws -> String {

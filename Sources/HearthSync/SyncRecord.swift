@@ -89,3 +89,22 @@ public struct SyncPage: Codable, Hashable, Sendable {
     self.complete = complete
   }
 }
+
+extension SyncRecord {
+  /// The record with each time past `bound` (wall ms) read as the bound, its counter and
+  /// hub kept: how every hub reads a chunk's times (the server's bound when it came).
+  public func clamped(to bound: Int64) -> SyncRecord {
+    func clamp(_ text: String?) -> String? {
+      guard let text, var time = HybridTimestamp(text), time.milliseconds > bound else {
+        return text
+      }
+      time.milliseconds = bound
+      return time.description
+    }
+    var record = self
+    record.times = times.mapValues { clamp($0) ?? $0 }
+    record.created = clamp(created)
+    record.deleted = clamp(deleted)
+    return record
+  }
+}

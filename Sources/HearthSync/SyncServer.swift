@@ -17,7 +17,7 @@ public final class SyncServer {
   /// record not shared with someone else.
   public let zone: String
   /// The server schema's version; a newer one on the server is refused.
-  public static let schemaVersion = 4
+  public static let schemaVersion = 5
 
   /// Connects as the person `conninfo` names; `zone` is the name of their private zone.
   public init(_ conninfo: String, zone: String = "default") throws {
@@ -62,6 +62,7 @@ public final class SyncServer {
       }
       for (number, script) in [
         (1, serverSchemaV1), (2, serverSchemaV2), (3, serverSchemaV3), (4, serverSchemaV4),
+        (5, serverSchemaV5),
       ]
       where number > version {
         try connection.executeScript(script)
@@ -93,6 +94,50 @@ public final class SyncServer {
       throw PostgresError(sqlState: nil, message: "hearth.push returned no sequence number")
     }
     return seq
+  }
+
+  /// Appends `records` to `zone` (the private one unless said) as one chunk (schema 5):
+  /// nothing merged on the server. Returns the chunk's sequence number and the bound its
+  /// times are read under (wall ms): a time of this hub's past it is read as the bound by
+  /// every other hub, so this hub reads its own so too (`SyncRecord.clamped(to:)`).
+  public func append(_ records: [SyncRecord], zone: String? = nil, hub: String) throws -> (
+    seq: Int64, bound: Int64
+  ) {
+    let row = try connection.execute(
+      "SELECT seq, bound FROM hearth.append($1, $2, $3::jsonb)",
+      [zone ?? self.zone, hub, try JSONText.records(records)]
+    ).rows.first
+    guard let row, let seq = (row[0] ?? nil).flatMap({ Int64($0) }),
+      let bound = (row[1] ?? nil).flatMap({ Int64($0) })
+    else { throw PostgresError(sqlState: nil, message: "hearth.append returned no number") }
+    return (seq, bound)
+  }
+
+  /// The chunks of `zone` (the private one unless said) after chunk `seq`, until `limit`
+  /// records, less those `hub` appended at or before `pushed` (it has them): their records,
+  /// in order, each with its chunk's number and its times read under the chunk's bound;
+  /// `last`, the number of the last chunk read (skipped ones too), nil when none came.
+  public func chunks(
+    _ zone: String? = nil, after seq: Int64, limit: Int, hub: String, pushed: Int64 = 0
+  ) throws -> (records: [SyncRecord], last: Int64?) {
+    var records: [SyncRecord] = []
+    var last: Int64?
+    for row in try connection.execute(
+      "SELECT seq, bound, records FROM hearth.chunks_after($1, $2, $3, $4, $5)",
+      [zone ?? self.zone, hub, String(seq), String(limit), String(pushed)]
+    ).rows {
+      guard let seq = (row[0] ?? nil).flatMap({ Int64($0) }),
+        let bound = (row[1] ?? nil).flatMap({ Int64($0) })
+      else { throw PostgresError(sqlState: nil, message: "hearth.chunks_after: no number") }
+      last = seq
+      guard let text = row[2] ?? nil else { continue }
+      for var record in try JSONText.recordList(text) {
+        record = record.clamped(to: bound)
+        record.seq = seq
+        records.append(record)
+      }
+    }
+    return (records, last)
   }
 
   /// The next page of `zone` (the private one unless said) after `cursor`: at most `limit`
