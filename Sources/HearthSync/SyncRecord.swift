@@ -74,6 +74,10 @@ public struct SyncCursor: Codable, Hashable, Sendable {
   }
 
   public static let start = SyncCursor()
+
+  /// The chunk to pull after: `seq`, or the one before it when the cursor stops within it
+  /// (a cursor kept from before the server kept chunks, which stopped within a push).
+  var chunk: Int64 { type.isEmpty && name.isEmpty ? seq : max(seq - 1, 0) }
 }
 
 /// A page pulled from the server: its records, the cursor past it (nil for an empty page),
@@ -94,6 +98,16 @@ extension SyncRecord {
   /// The record with each time past `bound` (wall ms) read as the bound, its counter and
   /// hub kept: how every hub reads a chunk's times (the server's bound when it came).
   public func clamped(to bound: Int64) -> SyncRecord {
+    // Times sort as their text does: most are within the bound, told by their first 15
+    // digits without being parsed.
+    let limit = HybridTimestamp(milliseconds: bound, hub: "").description.utf8.prefix(15)
+    func isPast(_ text: String?) -> Bool {
+      guard let text else { return false }
+      return limit.lexicographicallyPrecedes(text.utf8.prefix(15))
+    }
+    guard isPast(created) || isPast(deleted) || times.values.contains(where: isPast) else {
+      return self
+    }
     func clamp(_ text: String?) -> String? {
       guard let text, var time = HybridTimestamp(text), time.milliseconds > bound else {
         return text

@@ -70,79 +70,50 @@ public final class SyncServer {
     }
   }
 
+  /// What a push came to: its chunk's sequence number, and the bound its times are read
+  /// under (wall ms; the server's clock plus `maximumDrift` when it came). Every hub reads a
+  /// time past the bound as the bound, so the pushing hub reads its own so too.
+  public struct Pushed: Hashable, Sendable {
+    public var seq: Int64
+    public var bound: Int64
+  }
+
   /// Pushes `records` (at most one per row) into `zone` (the private one unless said) as one
-  /// batch: all of them merged, or none. Returns the batch's sequence number.
-  public func push(_ records: [SyncRecord], zone: String? = nil, hub: String) throws -> Int64 {
+  /// chunk: all of them, or none. Nothing is merged on the server: each hub merges what it
+  /// pulls.
+  @discardableResult
+  public func push(_ records: [SyncRecord], zone: String? = nil, hub: String) throws -> Pushed {
     try sendPush(records, zone: zone, hub: hub)
     return try receivePush()
   }
 
-  /// Sends a push (`push`) without waiting for the server to merge it: `receivePush`
-  /// returns its sequence number.
+  /// Sends a push (`push`) without waiting for the server to take it: `receivePush`
+  /// returns what it came to.
   public func sendPush(_ records: [SyncRecord], zone: String? = nil, hub: String) throws {
     try sendPush(encoded: try JSONText.records(records), zone: zone, hub: hub)
   }
 
   /// `sendPush` of records already written as `hearth.push`'s JSON (`JSONText.records`).
   func sendPush(encoded batch: String, zone: String?, hub: String) throws {
-    try connection.send("SELECT hearth.push($1, $2, $3::jsonb)", [zone ?? self.zone, hub, batch])
+    try connection.send(
+      "SELECT seq, bound FROM hearth.push($1, $2, $3::jsonb)", [zone ?? self.zone, hub, batch])
   }
 
-  public func receivePush() throws -> Int64 {
-    guard let text = try connection.receive().rows.first?.first ?? nil, let seq = Int64(text)
+  public func receivePush() throws -> Pushed {
+    let row = try connection.receive().rows.first
+    guard let row, let seq = (row[0] ?? nil).flatMap({ Int64($0) }),
+      let bound = (row[1] ?? nil).flatMap({ Int64($0) })
     else {
       throw PostgresError(sqlState: nil, message: "hearth.push returned no sequence number")
     }
-    return seq
+    return Pushed(seq: seq, bound: bound)
   }
 
-  /// Appends `records` to `zone` (the private one unless said) as one chunk (schema 5):
-  /// nothing merged on the server. Returns the chunk's sequence number and the bound its
-  /// times are read under (wall ms): a time of this hub's past it is read as the bound by
-  /// every other hub, so this hub reads its own so too (`SyncRecord.clamped(to:)`).
-  public func append(_ records: [SyncRecord], zone: String? = nil, hub: String) throws -> (
-    seq: Int64, bound: Int64
-  ) {
-    let row = try connection.execute(
-      "SELECT seq, bound FROM hearth.append($1, $2, $3::jsonb)",
-      [zone ?? self.zone, hub, try JSONText.records(records)]
-    ).rows.first
-    guard let row, let seq = (row[0] ?? nil).flatMap({ Int64($0) }),
-      let bound = (row[1] ?? nil).flatMap({ Int64($0) })
-    else { throw PostgresError(sqlState: nil, message: "hearth.append returned no number") }
-    return (seq, bound)
-  }
-
-  /// The chunks of `zone` (the private one unless said) after chunk `seq`, until `limit`
-  /// records, less those `hub` appended at or before `pushed` (it has them): their records,
-  /// in order, each with its chunk's number and its times read under the chunk's bound;
-  /// `last`, the number of the last chunk read (skipped ones too), nil when none came.
-  public func chunks(
-    _ zone: String? = nil, after seq: Int64, limit: Int, hub: String, pushed: Int64 = 0
-  ) throws -> (records: [SyncRecord], last: Int64?) {
-    var records: [SyncRecord] = []
-    var last: Int64?
-    for row in try connection.execute(
-      "SELECT seq, bound, records FROM hearth.chunks_after($1, $2, $3, $4, $5)",
-      [zone ?? self.zone, hub, String(seq), String(limit), String(pushed)]
-    ).rows {
-      guard let seq = (row[0] ?? nil).flatMap({ Int64($0) }),
-        let bound = (row[1] ?? nil).flatMap({ Int64($0) })
-      else { throw PostgresError(sqlState: nil, message: "hearth.chunks_after: no number") }
-      last = seq
-      guard let text = row[2] ?? nil else { continue }
-      for var record in try JSONText.recordList(text) {
-        record = record.clamped(to: bound)
-        record.seq = seq
-        records.append(record)
-      }
-    }
-    return (records, last)
-  }
-
-  /// The next page of `zone` (the private one unless said) after `cursor`: at most `limit`
-  /// records changed since, in order, less those that are exactly what `hub` pushed in a
-  /// push numbered `pushed` or less (the last push it has acknowledged: it has those).
+  /// The next page of `zone` (the private one unless said) after `cursor`: the chunks
+  /// pushed since, in order, until they hold `limit` records (a page ends after the chunk
+  /// that reaches it), less those `hub` pushed in a push numbered `pushed` or less (the
+  /// last push it has acknowledged: it has those). Each record carries its chunk's number,
+  /// and its times are read under the chunk's bound.
   public func pullPage(
     _ zone: String? = nil, after cursor: SyncCursor, limit: Int, hub: String, pushed: Int64 = 0
   ) throws -> SyncPage {
@@ -155,18 +126,28 @@ public final class SyncServer {
     _ zone: String? = nil, after cursor: SyncCursor, limit: Int, hub: String, pushed: Int64 = 0
   ) throws {
     try connection.send(
-      "SELECT hearth.pull($1, $2, $3, $4, $5, $6, $7)",
-      [
-        zone ?? self.zone, hub, String(cursor.seq), cursor.type, cursor.name, String(limit),
-        String(pushed),
-      ])
+      "SELECT seq, bound, size, records, complete FROM hearth.pull($1, $2, $3, $4, $5)",
+      [zone ?? self.zone, hub, String(cursor.chunk), String(limit), String(pushed)])
   }
 
   public func receivePage() throws -> SyncPage {
-    guard let text = try connection.receive().rows.first?.first ?? nil else {
-      throw PostgresError(sqlState: nil, message: "hearth.pull returned no page")
+    var records: [SyncRecord] = []
+    var last: Int64?
+    var complete = true
+    for row in try connection.receive().rows {
+      guard row.count == 5, let seq = (row[0] ?? nil).flatMap({ Int64($0) }),
+        let bound = (row[1] ?? nil).flatMap({ Int64($0) })
+      else { throw PostgresError(sqlState: nil, message: "hearth.pull returned no number") }
+      last = seq
+      complete = row[4] == "t"
+      guard let text = row[3] ?? nil else { continue }
+      for var record in try JSONText.recordList(text) {
+        record = record.clamped(to: bound)
+        record.seq = seq
+        records.append(record)
+      }
     }
-    return try JSONText.page(text)
+    return SyncPage(records: records, last: last.map { SyncCursor(seq: $0) }, complete: complete)
   }
 
   /// The records of `zone` after `cursor` that `hub` would pull, at most `limit` scanned.

@@ -291,11 +291,11 @@ public final class SyncService: Sendable {
     }
   }
 
-  /// The sequence number of `push`, sent; nil when the server refused it for good: a share
-  /// the server will not let this person write (read-only, or taken from them). Its changes
+  /// What `push`, sent, came to; nil when the server refused it for good: a share the
+  /// server will not let this person write (read-only, or taken from them). Its changes
   /// are then dropped and the share pulled again from its start, so the server's state
   /// comes back over them.
-  private func receive(_ push: Push, _ server: SyncServer) throws -> Int64? {
+  private func receive(_ push: Push, _ server: SyncServer) throws -> SyncServer.Pushed? {
     do {
       return try server.receivePush()
     } catch let error as PostgresError where error.sqlState == "42501" && push.zone != nil {
@@ -306,12 +306,13 @@ public final class SyncService: Sendable {
     }
   }
 
-  /// Clears what the server took of `push` (numbered `seq`; nil: refused, see `receive`).
-  private func acknowledge(_ push: Push, seq: Int64?) throws {
+  /// Clears what the server took of `push` (nil: refused, see `receive`), its times past
+  /// the push's bound read as the bound here too, as every other hub reads them.
+  private func acknowledge(_ push: Push, seq pushed: SyncServer.Pushed?) throws {
     let clock = capture.clock
     try writer.write { db in
-      try SyncOutbox.acknowledge(push.entries, db)
-      if let seq {
+      try SyncOutbox.acknowledge(push.entries, bound: pushed?.bound, db)
+      if let seq = pushed?.seq {
         try SyncStore.setValue(String(seq), for: SyncStore.lastPushKey, db)
         try SyncStore.setValue(clock.last.description, for: "clock", db)
       } else if let zone = push.zone {

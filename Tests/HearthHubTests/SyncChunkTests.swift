@@ -33,12 +33,12 @@ extension SyncSuites {
       let a = Self.time(1_000_000_000_000, "a")
       let b = Self.time(1_000_000_000_001, "b")
       let old = Self.time(900_000_000_000, "b")
-      let first = try server.append(
+      let first = try server.push(
         [
           Self.record("k1", ["title": "a1", "note": "n"], at: a, created: true),
           Self.record("k2", ["title": "x"], at: a, created: true),
         ], hub: "a")
-      let second = try server.append(
+      let second = try server.push(
         [
           Self.record("k1", ["title": "b1"], at: b),
           Self.record("k2", ["title": "old"], at: old, deleted: b),
@@ -46,13 +46,13 @@ extension SyncSuites {
       #expect(second.seq > first.seq)
       // A time far ahead of the server's clock is read as the chunk's bound.
       let far = Self.time(9_999_999_999_999, "c")
-      let third = try server.append([Self.record("k1", ["note": "far"], at: far)], hub: "c")
+      let third = try server.push([Self.record("k1", ["note": "far"], at: far)], hub: "c")
       #expect(third.bound < 9_999_999_999_999)
 
       // Merged as the records table held them: the later time per column, the later
       // insert and delete.
       let merged = try server.connection.execute(
-        "SELECT record_name, fields::text, created, deleted FROM hearth.zone_records($1) "
+        "SELECT record_name, fields::text, created, deleted FROM hearth.merged($1, 9223372036854775807, NULL) "
           + "ORDER BY record_name", [server.zone]
       ).rows.map { $0.map { $0 ?? "" } }
       #expect(merged.count == 2)
@@ -62,19 +62,22 @@ extension SyncSuites {
       #expect(merged[1][3] == b)
 
       // Hub a pages through what the others appended, after what it has itself.
-      let page = try server.chunks(after: 0, limit: 10, hub: "a", pushed: first.seq)
-      #expect(page.last == third.seq)
+      let page = try server.pullPage(after: .start, limit: 10, hub: "a", pushed: first.seq)
+      #expect(page.last == SyncCursor(seq: third.seq))
+      #expect(page.complete)
       #expect(page.records.map(\.name) == ["k1", "k2", "k1"])
       #expect(page.records.map(\.seq) == [second.seq, second.seq, third.seq])
       let clamped = try #require(page.records.last?.times["note"])
       #expect(HybridTimestamp(clamped)?.milliseconds == third.bound)
       // A page ends after the chunk that reaches the limit; the next begins after it.
-      let short = try server.chunks(after: 0, limit: 1, hub: "b", pushed: 0)
+      let short = try server.pullPage(after: .start, limit: 1, hub: "b", pushed: 0)
       #expect(short.records.map(\.name) == ["k1", "k2"])
-      #expect(short.last == first.seq)
-      let rest = try server.chunks(after: first.seq, limit: 10, hub: "b", pushed: second.seq)
+      #expect(short.last == SyncCursor(seq: first.seq))
+      #expect(!short.complete)
+      let rest = try server.pullPage(
+        after: SyncCursor(seq: first.seq), limit: 10, hub: "b", pushed: second.seq)
       #expect(rest.records.map(\.name) == ["k1"])
-      #expect(rest.last == third.seq)
+      #expect(rest.last == SyncCursor(seq: third.seq))
     }
   }
 }
