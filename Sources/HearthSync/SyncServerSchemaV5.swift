@@ -100,15 +100,17 @@ let serverSchemaV5 = """
       || jsonb_strip_nulls(jsonb_build_object('created', c, 'deleted', d)) $$;
 
   -- What people read of the records (as before version 5): each zone they may read,
-  -- merged, and the stubs of records moved to a share.
+  -- merged, and the stubs of records moved to a share. The view reads as its owner, so it
+  -- checks who reads itself.
   CREATE VIEW hearth.records AS
     SELECT z.zone, r.record_type, r.record_name, r.fields, r.times, r.created, r.deleted,
       r.seq, NULL::text COLLATE "C" AS moved_to
     FROM hearth.zones z CROSS JOIN LATERAL hearth.merged(z.zone, 9223372036854775807, NULL) r
+    WHERE hearth.can_read(z.zone)
     UNION ALL
     SELECT m.zone, m.record_type, m.record_name, '{}'::jsonb, '{}'::jsonb, NULL, NULL, m.seq,
       m.moved_to
-    FROM hearth.moved m;
+    FROM hearth.moved m WHERE hearth.can_read(m.zone);
   GRANT SELECT ON hearth.records TO PUBLIC;
 
   -- One push, in one transaction: its records appended as a chunk of zone p_zone (those of

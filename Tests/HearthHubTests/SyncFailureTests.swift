@@ -136,14 +136,17 @@ extension SyncSuites {
       // push they would come first, "items" before "lists", and wait for it).
       try a.todo.write { db in try db.execute(sql: "INSERT INTO lists (id) VALUES ('l')") }
       try eventually { try a.status()["pending"] as? Int == 0 }
-      try a.todo.write { db in
-        for item in 0..<3_000 {
-          try db.execute(
-            sql: "INSERT INTO items (id, listID, title) VALUES (?, 'l', ?)",
-            arguments: [String(format: "i%05d", item), "item \(item)"])
+      // 30 pushes of 100: a page ends after the push that fills it.
+      for push in 0..<30 {
+        try a.todo.write { db in
+          for item in push * 100..<(push + 1) * 100 {
+            try db.execute(
+              sql: "INSERT INTO items (id, listID, title) VALUES (?, 'l', ?)",
+              arguments: [String(format: "i%05d", item), "item \(item)"])
+          }
         }
+        try eventually { try a.status()["pending"] as? Int == 0 }
       }
-      try eventually { try a.status()["pending"] as? Int == 0 }
       // B knows the tables before it meets the server, so it applies page by page.
       let b = try SyncingHubProcess(
         "b", server: server, online: false, settings: "sync-page = 50\n")
