@@ -3,8 +3,8 @@ import HearthSQLite
 import HearthWire
 
 /// Applies pulled records to the hub's tables, in the writer's transaction: per column the
-/// server's value unless this hub changed it later and has not pushed that yet; the row
-/// inserted, updated or deleted as the merged times of its inserts and deletes say. A record
+/// value of the later time, against the time this hub has for the column (`SyncRow.merge`);
+/// the row inserted, updated or deleted as the merged times of its inserts and deletes say. A record
 /// that cannot be applied yet (its table is not synced here, its parent has not come) is
 /// held and tried again after each page.
 ///

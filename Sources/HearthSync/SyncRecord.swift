@@ -5,7 +5,7 @@ import HearthWire
 /// One row as the server keeps it: a record of type `type` (the table) named `name` (the
 /// primary key), the value and time of each column it has heard of, and the times of the
 /// row's latest insert and delete — it exists while `created` is later than `deleted`.
-/// Pushed with only what changed; pulled whole, as the server merged it.
+/// Pushed with only what changed, and pulled as it was pushed: each hub merges them.
 public struct SyncRecord: Codable, Hashable, Sendable {
   public var type: String
   public var name: String
@@ -14,7 +14,7 @@ public struct SyncRecord: Codable, Hashable, Sendable {
   public var times: [String: String]
   public var created: String?
   public var deleted: String?
-  /// The server's sequence number of the record's last change (pulled records only).
+  /// The number of the chunk it was pulled from (pulled records only).
   public var seq: Int64?
   /// Set on a pulled stub: the record moved to this zone (it was shared) and is pulled from
   /// there.

@@ -3,12 +3,12 @@ import HearthPostgres
 import HearthSQLite
 import HearthTransport
 
-/// The sync server: a PostgreSQL database holding every synced row as a record (schema
+/// The sync server: a PostgreSQL database holding the log of every hub's pushes (schema
 /// `hearth`, made by the first hub that connects), pushed to and pulled from through one
-/// connection. The merge is the server's: `hearth.push` takes a batch in one transaction,
-/// keeps for each column the value of the later time, and numbers the batch from a clock
-/// row (so numbers are gapless and in commit order, and a puller never skips a batch that
-/// committed late); NOTIFY `hearth` is only a doorbell.
+/// connection. `hearth.push` appends a batch as one chunk, in one transaction, numbered from
+/// a clock row (so numbers are gapless and in commit order, and a puller never skips a
+/// chunk that committed late); nothing is merged there: each hub merges what it pulls, per
+/// column the later time (`SyncRow.merge`). NOTIFY `hearth` is only a doorbell.
 public final class SyncServer {
   public let connection: PostgresConnection
   /// The person connected: the PostgreSQL role the server authenticated (`session_user`).

@@ -252,7 +252,7 @@ public final class SyncService: Sendable {
   }
 
   /// Pushes every pending change, a batch at a time, each row to its zone. The server
-  /// merges one push while this hub acknowledges the one before and reads the next.
+  /// takes one push while this hub acknowledges the one before and reads the next.
   func pushAll(_ server: SyncServer) throws {
     var after: (table: String, key: String)?
     var sent: Push?
