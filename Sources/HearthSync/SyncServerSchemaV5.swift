@@ -36,16 +36,19 @@ let serverSchemaV5 = """
   GRANT SELECT ON hearth.chunks, hearth.moved TO PUBLIC;
 
   -- The records table becomes chunks: one a zone, its records as merged (times clamped
-  -- already: the bound is the greatest there is), the stubs into hearth.moved.
+  -- already: the bound is the greatest there is) and its stubs, which hearth.moved keeps.
   INSERT INTO hearth.moved (zone, record_type, record_name, moved_to, seq)
   SELECT zone, record_type, record_name, moved_to, seq FROM hearth.records
   WHERE moved_to IS NOT NULL;
   INSERT INTO hearth.chunks (zone, seq, origin, bound, size, records)
   SELECT zone, max(seq), 'upgrade', 999999999999999, count(*),
-    jsonb_agg(jsonb_build_object('type', record_type, 'name', record_name, 'fields', fields,
-      'times', times) || jsonb_strip_nulls(jsonb_build_object('created', created,
-      'deleted', deleted)) ORDER BY record_type, record_name)
-  FROM hearth.records WHERE moved_to IS NULL GROUP BY zone;
+    jsonb_agg(CASE WHEN moved_to IS NULL
+      THEN jsonb_build_object('type', record_type, 'name', record_name, 'fields', fields,
+        'times', times) || jsonb_strip_nulls(jsonb_build_object('created', created,
+        'deleted', deleted))
+      ELSE jsonb_build_object('type', record_type, 'name', record_name, 'movedTo', moved_to)
+      END ORDER BY record_type, record_name)
+  FROM hearth.records GROUP BY zone;
   DROP FUNCTION hearth.push(text, text, jsonb);
   DROP FUNCTION hearth.pull(text, text, bigint, text, text, int, bigint);
   DROP FUNCTION hearth.names(text);
@@ -192,6 +195,10 @@ let serverSchemaV5 = """
     WHERE p.total - p.size < p_limit;
     v_pulled := greatest(CASE WHEN v_count < p_limit THEN v_top + 1 ELSE p_seq END,
       CASE WHEN p_seq = 0 THEN v_collected + 1 ELSE 0 END);
+    -- The cursor is a hint for collect: one lost to a crash is an older one, which holds
+    -- back more, so it is not waited for on disk (collect's own commit, which is, flushes
+    -- the log up to it first).
+    PERFORM set_config('synchronous_commit', 'off', true);
     INSERT INTO hearth.cursors AS c (hub, zone, role, pulled, pulled_at)
     VALUES (p_hub, p_zone, session_user, v_pulled, now())
     ON CONFLICT (hub, zone) DO UPDATE SET pulled = greatest(c.pulled, v_pulled), pulled_at = now()
@@ -212,11 +219,13 @@ let serverSchemaV5 = """
 
   -- Compacts zone p_zone (a writer of it may ask): its chunks that every hub of the zone seen
   -- within tombstoneHubDays has pulled past become one, of their records merged, less
-  -- those of deleted rows (the tombstones). Returns how many tombstones went.
+  -- those of deleted rows (the tombstones), once the chunks after the first of them hold
+  -- a quarter as many records as it does (so a large zone is not merged again for every
+  -- few edits). Returns how many tombstones went.
   CREATE OR REPLACE FUNCTION hearth.collect(p_zone text) RETURNS bigint
   LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog AS $$
   DECLARE v_horizon bigint; v_last bigint; v_bound bigint; v_chunks bigint; v_gone bigint;
-    v_gone_last bigint;
+    v_gone_last bigint; v_first int; v_since bigint;
   BEGIN
     IF NOT EXISTS (SELECT 1 FROM hearth.zones WHERE zone = p_zone) THEN RETURN 0; END IF;
     IF NOT hearth.can_write(p_zone) THEN
@@ -227,9 +236,10 @@ let serverSchemaV5 = """
     WHERE zone = p_zone AND greatest(pulled_at, pushed_at) > now()
       - make_interval(days => (SELECT value::int FROM hearth.meta WHERE key = 'tombstoneHubDays'));
     IF coalesce(v_horizon, 0) = 0 THEN RETURN 0; END IF;
-    SELECT max(seq), max(bound), count(*) INTO v_last, v_bound, v_chunks FROM hearth.chunks
+    SELECT max(seq), max(bound), count(*), (array_agg(size ORDER BY seq))[1], sum(size)
+    INTO v_last, v_bound, v_chunks, v_first, v_since FROM hearth.chunks
     WHERE zone = p_zone AND seq < v_horizon;
-    IF v_chunks < 2 THEN RETURN 0; END IF;
+    IF v_chunks < 2 OR (v_since - v_first) * 4 < v_first THEN RETURN 0; END IF;
     CREATE TEMPORARY TABLE merged ON COMMIT DROP AS
     SELECT * FROM hearth.merged(p_zone, v_horizon, NULL);
     SELECT count(*), max(seq) INTO v_gone, v_gone_last FROM merged
