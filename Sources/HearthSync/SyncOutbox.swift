@@ -25,39 +25,25 @@ public enum SyncOutbox {
       try SyncStore.syncedTables(db).map { ($0.name.lowercased(), $0) }
     ) { first, _ in first }
     let shares = try SyncShares.all(db)
+    let selects = tables.mapValues { table in
+      "SELECT * FROM main.\(quoteIdentifier(table.name)) WHERE \(quoteIdentifier(table.primaryKey)) = ?"
+    }
     let rows = try Row.fetchAll(
       db,
       sql: "SELECT tbl, pk, pending FROM \(SyncStore.rows) WHERE pending != '{}' "
         + "AND (tbl, pk) > (?, ?) ORDER BY tbl, pk LIMIT ?",
-      arguments: [after?.table ?? "", after?.key ?? "", limit]
-    ).map { row in
-      (
-        table: try row["tbl"] as String, key: try row["pk"] as String,
-        pending: try row["pending"] as String
-      )
-    }
-    // Each table's rows of the batch in one query (their keys are text: `SyncedTable`).
-    var values: [String: [String: Row]] = [:]
-    for (name, keys) in Dictionary(grouping: rows, by: \.table) {
-      guard let table = tables[name.lowercased()] else { continue }
-      var found: [String: Row] = [:]
-      for row in try Row.fetchAll(
-        db,
-        sql: "SELECT * FROM main.\(quoteIdentifier(table.name)) "
-          + "WHERE \(quoteIdentifier(table.primaryKey)) IN (SELECT value FROM json_each(?))",
-        arguments: [try JSONText.encode(keys.map(\.key))])
-      {
-        found[SyncCapture.keyText(try row[table.primaryKey] as DatabaseValue)] = row
-      }
-      values[name] = found
-    }
+      arguments: [after?.table ?? "", after?.key ?? "", limit])
     var entries: [Entry] = []
-    for (name, key, pendingText) in rows {
+    for row in rows {
+      let (name, key): (String, String) = (try row["tbl"], try row["pk"])
+      let pendingText: String = try row["pending"]
       let pending = try JSONText.strings(pendingText)
       var record = SyncRecord(
         type: name, name: key, created: pending[SyncRow.createdKey],
         deleted: pending[SyncRow.deletedKey])
-      if let table = tables[name.lowercased()], let values = values[name]?[key] {
+      if let table = tables[name.lowercased()],
+        let values = try Row.fetchOne(db, sql: selects[table.name.lowercased()]!, arguments: [key])
+      {
         for column in table.columns {
           guard let time = pending[column], values.hasColumn(column) else { continue }
           record.fields[column] = WireValue(try values[column] as DatabaseValue)
@@ -74,25 +60,12 @@ public enum SyncOutbox {
   /// (a change made since, of the same column, stays pending); their times past `bound`
   /// (the push's, when the server said it) read as the bound, as every hub reads them.
   public static func acknowledge(_ entries: [Entry], bound: Int64? = nil, _ db: Database) throws {
-    if let bound {
-      for entry in entries {
+    for entry in entries {
+      if let bound {
         let clamped = entry.record.clamped(to: bound)
         if clamped != entry.record { try clamp(entry.record, to: clamped, db) }
       }
-    }
-    // Usually nothing changed the rows since they were read, so all of each was pushed:
-    // a push's rows (of one zone) cleared in one statement.
-    let zones = Set(entries.map(\.zone))
-    if zones.count == 1, let zone = zones.first {
-      let list = try JSONText.encode(
-        entries.map { [$0.record.type, $0.record.name, $0.pendingText] })
-      try db.execute(
-        sql: "UPDATE \(SyncStore.rows) SET pending = '{}', zone = ? WHERE (tbl, pk, pending) IN "
-          + "(SELECT value ->> 0, value ->> 1, value ->> 2 FROM json_each(?))",
-        arguments: [zone, list])
-      if db.changesCount == entries.count { return }
-    }
-    for entry in entries {
+      // Usually nothing changed the row since it was read: all of it was pushed.
       try db.execute(
         sql: "UPDATE \(SyncStore.rows) SET pending = '{}', zone = ? "
           + "WHERE tbl = ? AND pk = ? AND pending = ?",

@@ -252,10 +252,14 @@ public final class SyncService: Sendable {
   }
 
   /// Pushes every pending change, a batch at a time, each row to its zone. The server
-  /// takes one push while this hub acknowledges the one before and reads the next.
+  /// takes one push while this hub reads and writes the next, and the hub's writer
+  /// acknowledges the one before it meanwhile (`Beside`: one at a time, in order).
   func pushAll(_ server: SyncServer) throws {
     var after: (table: String, key: String)?
     var sent: Push?
+    let acknowledging = Beside(label: "hearthd.sync.acknowledge")
+    // Whatever ends the pushes, the acknowledgement under way ends first.
+    defer { _ = try? acknowledging.finish() }
     while !isStopping {
       let limit = settings.pushBatch
       let entries = try reader.read { [after] db in
@@ -271,15 +275,18 @@ public final class SyncService: Sendable {
         try sendFiles(of: entries.map(\.record), to: zone, server)
         try server.sendPush(encoded: push.batch, zone: zone, hub: hub)
         sent = push
-        if let (previous, seq) = previous { try acknowledge(previous, seq: seq) }
+        if let (previous, seq) = previous {
+          try acknowledging.start { try self.acknowledge(previous, seq: seq) }
+        }
       }
       if entries.count < limit { break }
     }
+    try acknowledging.finish()
     if let sent { try acknowledge(sent, seq: try receive(sent, server)) }
   }
 
   /// One zone's entries (nil: the private zone), as the batch `hearth.push` takes.
-  private struct Push {
+  private struct Push: Sendable {
     let entries: [SyncOutbox.Entry]
     let zone: String?
     let batch: String
@@ -504,6 +511,31 @@ extension Duration {
   /// Whole milliseconds.
   var milliseconds: Int64 {
     components.seconds * 1000 + components.attoseconds / 1_000_000_000_000_000
+  }
+}
+
+/// Jobs run one at a time beside the caller, in order: `start` waits for the one before
+/// (and throws its error), `finish` for the last.
+final class Beside: Sendable {
+  private let queue: DispatchQueue
+  private let failure = Locked<(any Error)?>(nil)
+
+  init(label: String) { queue = DispatchQueue(label: label) }
+
+  func start(_ job: @escaping @Sendable () throws -> Void) throws {
+    try finish()
+    queue.async { [failure] in
+      do { try job() } catch { failure.withLock { $0 = error } }
+    }
+  }
+
+  func finish() throws {
+    queue.sync {}
+    let error = failure.withLock { failure in
+      defer { failure = nil }
+      return failure
+    }
+    if let error { throw error }
   }
 }
 
