@@ -193,6 +193,15 @@ public struct SyncApplier {
     _ record: SyncRecord, _ reason: String, _ parent: String?, _ report: inout Report,
     _ db: Database
   ) throws {
+    // A record is what one push changed: one held already for the row is merged with it,
+    // so that applying the held one later applies both.
+    var record = record
+    if let held = try String.fetchOne(
+      db, sql: "SELECT record FROM \(SyncStore.held) WHERE tbl = ? AND pk = ?",
+      arguments: [record.type, record.name])
+    {
+      record = try JSONDecoder().decode(SyncRecord.self, from: Data(held.utf8)).merged(with: record)
+    }
     let text = String(decoding: try JSONEncoder().encode(record), as: UTF8.self)
     try db.execute(
       sql: "INSERT OR REPLACE INTO \(SyncStore.held) (tbl, pk, record, reason, waitsFor, zone) "

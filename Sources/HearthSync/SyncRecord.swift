@@ -95,6 +95,20 @@ public struct SyncPage: Codable, Hashable, Sendable {
 }
 
 extension SyncRecord {
+  /// This record and `other`, a later-pulled record of the same row, as one: per column the
+  /// value of the later time, the later insert and delete — what applying both leaves.
+  public func merged(with other: SyncRecord) -> SyncRecord {
+    var merged = self
+    for (column, time) in other.times where Self.isLater(time, than: times[column]) {
+      merged.times[column] = time
+      merged.fields[column] = other.fields[column] ?? WireValue(.null)
+    }
+    merged.created = Self.later(created, other.created)
+    merged.deleted = Self.later(deleted, other.deleted)
+    merged.seq = other.seq ?? seq
+    return merged
+  }
+
   /// The record with each time past `bound` (wall ms) read as the bound, its counter and
   /// hub kept: how every hub reads a chunk's times (the server's bound when it came).
   public func clamped(to bound: Int64) -> SyncRecord {

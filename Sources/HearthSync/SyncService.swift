@@ -345,6 +345,9 @@ public final class SyncService: Sendable {
     // the last push this hub had acknowledged when it asked.
     var asked = false
     var lastPush: Int64 = 0
+    // A page is applied beside this thread, which meanwhile receives and reads the next.
+    let applying = Beside(label: "hearthd.sync.apply")
+    defer { _ = try? applying.finish() }
     while !isStopping {
       if !asked {
         let (cursor, pushed) = try reader.read { db in
@@ -367,6 +370,7 @@ public final class SyncService: Sendable {
         logger.notice(
           "this hub was away longer than the server keeps deleted records for: pulling zone "
             + "\(zone ?? server.zone) again from the start")
+        try applying.finish()
         try writer.write { db in
           if let zone {
             try SyncShares.setCursor(.start, of: zone, db)
@@ -378,6 +382,7 @@ public final class SyncService: Sendable {
         sweeping = true
         continue
       }
+      try applying.finishIf(page.complete || page.last == nil)
       if sweeping, page.complete {
         defer { sweeping = false }
         if let last = page.last { try apply(page.records, last: last, zone, shares) }
@@ -386,26 +391,28 @@ public final class SyncService: Sendable {
       }
       guard let last = page.last else { return }
       if !page.complete {
-        // The server reads the next page while this one is applied here.
+        // The server reads the next page, and this thread receives it, while this one is
+        // applied.
         try server.sendPull(
           zone, after: last, limit: settings.pullPage, hub: hub, pushed: lastPush)
         asked = true
+        let records = page.records
+        try applying.start { try self.apply(records, last: last, zone, shares) }
+        continue
       }
       try apply(page.records, last: last, zone, shares)
+      // The round is over: what waits for no parent in particular is tried again.
       let (capture, databasePath) = (capture, settings.databasePath)
-      if page.complete {
-        // The round is over: what waits for no parent in particular is tried again.
-        _ = try writer.write { db in
-          var report = SyncApplier.Report()
-          guard try SyncStore.heldCount(db) > 0 else { return report }
-          let applier = SyncApplier(
-            capture: capture, tables: try SyncStore.syncedTables(db), shares: shares)
-          try capture.applying { try applier.retryHeld(report: &report, all: false, db) }
-          try SyncFiles.queueMissing(report.appliedRecords, databasePath: databasePath, db)
-          return report
-        }
-        return
+      _ = try writer.write { db in
+        var report = SyncApplier.Report()
+        guard try SyncStore.heldCount(db) > 0 else { return report }
+        let applier = SyncApplier(
+          capture: capture, tables: try SyncStore.syncedTables(db), shares: shares)
+        try capture.applying { try applier.retryHeld(report: &report, all: false, db) }
+        try SyncFiles.queueMissing(report.appliedRecords, databasePath: databasePath, db)
+        return report
       }
+      return
     }
   }
 }
@@ -527,6 +534,11 @@ final class Beside: Sendable {
     queue.async { [failure] in
       do { try job() } catch { failure.withLock { $0 = error } }
     }
+  }
+
+  /// `finish()` when `condition` holds.
+  func finishIf(_ condition: Bool) throws {
+    if condition { try finish() }
   }
 
   func finish() throws {

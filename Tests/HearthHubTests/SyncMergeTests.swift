@@ -141,6 +141,52 @@ extension SyncSuites {
       #expect(pulled == Array(repeating: "hub-c", count: 100))
     }
 
+    /// A hub that does not sync a table yet holds what it pulls of it; a row's records
+    /// from several pushes, each of some columns, merge while held, so that once the table
+    /// is synced the row has every column's latest value, whatever order they came in.
+    @Test func aRowsHeldRecordsMergeUntilItsTableIsSynced() throws {
+      let postgres = try PostgresServer()
+      defer { postgres.stop() }
+      let server = try SyncServer(postgres.conninfo())
+      let hub = try SyncedHub("reader", server: postgres, syncing: [])
+      defer { hub.stopAndRemove() }
+      func time(_ offset: Int64, _ hub: String) -> String {
+        HybridTimestamp(milliseconds: 1_700_000_000_000 + offset, hub: hub).description
+      }
+      let text = { (text: String) in WireValue(.init(stringLiteral: text)) }
+      try server.push(
+        [
+          SyncRecord(
+            type: "lists", name: "l",
+            fields: ["title": text("second"), "color": .init(.init(integerLiteral: 1))],
+            times: ["title": time(5, "a"), "color": time(5, "a")], created: time(5, "a"))
+        ], hub: "a")
+      try server.push(
+        [
+          SyncRecord(
+            type: "lists", name: "l", fields: ["color": .init(.init(integerLiteral: 7))],
+            times: ["color": time(9, "b")])
+        ],
+        hub: "b")
+      try server.push(
+        [
+          SyncRecord(
+            type: "lists", name: "l", fields: ["title": text("first")],
+            times: ["title": time(1, "c")])
+        ],
+        hub: "c")
+      try eventually(timeout: .seconds(30)) {
+        try hub.status()["held"] as? Int == 1 && hub.status()["pulled"] as? Int == 3
+      }
+      try hub.sync(["lists", "items"])
+      try eventually(timeout: .seconds(30)) { try hub.count("lists") == 1 }
+      let row = try hub.todo.read { db in
+        try Row.fetchOne(db, sql: "SELECT title, color FROM lists WHERE id = 'l'")
+      }
+      #expect(try row?["title"] as String? == "second")
+      #expect(try row?["color"] as Int? == 7)
+    }
+
     /// A hub is not sent back its own pushes while it says it has them (its last
     /// acknowledged push is at or past them); it is sent every other hub's, with their times
     /// read under each push's bound, and pages left empty by this still move its cursor.
