@@ -30,6 +30,20 @@ enum JSONText {
     return try page ?? JSONDecoder().decode(SyncPage.self, from: Data(text.utf8))
   }
 
+  /// A chunk's records (a JSON array of `hearth.push`'s records), read by the scanner; a
+  /// list of another shape goes through Foundation's decoder, which says what is wrong.
+  static func recordList(_ text: String) throws -> [SyncRecord] {
+    var text = text
+    let records = text.withUTF8 { bytes in
+      var scanner = JSONScanner(bytes: bytes)
+      guard let records = scanner.list({ $0.syncRecord() }), scanner.atEnd else {
+        return nil as [SyncRecord]?
+      }
+      return records
+    }
+    return try records ?? JSONDecoder().decode([SyncRecord].self, from: Data(text.utf8))
+  }
+
   /// Any value through Foundation's coder (keys sorted), for what is not a dictionary of
   /// strings.
   static func encode(_ value: some Encodable) throws -> String {
@@ -41,31 +55,39 @@ enum JSONText {
   /// A dictionary of strings as a JSON object, keys sorted.
   static func object(_ strings: [String: String]) -> String {
     if strings.isEmpty { return "{}" }
-    var text = "{"
-    for (index, key) in strings.keys.sorted().enumerated() {
-      if index > 0 { text += "," }
-      text += quoteIdentifier(key) + ":" + quoteIdentifier(strings[key]!)
-    }
-    return text + "}"
+    var text = ""
+    appendObject(strings, to: &text)
+    return text
   }
 
   /// Records as the JSON array `hearth.push` takes (the form `SyncRecord`'s `Codable` writes),
-  /// written directly: a batch of thousands of records is written per push.
+  /// written directly into one string: a batch of thousands of records is written per push.
   static func records(_ records: [SyncRecord]) throws -> String {
     var text = "["
     text.reserveCapacity(records.count * 256)
     for (index, record) in records.enumerated() {
       if index > 0 { text += "," }
-      text +=
-        "{\"type\":" + quoteIdentifier(record.type) + ",\"name\":"
-        + quoteIdentifier(record.name) + ",\"fields\":{"
+      text += "{\"type\":"
+      appendQuoted(record.type, to: &text)
+      text += ",\"name\":"
+      appendQuoted(record.name, to: &text)
+      text += ",\"fields\":{"
       for (position, (column, value)) in record.fields.enumerated() {
         if position > 0 { text += "," }
-        text += quoteIdentifier(column) + ":" + (try self.value(value.value))
+        appendQuoted(column, to: &text)
+        text += ":"
+        try appendValue(value.value, to: &text)
       }
-      text += "},\"times\":" + object(record.times)
-      if let created = record.created { text += ",\"created\":" + quoteIdentifier(created) }
-      if let deleted = record.deleted { text += ",\"deleted\":" + quoteIdentifier(deleted) }
+      text += "},\"times\":"
+      appendObject(record.times, to: &text)
+      if let created = record.created {
+        text += ",\"created\":"
+        appendQuoted(created, to: &text)
+      }
+      if let deleted = record.deleted {
+        text += ",\"deleted\":"
+        appendQuoted(deleted, to: &text)
+      }
       text += "}"
     }
     return text + "]"
@@ -73,18 +95,51 @@ enum JSONText {
 
   /// A value as `WireValue` writes it.
   static func value(_ value: DatabaseValue) throws -> String {
+    var text = ""
+    try appendValue(value, to: &text)
+    return text
+  }
+
+  static func appendValue(_ value: DatabaseValue, to text: inout String) throws {
     switch value.storage {
-    case .null: return "null"
-    case .integer(let integer): return "{\"int\":\"\(integer)\"}"
+    case .null: text += "null"
+    case .integer(let integer): text += "{\"int\":\"\(integer)\"}"
     case .double(let double):
       if double.isNaN { throw JSONTextError(text: "NaN has no SQLite form") }
       if double.isInfinite {
-        return double > 0 ? "{\"real\":\"Infinity\"}" : "{\"real\":\"-Infinity\"}"
+        text += double > 0 ? "{\"real\":\"Infinity\"}" : "{\"real\":\"-Infinity\"}"
+      } else {
+        text += "{\"real\":\(double)}"
       }
-      return "{\"real\":\(double)}"
-    case .text(let text): return "{\"text\":" + quoteIdentifier(text) + "}"
-    case .blob(let data): return "{\"blob\":\"" + data.base64EncodedString() + "\"}"
+    case .text(let string):
+      text += "{\"text\":"
+      appendQuoted(string, to: &text)
+      text += "}"
+    case .blob(let data): text += "{\"blob\":\"" + data.base64EncodedString() + "\"}"
     case .invalid(let error): throw error  // never read from a database
+    }
+  }
+
+  /// A dictionary of strings as a JSON object, keys sorted, appended to `text`.
+  static func appendObject(_ strings: [String: String], to text: inout String) {
+    text += "{"
+    for (index, key) in strings.keys.sorted().enumerated() {
+      if index > 0 { text += "," }
+      appendQuoted(key, to: &text)
+      text += ":"
+      appendQuoted(strings[key]!, to: &text)
+    }
+    text += "}"
+  }
+
+  static func appendQuoted(_ string: String, to text: inout String) {
+    // Times, keys and most text need no escape.
+    if !string.utf8.contains(where: { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C }) {
+      text += "\""
+      text += string
+      text += "\""
+    } else {
+      text += quoteIdentifier(string)
     }
   }
 

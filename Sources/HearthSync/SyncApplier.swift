@@ -3,8 +3,8 @@ import HearthSQLite
 import HearthWire
 
 /// Applies pulled records to the hub's tables, in the writer's transaction: per column the
-/// server's value unless this hub changed it later and has not pushed that yet; the row
-/// inserted, updated or deleted as the merged times of its inserts and deletes say. A record
+/// value of the later time, against the time this hub has for the column (`SyncRow.merge`);
+/// the row inserted, updated or deleted as the merged times of its inserts and deletes say. A record
 /// that cannot be applied yet (its table is not synced here, its parent has not come) is
 /// held and tried again after each page.
 ///
@@ -193,6 +193,15 @@ public struct SyncApplier {
     _ record: SyncRecord, _ reason: String, _ parent: String?, _ report: inout Report,
     _ db: Database
   ) throws {
+    // A record is what one push changed: one held already for the row is merged with it,
+    // so that applying the held one later applies both.
+    var record = record
+    if let held = try String.fetchOne(
+      db, sql: "SELECT record FROM \(SyncStore.held) WHERE tbl = ? AND pk = ?",
+      arguments: [record.type, record.name])
+    {
+      record = try JSONDecoder().decode(SyncRecord.self, from: Data(held.utf8)).merged(with: record)
+    }
     let text = String(decoding: try JSONEncoder().encode(record), as: UTF8.self)
     try db.execute(
       sql: "INSERT OR REPLACE INTO \(SyncStore.held) (tbl, pk, record, reason, waitsFor, zone) "

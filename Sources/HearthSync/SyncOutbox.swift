@@ -57,9 +57,14 @@ public enum SyncOutbox {
   }
 
   /// After the server took `entries`: each row's pending changes less those it carried
-  /// (a change made since, of the same column, stays pending).
-  public static func acknowledge(_ entries: [Entry], _ db: Database) throws {
+  /// (a change made since, of the same column, stays pending); their times past `bound`
+  /// (the push's, when the server said it) read as the bound, as every hub reads them.
+  public static func acknowledge(_ entries: [Entry], bound: Int64? = nil, _ db: Database) throws {
     for entry in entries {
+      if let bound {
+        let clamped = entry.record.clamped(to: bound)
+        if clamped != entry.record { try clamp(entry.record, to: clamped, db) }
+      }
       // Usually nothing changed the row since it was read: all of it was pushed.
       try db.execute(
         sql: "UPDATE \(SyncStore.rows) SET pending = '{}', zone = ? "
@@ -72,5 +77,18 @@ public enum SyncOutbox {
         sql: "UPDATE \(SyncStore.rows) SET pending = ?, zone = ? WHERE tbl = ? AND pk = ?",
         arguments: [JSONText.object(row.pending), entry.zone, row.table, row.key])
     }
+  }
+
+  /// The times of `record` this hub pushed still the row's here, as the server's bound made
+  /// them (`clamped`): a hub whose clock runs ahead of the server's reads its own edits as
+  /// every other hub does.
+  private static func clamp(_ record: SyncRecord, to clamped: SyncRecord, _ db: Database) throws {
+    var row = try SyncRow.fetch(record.type, record.name, db)
+    for (column, time) in record.times where row.times[column] == time {
+      row.times[column] = clamped.times[column]
+    }
+    if let created = record.created, row.created == created { row.created = clamped.created }
+    if let deleted = record.deleted, row.deleted == deleted { row.deleted = clamped.deleted }
+    try row.save(db)
   }
 }

@@ -5,7 +5,7 @@ import HearthWire
 /// One row as the server keeps it: a record of type `type` (the table) named `name` (the
 /// primary key), the value and time of each column it has heard of, and the times of the
 /// row's latest insert and delete — it exists while `created` is later than `deleted`.
-/// Pushed with only what changed; pulled whole, as the server merged it.
+/// Pushed with only what changed, and pulled as it was pushed: each hub merges them.
 public struct SyncRecord: Codable, Hashable, Sendable {
   public var type: String
   public var name: String
@@ -14,7 +14,7 @@ public struct SyncRecord: Codable, Hashable, Sendable {
   public var times: [String: String]
   public var created: String?
   public var deleted: String?
-  /// The server's sequence number of the record's last change (pulled records only).
+  /// The number of the chunk it was pulled from (pulled records only).
   public var seq: Int64?
   /// Set on a pulled stub: the record moved to this zone (it was shared) and is pulled from
   /// there.
@@ -74,6 +74,10 @@ public struct SyncCursor: Codable, Hashable, Sendable {
   }
 
   public static let start = SyncCursor()
+
+  /// The chunk to pull after: `seq`, or the one before it when the cursor stops within it
+  /// (a cursor kept from before the server kept chunks, which stopped within a push).
+  var chunk: Int64 { type.isEmpty && name.isEmpty ? seq : max(seq - 1, 0) }
 }
 
 /// A page pulled from the server: its records, the cursor past it (nil for an empty page),
@@ -87,5 +91,48 @@ public struct SyncPage: Codable, Hashable, Sendable {
     self.records = records
     self.last = last
     self.complete = complete
+  }
+}
+
+extension SyncRecord {
+  /// This record and `other`, a later-pulled record of the same row, as one: per column the
+  /// value of the later time, the later insert and delete — what applying both leaves.
+  public func merged(with other: SyncRecord) -> SyncRecord {
+    var merged = self
+    for (column, time) in other.times where Self.isLater(time, than: times[column]) {
+      merged.times[column] = time
+      merged.fields[column] = other.fields[column] ?? WireValue(.null)
+    }
+    merged.created = Self.later(created, other.created)
+    merged.deleted = Self.later(deleted, other.deleted)
+    merged.seq = other.seq ?? seq
+    return merged
+  }
+
+  /// The record with each time past `bound` (wall ms) read as the bound, its counter and
+  /// hub kept: how every hub reads a chunk's times (the server's bound when it came).
+  public func clamped(to bound: Int64) -> SyncRecord {
+    // Times sort as their text does: most are within the bound, told by their first 15
+    // digits without being parsed.
+    let limit = HybridTimestamp(milliseconds: bound, hub: "").description.utf8.prefix(15)
+    func isPast(_ text: String?) -> Bool {
+      guard let text else { return false }
+      return limit.lexicographicallyPrecedes(text.utf8.prefix(15))
+    }
+    guard isPast(created) || isPast(deleted) || times.values.contains(where: isPast) else {
+      return self
+    }
+    func clamp(_ text: String?) -> String? {
+      guard let text, var time = HybridTimestamp(text), time.milliseconds > bound else {
+        return text
+      }
+      time.milliseconds = bound
+      return time.description
+    }
+    var record = self
+    record.times = times.mapValues { clamp($0) ?? $0 }
+    record.created = clamp(created)
+    record.deleted = clamp(deleted)
+    return record
   }
 }

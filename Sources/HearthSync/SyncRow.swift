@@ -50,9 +50,11 @@ struct SyncRow {
   /// Whether the row exists, as the merged times say.
   var isAlive: Bool { SyncRecord.isAlive(created: created, deleted: deleted) }
 
-  /// Takes in the server's `record`: each column's value, unless this hub changed it later
-  /// and has not pushed that yet (it goes out with the next push, and wins there too);
-  /// columns not in `columns` are kept aside. Returns the columns whose values to write.
+  /// Takes in a pulled `record` (as some hub pushed it): each column's value whose time is
+  /// later than the one this hub has for it, whether this hub's own (pushed or not) or
+  /// pulled before; columns not in `columns` are kept aside. Returns the columns whose
+  /// values to write. Every hub merging every record so arrives at the same rows, whatever
+  /// the order they come in.
   mutating func merge(_ record: SyncRecord, columns: Set<String>) -> [(String, DatabaseValue)] {
     var write: [(String, DatabaseValue)] = []
     for (column, time) in record.times.sorted(by: { $0.key < $1.key }) {
@@ -64,14 +66,14 @@ struct SyncRow {
         }
         continue
       }
-      if let local = pending[column], !SyncRecord.isLater(time, than: local) { continue }
+      guard SyncRecord.isLater(time, than: times[column]) else { continue }
       pending[column] = nil
       times[column] = time
       write.append((column, value.value))
     }
     created = SyncRecord.later(created, record.created)
     deleted = SyncRecord.later(deleted, record.deleted)
-    // What the server already has (or has later) is no longer owed to it.
+    // An insert or delete of this hub's that a later one overtook is no longer owed.
     for (key, time) in [(Self.createdKey, record.created), (Self.deletedKey, record.deleted)] {
       if let time, let local = pending[key], !SyncRecord.isLater(local, than: time) {
         pending[key] = nil

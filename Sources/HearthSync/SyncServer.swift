@@ -3,12 +3,12 @@ import HearthPostgres
 import HearthSQLite
 import HearthTransport
 
-/// The sync server: a PostgreSQL database holding every synced row as a record (schema
+/// The sync server: a PostgreSQL database holding the log of every hub's pushes (schema
 /// `hearth`, made by the first hub that connects), pushed to and pulled from through one
-/// connection. The merge is the server's: `hearth.push` takes a batch in one transaction,
-/// keeps for each column the value of the later time, and numbers the batch from a clock
-/// row (so numbers are gapless and in commit order, and a puller never skips a batch that
-/// committed late); NOTIFY `hearth` is only a doorbell.
+/// connection. `hearth.push` appends a batch as one chunk, in one transaction, numbered from
+/// a clock row (so numbers are gapless and in commit order, and a puller never skips a
+/// chunk that committed late); nothing is merged there: each hub merges what it pulls, per
+/// column the later time (`SyncRow.merge`). NOTIFY `hearth` is only a doorbell.
 public final class SyncServer {
   public let connection: PostgresConnection
   /// The person connected: the PostgreSQL role the server authenticated (`session_user`).
@@ -17,7 +17,7 @@ public final class SyncServer {
   /// record not shared with someone else.
   public let zone: String
   /// The server schema's version; a newer one on the server is refused.
-  public static let schemaVersion = 4
+  public static let schemaVersion = 5
 
   /// Connects as the person `conninfo` names; `zone` is the name of their private zone.
   public init(_ conninfo: String, zone: String = "default") throws {
@@ -62,6 +62,7 @@ public final class SyncServer {
       }
       for (number, script) in [
         (1, serverSchemaV1), (2, serverSchemaV2), (3, serverSchemaV3), (4, serverSchemaV4),
+        (5, serverSchemaV5),
       ]
       where number > version {
         try connection.executeScript(script)
@@ -69,35 +70,50 @@ public final class SyncServer {
     }
   }
 
+  /// What a push came to: its chunk's sequence number, and the bound its times are read
+  /// under (wall ms; the server's clock plus `maximumDrift` when it came). Every hub reads a
+  /// time past the bound as the bound, so the pushing hub reads its own so too.
+  public struct Pushed: Hashable, Sendable {
+    public var seq: Int64
+    public var bound: Int64
+  }
+
   /// Pushes `records` (at most one per row) into `zone` (the private one unless said) as one
-  /// batch: all of them merged, or none. Returns the batch's sequence number.
-  public func push(_ records: [SyncRecord], zone: String? = nil, hub: String) throws -> Int64 {
+  /// chunk: all of them, or none. Nothing is merged on the server: each hub merges what it
+  /// pulls.
+  @discardableResult
+  public func push(_ records: [SyncRecord], zone: String? = nil, hub: String) throws -> Pushed {
     try sendPush(records, zone: zone, hub: hub)
     return try receivePush()
   }
 
-  /// Sends a push (`push`) without waiting for the server to merge it: `receivePush`
-  /// returns its sequence number.
+  /// Sends a push (`push`) without waiting for the server to take it: `receivePush`
+  /// returns what it came to.
   public func sendPush(_ records: [SyncRecord], zone: String? = nil, hub: String) throws {
     try sendPush(encoded: try JSONText.records(records), zone: zone, hub: hub)
   }
 
   /// `sendPush` of records already written as `hearth.push`'s JSON (`JSONText.records`).
   func sendPush(encoded batch: String, zone: String?, hub: String) throws {
-    try connection.send("SELECT hearth.push($1, $2, $3::jsonb)", [zone ?? self.zone, hub, batch])
+    try connection.send(
+      "SELECT seq, bound FROM hearth.push($1, $2, $3::jsonb)", [zone ?? self.zone, hub, batch])
   }
 
-  public func receivePush() throws -> Int64 {
-    guard let text = try connection.receive().rows.first?.first ?? nil, let seq = Int64(text)
+  public func receivePush() throws -> Pushed {
+    let row = try connection.receive().rows.first
+    guard let row, let seq = (row[0] ?? nil).flatMap({ Int64($0) }),
+      let bound = (row[1] ?? nil).flatMap({ Int64($0) })
     else {
       throw PostgresError(sqlState: nil, message: "hearth.push returned no sequence number")
     }
-    return seq
+    return Pushed(seq: seq, bound: bound)
   }
 
-  /// The next page of `zone` (the private one unless said) after `cursor`: at most `limit`
-  /// records changed since, in order, less those that are exactly what `hub` pushed in a
-  /// push numbered `pushed` or less (the last push it has acknowledged: it has those).
+  /// The next page of `zone` (the private one unless said) after `cursor`: the chunks
+  /// pushed since, in order, until they hold `limit` records (a page ends after the chunk
+  /// that reaches it), less those `hub` pushed in a push numbered `pushed` or less (the
+  /// last push it has acknowledged: it has those). Each record carries its chunk's number,
+  /// and its times are read under the chunk's bound.
   public func pullPage(
     _ zone: String? = nil, after cursor: SyncCursor, limit: Int, hub: String, pushed: Int64 = 0
   ) throws -> SyncPage {
@@ -110,18 +126,28 @@ public final class SyncServer {
     _ zone: String? = nil, after cursor: SyncCursor, limit: Int, hub: String, pushed: Int64 = 0
   ) throws {
     try connection.send(
-      "SELECT hearth.pull($1, $2, $3, $4, $5, $6, $7)",
-      [
-        zone ?? self.zone, hub, String(cursor.seq), cursor.type, cursor.name, String(limit),
-        String(pushed),
-      ])
+      "SELECT seq, bound, size, records, complete FROM hearth.pull($1, $2, $3, $4, $5)",
+      [zone ?? self.zone, hub, String(cursor.chunk), String(limit), String(pushed)])
   }
 
   public func receivePage() throws -> SyncPage {
-    guard let text = try connection.receive().rows.first?.first ?? nil else {
-      throw PostgresError(sqlState: nil, message: "hearth.pull returned no page")
+    var records: [SyncRecord] = []
+    var last: Int64?
+    var complete = true
+    for row in try connection.receive().rows {
+      guard row.count == 5, let seq = (row[0] ?? nil).flatMap({ Int64($0) }),
+        let bound = (row[1] ?? nil).flatMap({ Int64($0) })
+      else { throw PostgresError(sqlState: nil, message: "hearth.pull returned no number") }
+      last = seq
+      complete = row[4] == "t"
+      guard let text = row[3] ?? nil else { continue }
+      for var record in try JSONText.recordList(text) {
+        record = record.clamped(to: bound)
+        record.seq = seq
+        records.append(record)
+      }
     }
-    return try JSONText.page(text)
+    return SyncPage(records: records, last: last.map { SyncCursor(seq: $0) }, complete: complete)
   }
 
   /// The records of `zone` after `cursor` that `hub` would pull, at most `limit` scanned.

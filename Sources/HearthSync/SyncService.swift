@@ -252,10 +252,14 @@ public final class SyncService: Sendable {
   }
 
   /// Pushes every pending change, a batch at a time, each row to its zone. The server
-  /// merges one push while this hub acknowledges the one before and reads the next.
+  /// takes one push while this hub reads and writes the next, and the hub's writer
+  /// acknowledges the one before it meanwhile (`Beside`: one at a time, in order).
   func pushAll(_ server: SyncServer) throws {
     var after: (table: String, key: String)?
     var sent: Push?
+    let acknowledging = Beside(label: "hearthd.sync.acknowledge")
+    // Whatever ends the pushes, the acknowledgement under way ends first.
+    defer { _ = try? acknowledging.finish() }
     while !isStopping {
       let limit = settings.pushBatch
       let entries = try reader.read { [after] db in
@@ -271,15 +275,18 @@ public final class SyncService: Sendable {
         try sendFiles(of: entries.map(\.record), to: zone, server)
         try server.sendPush(encoded: push.batch, zone: zone, hub: hub)
         sent = push
-        if let (previous, seq) = previous { try acknowledge(previous, seq: seq) }
+        if let (previous, seq) = previous {
+          try acknowledging.start { try self.acknowledge(previous, seq: seq) }
+        }
       }
       if entries.count < limit { break }
     }
+    try acknowledging.finish()
     if let sent { try acknowledge(sent, seq: try receive(sent, server)) }
   }
 
   /// One zone's entries (nil: the private zone), as the batch `hearth.push` takes.
-  private struct Push {
+  private struct Push: Sendable {
     let entries: [SyncOutbox.Entry]
     let zone: String?
     let batch: String
@@ -291,11 +298,11 @@ public final class SyncService: Sendable {
     }
   }
 
-  /// The sequence number of `push`, sent; nil when the server refused it for good: a share
-  /// the server will not let this person write (read-only, or taken from them). Its changes
+  /// What `push`, sent, came to; nil when the server refused it for good: a share the
+  /// server will not let this person write (read-only, or taken from them). Its changes
   /// are then dropped and the share pulled again from its start, so the server's state
   /// comes back over them.
-  private func receive(_ push: Push, _ server: SyncServer) throws -> Int64? {
+  private func receive(_ push: Push, _ server: SyncServer) throws -> SyncServer.Pushed? {
     do {
       return try server.receivePush()
     } catch let error as PostgresError where error.sqlState == "42501" && push.zone != nil {
@@ -306,12 +313,13 @@ public final class SyncService: Sendable {
     }
   }
 
-  /// Clears what the server took of `push` (numbered `seq`; nil: refused, see `receive`).
-  private func acknowledge(_ push: Push, seq: Int64?) throws {
+  /// Clears what the server took of `push` (nil: refused, see `receive`), its times past
+  /// the push's bound read as the bound here too, as every other hub reads them.
+  private func acknowledge(_ push: Push, seq pushed: SyncServer.Pushed?) throws {
     let clock = capture.clock
     try writer.write { db in
-      try SyncOutbox.acknowledge(push.entries, db)
-      if let seq {
+      try SyncOutbox.acknowledge(push.entries, bound: pushed?.bound, db)
+      if let seq = pushed?.seq {
         try SyncStore.setValue(String(seq), for: SyncStore.lastPushKey, db)
         try SyncStore.setValue(clock.last.description, for: "clock", db)
       } else if let zone = push.zone {
@@ -337,6 +345,9 @@ public final class SyncService: Sendable {
     // the last push this hub had acknowledged when it asked.
     var asked = false
     var lastPush: Int64 = 0
+    // A page is applied beside this thread, which meanwhile receives and reads the next.
+    let applying = Beside(label: "hearthd.sync.apply")
+    defer { _ = try? applying.finish() }
     while !isStopping {
       if !asked {
         let (cursor, pushed) = try reader.read { db in
@@ -359,6 +370,7 @@ public final class SyncService: Sendable {
         logger.notice(
           "this hub was away longer than the server keeps deleted records for: pulling zone "
             + "\(zone ?? server.zone) again from the start")
+        try applying.finish()
         try writer.write { db in
           if let zone {
             try SyncShares.setCursor(.start, of: zone, db)
@@ -370,6 +382,7 @@ public final class SyncService: Sendable {
         sweeping = true
         continue
       }
+      try applying.finishIf(page.complete || page.last == nil)
       if sweeping, page.complete {
         defer { sweeping = false }
         if let last = page.last { try apply(page.records, last: last, zone, shares) }
@@ -378,26 +391,28 @@ public final class SyncService: Sendable {
       }
       guard let last = page.last else { return }
       if !page.complete {
-        // The server reads the next page while this one is applied here.
+        // The server reads the next page, and this thread receives it, while this one is
+        // applied.
         try server.sendPull(
           zone, after: last, limit: settings.pullPage, hub: hub, pushed: lastPush)
         asked = true
+        let records = page.records
+        try applying.start { try self.apply(records, last: last, zone, shares) }
+        continue
       }
       try apply(page.records, last: last, zone, shares)
+      // The round is over: what waits for no parent in particular is tried again.
       let (capture, databasePath) = (capture, settings.databasePath)
-      if page.complete {
-        // The round is over: what waits for no parent in particular is tried again.
-        _ = try writer.write { db in
-          var report = SyncApplier.Report()
-          guard try SyncStore.heldCount(db) > 0 else { return report }
-          let applier = SyncApplier(
-            capture: capture, tables: try SyncStore.syncedTables(db), shares: shares)
-          try capture.applying { try applier.retryHeld(report: &report, all: false, db) }
-          try SyncFiles.queueMissing(report.appliedRecords, databasePath: databasePath, db)
-          return report
-        }
-        return
+      _ = try writer.write { db in
+        var report = SyncApplier.Report()
+        guard try SyncStore.heldCount(db) > 0 else { return report }
+        let applier = SyncApplier(
+          capture: capture, tables: try SyncStore.syncedTables(db), shares: shares)
+        try capture.applying { try applier.retryHeld(report: &report, all: false, db) }
+        try SyncFiles.queueMissing(report.appliedRecords, databasePath: databasePath, db)
+        return report
       }
+      return
     }
   }
 }
@@ -503,6 +518,36 @@ extension Duration {
   /// Whole milliseconds.
   var milliseconds: Int64 {
     components.seconds * 1000 + components.attoseconds / 1_000_000_000_000_000
+  }
+}
+
+/// Jobs run one at a time beside the caller, in order: `start` waits for the one before
+/// (and throws its error), `finish` for the last.
+final class Beside: Sendable {
+  private let queue: DispatchQueue
+  private let failure = Locked<(any Error)?>(nil)
+
+  init(label: String) { queue = DispatchQueue(label: label) }
+
+  func start(_ job: @escaping @Sendable () throws -> Void) throws {
+    try finish()
+    queue.async { [failure] in
+      do { try job() } catch { failure.withLock { $0 = error } }
+    }
+  }
+
+  /// `finish()` when `condition` holds.
+  func finishIf(_ condition: Bool) throws {
+    if condition { try finish() }
+  }
+
+  func finish() throws {
+    queue.sync {}
+    let error = failure.withLock { failure in
+      defer { failure = nil }
+      return failure
+    }
+    if let error { throw error }
   }
 }
 

@@ -6,7 +6,7 @@ import HearthWire
 /// that nothing is owed either way), each zone's live rows here and the server's live
 /// records there are put in one canonical form — table, key, and each column's value — and
 /// compared: a SHA-256 digest of each side, and the rows that differ. The server's records
-/// are read as the person may read them (`hearth.records`, under its row-level security);
+/// are read as the person may read them (`hearth.merged`, which checks it);
 /// both digests are computed here, in the same code, so equal digests mean equal values.
 /// Deleted rows are not compared: a row deleted here and a record the server deleted (or
 /// collected) are the same absence.
@@ -115,32 +115,27 @@ enum SyncCheck {
   {
     var rows: [Key: Values] = [:]
     let decoder = JSONDecoder()
-    var after = ("", "")
-    while true {
-      let page = try server.connection.execute(
-        """
-        SELECT record_type, record_name, fields::text FROM hearth.records
-        WHERE zone = $1 AND moved_to IS NULL AND created IS NOT NULL
-          AND (deleted IS NULL OR created > deleted)
-          AND (record_type, record_name) > ($2 COLLATE "C", $3 COLLATE "C")
-        ORDER BY record_type, record_name LIMIT 5000
-        """, [zone, after.0, after.1]
-      ).rows
-      for row in page {
-        guard let type = row[0] ?? nil, let name = row[1] ?? nil, let text = row[2] ?? nil else {
-          continue
-        }
-        let fields = try decoder.decode([String: WireValue].self, from: Data(text.utf8))
-        let columns = tables[type.lowercased()] ?? fields.keys.sorted()
-        var values: Values = [:]
-        for column in columns {
-          values[column] = canonical(fields[column]?.value ?? .null)
-        }
-        rows[Key(table: type.lowercased(), name: name)] = values
-        after = (type, name)
+    // The zone merged once, as its hubs merge it (`hearth.merged`, read as the person may).
+    let merged = try server.connection.execute(
+      """
+      SELECT record_type, record_name, fields::text
+      FROM hearth.merged($1, 9223372036854775807, NULL)
+      WHERE created IS NOT NULL AND (deleted IS NULL OR created COLLATE "C" > deleted COLLATE "C")
+      """, [zone]
+    ).rows
+    for row in merged {
+      guard let type = row[0] ?? nil, let name = row[1] ?? nil, let text = row[2] ?? nil else {
+        continue
       }
-      if page.count < 5000 { return rows }
+      let fields = try decoder.decode([String: WireValue].self, from: Data(text.utf8))
+      let columns = tables[type.lowercased()] ?? fields.keys.sorted()
+      var values: Values = [:]
+      for column in columns {
+        values[column] = canonical(fields[column]?.value ?? .null)
+      }
+      rows[Key(table: type.lowercased(), name: name)] = values
     }
+    return rows
   }
 
   /// A value as text that differs whenever the values do (its type first).

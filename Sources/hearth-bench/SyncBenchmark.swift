@@ -145,7 +145,7 @@ private func initialSyncFigures(_ postgres: PostgresServer, rows: Int) throws ->
     c.hub.stop()
   }
   let size = try postgres.executeOnce(
-    "SELECT pg_total_relation_size('hearth.records') / count(*) FROM hearth.records")
+    "SELECT pg_total_relation_size('hearth.chunks') / (SELECT sum(size) FROM hearth.chunks)")
   let localBytes = try local.read { db in
     try Int.fetchOne(
       db,

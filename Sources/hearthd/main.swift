@@ -34,8 +34,9 @@ let usage = """
   (seconds, default 0.05), checkpoint-retry (seconds, default 0.25),
   checkpoint-interval (seconds, default 0.2; 0 turns the checkpointer thread off),
   sync-server (a PostgreSQL connection string or URL; none: no sync), sync-zone
-  (default "default"), sync-page (records a pull applies per commit, default 1000),
-  sync-clock-offset-ms (for tests: the sync clock's skew, default 0).
+  (default "default"), sync-page (records a pull applies per commit, default
+  1000; a page ends after the push that reaches it), sync-clock-offset-ms (for
+  tests: the sync clock's skew, default 0).
   An unknown key or a value out of range: exit 2, nothing started.
   One hub per database: a second one on the same database or sockets exits 1.
   SIGTERM or SIGINT: finish what is in flight, checkpoint, exit 0.

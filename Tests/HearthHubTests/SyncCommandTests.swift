@@ -128,8 +128,11 @@ extension SyncSuites {
       // A row changed on the server behind the hubs' back (no newer time: never pulled).
       _ = try server.execute(
         """
-        UPDATE hearth.records SET fields = jsonb_set(fields, '{title}', '{"text": "tampered"}')
-        WHERE record_name = 'i7'
+        UPDATE hearth.chunks SET records = (
+          SELECT jsonb_agg(CASE WHEN r ->> 'name' = 'i7'
+            THEN jsonb_set(r, '{fields,title}', '{"text": "tampered"}') ELSE r END ORDER BY n)
+          FROM jsonb_array_elements(records) WITH ORDINALITY x(r, n))
+        WHERE records @> '[{"name": "i7"}]'
         """)
       run = try hearthB("sync", "verify")
       #expect(run.status == 1)

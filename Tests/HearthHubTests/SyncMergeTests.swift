@@ -101,8 +101,8 @@ extension SyncSuites {
     }
 
     /// Three hubs push one column of one record with times equal but for the hub, in every
-    /// order, over 100 seeded runs: the server keeps the same value every time, the one of
-    /// the greatest hub id.
+    /// order, over 100 seeded runs: the zone merges to the same value every time, the one of
+    /// the greatest hub id, and so does a hub that pulls the pushes.
     @Test func tiesAreBrokenTheSameWayWhateverTheOrderOfArrival() throws {
       let postgres = try PostgresServer()
       defer { postgres.stop() }
@@ -114,7 +114,7 @@ extension SyncSuites {
         hubs.shuffle(using: &generator)
         for hub in hubs {
           let time = HybridTimestamp(milliseconds: milliseconds, counter: 3, hub: hub).description
-          _ = try server.push(
+          try server.push(
             [
               SyncRecord(
                 type: "lists", name: "tie-\(run)",
@@ -123,15 +123,74 @@ extension SyncSuites {
             ], hub: hub)
         }
       }
-      let records = try server.pull(after: .start, limit: 1_000, hub: "reader")
-      #expect(records.count == 100)
-      #expect(records.allSatisfy { $0.fields["title"] == WireValue(.init(stringLiteral: "hub-c")) })
+      let titles = try server.connection.execute(
+        "SELECT fields ->> 'title' FROM hearth.merged($1, 9223372036854775807, NULL)",
+        [server.zone]
+      ).rows.map { $0[0] ?? nil }
+      #expect(titles.count == 100)
+      #expect(titles.allSatisfy { $0 == #"{"text": "hub-c"}"# })
+      // Every push comes to a hub that pulls, in the order they arrived: it merges them
+      // to the same values.
+      #expect(try server.pull(after: .start, limit: 1_000, hub: "reader").count == 300)
+      let hub = try SyncedHub("reader", server: postgres)
+      defer { hub.stopAndRemove() }
+      try eventually(timeout: .seconds(30)) { try hub.count("lists") == 100 }
+      let pulled = try hub.todo.read { db in
+        try String.fetchAll(db, sql: "SELECT title FROM lists ORDER BY id")
+      }
+      #expect(pulled == Array(repeating: "hub-c", count: 100))
     }
 
-    /// A hub is not sent back a record that is exactly what it pushed; it is sent one that
-    /// the server merged with another hub's column, or whose time it clamped, and pages
-    /// left empty by this still move its cursor to the end.
-    @Test func aHubPullsBackOnlyWhatTheServerMadeOfItsPush() throws {
+    /// A hub that does not sync a table yet holds what it pulls of it; a row's records
+    /// from several pushes, each of some columns, merge while held, so that once the table
+    /// is synced the row has every column's latest value, whatever order they came in.
+    @Test func aRowsHeldRecordsMergeUntilItsTableIsSynced() throws {
+      let postgres = try PostgresServer()
+      defer { postgres.stop() }
+      let server = try SyncServer(postgres.conninfo())
+      let hub = try SyncedHub("reader", server: postgres, syncing: [])
+      defer { hub.stopAndRemove() }
+      func time(_ offset: Int64, _ hub: String) -> String {
+        HybridTimestamp(milliseconds: 1_700_000_000_000 + offset, hub: hub).description
+      }
+      let text = { (text: String) in WireValue(.init(stringLiteral: text)) }
+      try server.push(
+        [
+          SyncRecord(
+            type: "lists", name: "l",
+            fields: ["title": text("second"), "color": .init(.init(integerLiteral: 1))],
+            times: ["title": time(5, "a"), "color": time(5, "a")], created: time(5, "a"))
+        ], hub: "a")
+      try server.push(
+        [
+          SyncRecord(
+            type: "lists", name: "l", fields: ["color": .init(.init(integerLiteral: 7))],
+            times: ["color": time(9, "b")])
+        ],
+        hub: "b")
+      try server.push(
+        [
+          SyncRecord(
+            type: "lists", name: "l", fields: ["title": text("first")],
+            times: ["title": time(1, "c")])
+        ],
+        hub: "c")
+      try eventually(timeout: .seconds(30)) {
+        try hub.status()["held"] as? Int == 1 && hub.status()["pulled"] as? Int == 3
+      }
+      try hub.sync(["lists", "items"])
+      try eventually(timeout: .seconds(30)) { try hub.count("lists") == 1 }
+      let row = try hub.todo.read { db in
+        try Row.fetchOne(db, sql: "SELECT title, color FROM lists WHERE id = 'l'")
+      }
+      #expect(try row?["title"] as String? == "second")
+      #expect(try row?["color"] as Int? == 7)
+    }
+
+    /// A hub is not sent back its own pushes while it says it has them (its last
+    /// acknowledged push is at or past them); it is sent every other hub's, with their times
+    /// read under each push's bound, and pages left empty by this still move its cursor.
+    @Test func aHubPullsBackOnlyWhatOthersPushed() throws {
       let postgres = try PostgresServer()
       defer { postgres.stop() }
       let server = try SyncServer(postgres.conninfo())
@@ -147,19 +206,20 @@ extension SyncSuites {
           created: created)
       }
       for index in 0..<10 {
-        _ = try server.push(
+        try server.push(
           [record("own-\(index)", ["title": time("a")], created: time("a"))], hub: "a")
       }
-      _ = try server.push(
+      try server.push(
         [record("merged", ["title": time("a"), "color": time("a")], created: time("a"))],
         hub: "a")
-      _ = try server.push([record("merged", ["color": time("b", 5)])], hub: "b")
-      _ = try server.push([record("merged", ["title": time("a", 9)])], hub: "a")
-      // A day ahead of the server: clamped to its bound.
+      try server.push([record("merged", ["color": time("b", 5)])], hub: "b")
+      try server.push([record("merged", ["title": time("a", 9)])], hub: "a")
+      // A day ahead of the server: read as the push's bound.
       let ahead = HybridTimestamp(
         milliseconds: Int64(Date().timeIntervalSince1970 * 1000) + 86_400_000, hub: "a")
-      _ = try server.push(
+      let pushed = try server.push(
         [record("ahead", ["title": ahead.description], created: ahead.description)], hub: "a")
+      #expect(pushed.bound < ahead.milliseconds)
 
       var cursor = SyncCursor.start
       var pulled: [SyncRecord] = []
@@ -171,17 +231,18 @@ extension SyncSuites {
         if let last = page.last { cursor = last }
         if page.complete { break }
       }
-      #expect(Set(pulled.map(\.name)) == ["merged", "ahead"])
-      #expect(pulled.first { $0.name == "merged" }?.fields["color"] != nil)
-      let clamped = pulled.first { $0.name == "ahead" }?.times["title"] ?? ""
-      #expect(!clamped.isEmpty && clamped < ahead.description)
-      // Every page was scanned to the end: 12 records in pages of 4, the last one empty.
+      #expect(pulled.map(\.name) == ["merged"])
+      #expect(pulled.first?.fields["color"] != nil && pulled.first?.fields["title"] == nil)
+      // Every push was paged through: 14 records in pages of 4, the last one short.
       #expect(pages == 4)
       #expect(try server.pullPage(after: cursor, limit: 4, hub: "a", pushed: .max).records.isEmpty)
-      #expect(try server.pull(after: .start, limit: 100, hub: "b", pushed: .max).count == 12)
+      let others = try server.pull(after: .start, limit: 100, hub: "b", pushed: .max)
+      #expect(others.count == 13)
+      let clamped = others.first { $0.name == "ahead" }?.times["title"]
+      #expect(clamped.flatMap(HybridTimestamp.init)?.milliseconds == pushed.bound)
       // A hub that does not have its pushes (restored from a backup taken before them, or
       // its local data dropped) is sent them again.
-      #expect(try server.pull(after: .start, limit: 100, hub: "a").count == 12)
+      #expect(try server.pull(after: .start, limit: 100, hub: "a").count == 14)
     }
 
     /// B adds a column (a newer version of the plugin); A, still on the old schema, edits

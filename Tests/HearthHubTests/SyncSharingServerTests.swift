@@ -155,6 +155,58 @@ extension SyncSuites {
           .rows.first?.first == "0")
     }
 
+    /// A version 4 server, with edits merged, a delete and a share, is upgraded: its records
+    /// become chunks, and read back (the `records` view, a pull) as they were.
+    @Test func aVersionFourServerIsUpgradedToChunksAndReadsAsBefore() throws {
+      let server = try PostgresServer()
+      defer { server.stop() }
+      let admin = try PostgresConnection(server.conninfo())
+      for script in [serverSchemaV1, serverSchemaV2, serverSchemaV3, serverSchemaV4] {
+        try admin.executeScript(script)
+      }
+      func push(_ records: [SyncRecord], hub: String) throws {
+        let batch = String(decoding: try JSONEncoder().encode(records), as: UTF8.self)
+        _ = try admin.execute(
+          "SELECT hearth.push('hearth/default', $1, $2::jsonb)", [hub, batch])
+      }
+      let (t1, t2) = ("001700000000000-0000-a", "001700000000005-0000-b")
+      try push(
+        [
+          Self.list("l1", title: "Groceries", time: t1), Self.item("i1", in: "l1", time: t1),
+          Self.list("l2", title: "Old", time: t1), Self.list("l3", title: "Gone", time: t1),
+        ], hub: "a")
+      var deleted = SyncRecord(type: "lists", name: "l3")
+      deleted.deleted = t2
+      try push([Self.list("l2", title: "New", time: t2), deleted], hub: "b")
+      _ = try admin.execute(
+        """
+        SELECT hearth.share('hearth/default', 'lists', 'l1',
+          '[{"type": "lists", "name": "l1"}, {"type": "items", "name": "i1"}]', 'read', NULL,
+          'Groceries', '1 day')
+        """)
+      let read = """
+        SELECT zone LIKE 'hearth/share-%', record_type, record_name, fields::text, times::text,
+          created, deleted, moved_to IS NOT NULL
+        FROM hearth.records ORDER BY 1, 2, 3, 8
+        """
+      let before = try admin.execute(read).rows
+      #expect(before.count == 6)
+
+      let upgraded = try SyncServer(server.conninfo())
+      #expect(try admin.execute(read).rows == before)
+      #expect(
+        try admin.execute("SELECT count(*) FROM hearth.chunks").rows.first?.first == "2")
+      // A new hub pulls the records as they were merged, and the stubs.
+      let home = try upgraded.pull(after: .start, limit: 100, hub: "new-hub")
+      #expect(Set(home.map(\.name)) == ["l2", "l3", "l1", "i1"])
+      #expect(home.first { $0.name == "l2" }?.fields["title"] == .init(.init(stringLiteral: "New")))
+      #expect(Set(home.filter { $0.movedTo != nil }.map(\.name)) == ["l1", "i1"])
+      let share = try #require(try upgraded.shares().first?.zone)
+      #expect(
+        Set(try upgraded.pull(share, after: .start, limit: 100, hub: "new-hub").map(\.name))
+          == ["l1", "i1"])
+    }
+
     @Test func aVersionOneServerIsUpgradedAndKeepsItsRecords() throws {
       let server = try PostgresServer()
       defer { server.stop() }

@@ -49,6 +49,7 @@ final class SyncedHub: SyncPeer {
 
   init(
     _ name: String, server: PostgresServer, role: String? = nil,
+    syncing tables: [String] = ["lists", "items"],
     configure: @escaping (inout HubConfiguration) -> Void = { _ in }
   ) throws {
     self.name = name
@@ -59,8 +60,14 @@ final class SyncedHub: SyncPeer {
       "hearth-sync-\(name)-\(UUID().uuidString.prefix(8))")
     running = try Self.start(directory, server: server, role: role, online: true, configure)
     todo = try HubDatabase.registered(todoPlugin, paths: running.paths)
+    if !tables.isEmpty { try sync(tables) }
+  }
+
+  /// The plugin declares `tables` synced.
+  func sync(_ tables: [String]) throws {
+    let list = tables.map { "\"\($0)\"" }.joined(separator: ",")
     let reply = try RawClient(running.paths, as: "todo").send(
-      #"{"v":1,"type":"sync","id":"declare","plugin":"todo","tables":["lists","items"]}"#)
+      #"{"v":1,"type":"sync","id":"declare","plugin":"todo","tables":["# + list + "]}")
     guard reply["type"] as? String == "syncing" else { throw HubError("sync refused: \(reply)") }
   }
 
