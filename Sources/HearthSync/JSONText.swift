@@ -18,18 +18,6 @@ enum JSONText {
     return strings
   }
 
-  /// A pulled page (`hearth.pull`'s JSON object), read by the scanner; a page of another
-  /// shape goes through Foundation's decoder, which says what is wrong with it.
-  static func page(_ text: String) throws -> SyncPage {
-    var text = text
-    let page = text.withUTF8 { bytes in
-      var scanner = JSONScanner(bytes: bytes)
-      guard let page = scanner.syncPage(), scanner.atEnd else { return nil as SyncPage? }
-      return page
-    }
-    return try page ?? JSONDecoder().decode(SyncPage.self, from: Data(text.utf8))
-  }
-
   /// A chunk's records (a JSON array of `hearth.push`'s records), read by the scanner; a
   /// list of another shape goes through Foundation's decoder, which says what is wrong.
   static func recordList(_ text: String) throws -> [SyncRecord] {
@@ -54,7 +42,6 @@ enum JSONText {
 
   /// A dictionary of strings as a JSON object, keys sorted.
   static func object(_ strings: [String: String]) -> String {
-    if strings.isEmpty { return "{}" }
     var text = ""
     appendObject(strings, to: &text)
     return text
@@ -93,13 +80,7 @@ enum JSONText {
     return text + "]"
   }
 
-  /// A value as `WireValue` writes it.
-  static func value(_ value: DatabaseValue) throws -> String {
-    var text = ""
-    try appendValue(value, to: &text)
-    return text
-  }
-
+  /// A value as `WireValue` writes it, appended to `text`.
   static func appendValue(_ value: DatabaseValue, to text: inout String) throws {
     switch value.storage {
     case .null: text += "null"
@@ -132,23 +113,15 @@ enum JSONText {
     text += "}"
   }
 
+  /// `string` as a JSON string, appended to `text`.
   static func appendQuoted(_ string: String, to text: inout String) {
+    text += "\""
     // Times, keys and most text need no escape.
-    if !string.utf8.contains(where: { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C }) {
-      text += "\""
+    guard string.utf8.contains(where: { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C }) else {
       text += string
       text += "\""
-    } else {
-      text += quoteIdentifier(string)
+      return
     }
-  }
-
-  static func quoteIdentifier(_ string: String) -> String {
-    // Times, keys and most text need no escape.
-    if !string.utf8.contains(where: { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C }) {
-      return "\"" + string + "\""
-    }
-    var text = "\""
     for scalar in string.unicodeScalars {
       switch scalar {
       case "\"": text += "\\\""
@@ -163,7 +136,7 @@ enum JSONText {
       default: text.unicodeScalars.append(scalar)
       }
     }
-    return text + "\""
+    text += "\""
   }
 }
 
@@ -191,62 +164,6 @@ extension JSONScanner {
 
   /// An object of strings.
   mutating func strings() -> [String: String]? { object { $0.string() } }
-
-  /// A page as `hearth.pull` writes it; nil for any other shape.
-  mutating func syncPage() -> SyncPage? {
-    guard take(UInt8(ascii: "{")) else { return nil }
-    var (records, last, complete): ([SyncRecord]?, SyncCursor??, Bool?) = (nil, nil, nil)
-    var seen = 0
-    while true {
-      switch member(after: seen) {
-      case .bad: return nil
-      case .end:
-        guard let records, let last, let complete else { return nil }
-        return SyncPage(records: records, last: last, complete: complete)
-      case .next(let key):
-        seen += 1
-        switch key {
-        case "records" where records == nil: records = list { $0.syncRecord() }
-        case "last" where last == nil: last = nullOr { $0.syncCursor() }
-        case "complete" where complete == nil: complete = bool()
-        default: return nil
-        }
-        if records == nil && key == "records" || last == nil && key == "last"
-          || complete == nil && key == "complete"
-        {
-          return nil
-        }
-      }
-    }
-  }
-
-  /// A cursor (`seq`, `type`, `name`); nil for any other shape.
-  mutating func syncCursor() -> SyncCursor? {
-    guard take(UInt8(ascii: "{")) else { return nil }
-    var (seq, type, name): (Int?, String?, String?) = (nil, nil, nil)
-    var seen = 0
-    while true {
-      switch member(after: seen) {
-      case .bad: return nil
-      case .end:
-        guard let seq, let type, let name else { return nil }
-        return SyncCursor(seq: Int64(seq), type: type, name: name)
-      case .next(let key):
-        seen += 1
-        switch key {
-        case "seq" where seq == nil: seq = integer()
-        case "type" where type == nil: type = string()
-        case "name" where name == nil: name = string()
-        default: return nil
-        }
-        if seq == nil && key == "seq" || type == nil && key == "type"
-          || name == nil && key == "name"
-        {
-          return nil
-        }
-      }
-    }
-  }
 
   /// A record as `hearth.pull` writes it (`SyncRecord`'s `Codable` form); nil for any other
   /// shape.

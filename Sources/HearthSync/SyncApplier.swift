@@ -4,9 +4,10 @@ import HearthWire
 
 /// Applies pulled records to the hub's tables, in the writer's transaction: per column the
 /// value of the later time, against the time this hub has for the column (`SyncRow.merge`);
-/// the row inserted, updated or deleted as the merged times of its inserts and deletes say. A record
-/// that cannot be applied yet (its table is not synced here, its parent has not come) is
-/// held and tried again after each page.
+/// the row inserted, updated or deleted as the merged times of its inserts and deletes say.
+/// A record that cannot be applied yet (its table is not synced here, its parent has not
+/// come) is held, merged with any held before it for the row, and tried again after each
+/// page.
 ///
 /// The rule for a delete and a concurrent edit: the delete wins, whatever the order they
 /// arrive in — a row exists while its latest insert is later than its latest delete, and an

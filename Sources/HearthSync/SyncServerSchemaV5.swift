@@ -35,17 +35,25 @@ let serverSchemaV5 = """
   CREATE POLICY readable ON hearth.moved FOR SELECT USING (hearth.can_read(zone));
   GRANT SELECT ON hearth.chunks, hearth.moved TO PUBLIC;
 
-  -- The records table becomes chunks: one a zone, its records as merged (times clamped
-  -- already: the bound is the greatest there is) and its stubs, which hearth.moved keeps.
+  -- A merged record as a chunk holds it.
+  CREATE FUNCTION hearth.record_json(t text, n text, f jsonb, ts jsonb, c text, d text)
+  RETURNS jsonb LANGUAGE sql IMMUTABLE AS $$
+    SELECT jsonb_build_object('type', t, 'name', n, 'fields', f, 'times', ts)
+      || jsonb_strip_nulls(jsonb_build_object('created', c, 'deleted', d)) $$;
+  -- The bound of a chunk of merged records, whose times were clamped when they came: the
+  -- greatest time there is.
+  CREATE FUNCTION hearth.unbounded() RETURNS bigint LANGUAGE sql IMMUTABLE AS $$
+    SELECT 999999999999999::bigint $$;
+
+  -- The records table becomes chunks: one a zone, its records as merged and its stubs,
+  -- which hearth.moved keeps.
   INSERT INTO hearth.moved (zone, record_type, record_name, moved_to, seq)
   SELECT zone, record_type, record_name, moved_to, seq FROM hearth.records
   WHERE moved_to IS NOT NULL;
   INSERT INTO hearth.chunks (zone, seq, origin, bound, size, records)
-  SELECT zone, max(seq), 'upgrade', 999999999999999, count(*),
+  SELECT zone, max(seq), 'upgrade', hearth.unbounded(), count(*),
     jsonb_agg(CASE WHEN moved_to IS NULL
-      THEN jsonb_build_object('type', record_type, 'name', record_name, 'fields', fields,
-        'times', times) || jsonb_strip_nulls(jsonb_build_object('created', created,
-        'deleted', deleted))
+      THEN hearth.record_json(record_type, record_name, fields, times, created, deleted)
       ELSE jsonb_build_object('type', record_type, 'name', record_name, 'movedTo', moved_to)
       END ORDER BY record_type, record_name)
   FROM hearth.records GROUP BY zone;
@@ -59,20 +67,21 @@ let serverSchemaV5 = """
   DROP TABLE hearth.records;
   UPDATE hearth.meta SET value = '5' WHERE key = 'schema';
 
-  -- Zone p_zone's records merged from its chunks numbered below p_below (of p_names only,
-  -- [{type, name}], when given), as a hub merges them: per column the value of the later
+  -- Zone p_zone's records merged from its chunks (numbered below p_below, when given; of
+  -- p_names only, [{type, name}], when given), as a hub merges them: per column the value of the later
   -- time (a time past its chunk's bound read as the bound), the later insert and delete;
   -- `seq`, the last chunk that named the record. Records moved to a share are not the
   -- zone's; stubs are not records.
-  CREATE FUNCTION hearth.merged(p_zone text, p_below bigint, p_names jsonb)
+  CREATE FUNCTION hearth.merged(p_zone text, p_below bigint DEFAULT NULL,
+    p_names jsonb DEFAULT NULL)
   RETURNS TABLE (record_type text, record_name text, fields jsonb, times jsonb, created text,
     deleted text, seq bigint)
   LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog AS $$
     WITH pushed AS (
       SELECT c.seq, c.bound, x.r, x.r ->> 'type' AS t, x.r ->> 'name' AS n
       FROM hearth.chunks c, jsonb_array_elements(c.records) x(r)
-      WHERE c.zone = p_zone AND c.seq < p_below AND hearth.can_read(p_zone)
-        AND NOT x.r ? 'movedTo'),
+      WHERE c.zone = p_zone AND (p_below IS NULL OR c.seq < p_below)
+        AND hearth.can_read(p_zone) AND NOT x.r ? 'movedTo'),
     wanted AS (
       SELECT p.* FROM pushed p
       WHERE (p_names IS NULL OR EXISTS (SELECT 1 FROM jsonb_to_recordset(p_names)
@@ -96,19 +105,13 @@ let serverSchemaV5 = """
     FROM lives l LEFT JOIN columns c ON c.t = l.t AND c.n = l.n
     GROUP BY l.t, l.n, l.created, l.deleted, l.seq $$;
 
-  -- A merged record as a chunk holds it.
-  CREATE FUNCTION hearth.record_json(t text, n text, f jsonb, ts jsonb, c text, d text)
-  RETURNS jsonb LANGUAGE sql IMMUTABLE AS $$
-    SELECT jsonb_build_object('type', t, 'name', n, 'fields', f, 'times', ts)
-      || jsonb_strip_nulls(jsonb_build_object('created', c, 'deleted', d)) $$;
-
   -- What people read of the records (as before version 5): each zone they may read,
   -- merged, and the stubs of records moved to a share. The view reads as its owner, so it
   -- checks who reads itself.
   CREATE VIEW hearth.records AS
     SELECT z.zone, r.record_type, r.record_name, r.fields, r.times, r.created, r.deleted,
       r.seq, NULL::text COLLATE "C" AS moved_to
-    FROM hearth.zones z CROSS JOIN LATERAL hearth.merged(z.zone, 9223372036854775807, NULL) r
+    FROM hearth.zones z CROSS JOIN LATERAL hearth.merged(z.zone) r
     WHERE hearth.can_read(z.zone)
     UNION ALL
     SELECT m.zone, m.record_type, m.record_name, '{}'::jsonb, '{}'::jsonb, NULL, NULL, m.seq,
@@ -215,7 +218,7 @@ let serverSchemaV5 = """
   -- Every record name of zone p_zone, live or not (for a hub pulling it again from the start).
   CREATE FUNCTION hearth.names(p_zone text) RETURNS TABLE (record_type text, record_name text)
   LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog AS $$
-    SELECT record_type, record_name FROM hearth.merged(p_zone, 9223372036854775807, NULL) $$;
+    SELECT record_type, record_name FROM hearth.merged(p_zone) $$;
 
   -- Compacts zone p_zone (a writer of it may ask): its chunks that every hub of the zone seen
   -- within tombstoneHubDays has pulled past become one, of their records merged, less
@@ -241,7 +244,7 @@ let serverSchemaV5 = """
     WHERE zone = p_zone AND seq < v_horizon;
     IF v_chunks < 2 OR (v_since - v_first) * 4 < v_first THEN RETURN 0; END IF;
     CREATE TEMPORARY TABLE merged ON COMMIT DROP AS
-    SELECT * FROM hearth.merged(p_zone, v_horizon, NULL);
+    SELECT * FROM hearth.merged(p_zone, v_horizon);
     SELECT count(*), max(seq) INTO v_gone, v_gone_last FROM merged
     WHERE deleted IS NOT NULL AND (created IS NULL OR deleted COLLATE "C" >= created COLLATE "C");
     DELETE FROM hearth.chunks WHERE zone = p_zone AND seq < v_horizon;
@@ -284,14 +287,14 @@ let serverSchemaV5 = """
     END IF;
     UPDATE hearth.clock SET seq = seq + 1 WHERE id = 1 RETURNING seq INTO v_seq;
     CREATE TEMPORARY TABLE moving ON COMMIT DROP AS
-    SELECT * FROM hearth.merged(p_home, 9223372036854775807, p_names);
+    SELECT * FROM hearth.merged(p_home, p_names => p_names);
     INSERT INTO hearth.chunks
-    SELECT v_zone, v_seq, 'share', 999999999999999, count(*),
+    SELECT v_zone, v_seq, 'share', hearth.unbounded(), count(*),
       jsonb_agg(hearth.record_json(record_type, record_name, fields, times, created, deleted)
         ORDER BY record_type, record_name)
     FROM moving HAVING count(*) > 0;
     INSERT INTO hearth.chunks
-    SELECT p_home, v_seq, 'share', 999999999999999, count(*),
+    SELECT p_home, v_seq, 'share', hearth.unbounded(), count(*),
       jsonb_agg(jsonb_build_object('type', record_type, 'name', record_name,
         'movedTo', v_zone) ORDER BY record_type, record_name)
     FROM moving HAVING count(*) > 0;
@@ -320,10 +323,10 @@ let serverSchemaV5 = """
     UPDATE hearth.clock SET seq = seq + 1 WHERE id = 1 RETURNING seq INTO v_seq;
     DELETE FROM hearth.moved WHERE moved_to = p_zone;
     INSERT INTO hearth.chunks
-    SELECT v_home, v_seq, 'unshare', 999999999999999, count(*),
+    SELECT v_home, v_seq, 'unshare', hearth.unbounded(), count(*),
       jsonb_agg(hearth.record_json(record_type, record_name, fields, times, created, deleted)
         ORDER BY record_type, record_name)
-    FROM hearth.merged(p_zone, 9223372036854775807, NULL) HAVING count(*) > 0;
+    FROM hearth.merged(p_zone) HAVING count(*) > 0;
     INSERT INTO hearth.asset_zones (sha256, zone)
     SELECT sha256, v_home FROM hearth.asset_zones WHERE zone = p_zone ON CONFLICT DO NOTHING;
     DELETE FROM hearth.zones WHERE zone = p_zone;

@@ -275,14 +275,14 @@ public final class SyncService: Sendable {
         try sendFiles(of: entries.map(\.record), to: zone, server)
         try server.sendPush(encoded: push.batch, zone: zone, hub: hub)
         sent = push
-        if let (previous, seq) = previous {
-          try acknowledging.start { try self.acknowledge(previous, seq: seq) }
+        if let (previous, pushed) = previous {
+          try acknowledging.start { try self.acknowledge(previous, as: pushed) }
         }
       }
       if entries.count < limit { break }
     }
     try acknowledging.finish()
-    if let sent { try acknowledge(sent, seq: try receive(sent, server)) }
+    if let sent { try acknowledge(sent, as: try receive(sent, server)) }
   }
 
   /// One zone's entries (nil: the private zone), as the batch `hearth.push` takes.
@@ -315,7 +315,7 @@ public final class SyncService: Sendable {
 
   /// Clears what the server took of `push` (nil: refused, see `receive`), its times past
   /// the push's bound read as the bound here too, as every other hub reads them.
-  private func acknowledge(_ push: Push, seq pushed: SyncServer.Pushed?) throws {
+  private func acknowledge(_ push: Push, as pushed: SyncServer.Pushed?) throws {
     let clock = capture.clock
     try writer.write { db in
       try SyncOutbox.acknowledge(push.entries, bound: pushed?.bound, db)
@@ -382,7 +382,8 @@ public final class SyncService: Sendable {
         sweeping = true
         continue
       }
-      try applying.finishIf(page.complete || page.last == nil)
+      // The page ends the pull: the one applied beside comes first.
+      if page.complete || page.last == nil { try applying.finish() }
       if sweeping, page.complete {
         defer { sweeping = false }
         if let last = page.last { try apply(page.records, last: last, zone, shares) }
@@ -534,11 +535,6 @@ final class Beside: Sendable {
     queue.async { [failure] in
       do { try job() } catch { failure.withLock { $0 = error } }
     }
-  }
-
-  /// `finish()` when `condition` holds.
-  func finishIf(_ condition: Bool) throws {
-    if condition { try finish() }
   }
 
   func finish() throws {

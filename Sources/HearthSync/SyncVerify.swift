@@ -119,7 +119,7 @@ enum SyncCheck {
     let merged = try server.connection.execute(
       """
       SELECT record_type, record_name, fields::text
-      FROM hearth.merged($1, 9223372036854775807, NULL)
+      FROM hearth.merged($1)
       WHERE created IS NOT NULL AND (deleted IS NULL OR created COLLATE "C" > deleted COLLATE "C")
       """, [zone]
     ).rows
