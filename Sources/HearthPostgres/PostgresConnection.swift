@@ -106,43 +106,56 @@ public final class PostgresConnection {
   /// for NULL or no row.
   @discardableResult
   public func executeBinary(_ sql: String, _ parameters: [PostgresValue]) throws -> Data? {
-    var buffers: [UnsafeMutableRawPointer?] = []
-    defer { for buffer in buffers { free(buffer) } }
-    var values: [UnsafePointer<CChar>?] = []
-    var lengths: [Int32] = []
-    var formats: [Int32] = []
     discardSent()
-    for parameter in parameters {
-      switch parameter {
+    var values = [UnsafePointer<CChar>?](repeating: nil, count: parameters.count)
+    var lengths = [Int32](repeating: 0, count: parameters.count)
+    var formats = [Int32](repeating: 0, count: parameters.count)
+    // Each parameter is lent to libpq where it lies (a file's bytes are not copied), one
+    // scope per parameter.
+    func run(from index: Int) -> OpaquePointer? {
+      guard index < parameters.count else {
+        return PQexecParams(handle, sql, Int32(parameters.count), nil, values, lengths, formats, 1)
+      }
+      switch parameters[index] {
       case .null:
-        values.append(nil)
-        lengths.append(0)
-        formats.append(0)
+        return run(from: index + 1)
       case .text(let text):
-        let copy = strdup(text)
-        buffers.append(copy)
-        values.append(copy.map { UnsafePointer($0) })
-        lengths.append(0)
-        formats.append(0)
-      case .bytes(let data):
-        let buffer = malloc(max(data.count, 1))
-        data.withUnsafeBytes { bytes in
-          if let base = bytes.baseAddress { buffer?.copyMemory(from: base, byteCount: data.count) }
+        return text.withCString { text in
+          values[index] = text
+          return run(from: index + 1)
         }
-        buffers.append(buffer)
-        values.append(buffer.map { UnsafePointer($0.assumingMemoryBound(to: CChar.self)) })
-        lengths.append(Int32(data.count))
-        formats.append(1)
+      case .bytes(let data) where data.isEmpty:
+        formats[index] = 1
+        return "".withCString { empty in  // an address, or libpq reads NULL
+          values[index] = empty
+          return run(from: index + 1)
+        }
+      case .bytes(let data):
+        return data.withUnsafeBytes { bytes in
+          values[index] = UnsafePointer(bytes.baseAddress!.assumingMemoryBound(to: CChar.self))
+          lengths[index] = Int32(bytes.count)
+          formats[index] = 1
+          return run(from: index + 1)
+        }
       }
     }
-    let result = PQexecParams(
-      handle, sql, Int32(parameters.count), nil, values, lengths, formats, 1)
-    return try checked(result, sql: sql) { result -> Data? in
-      guard PQntuples(result) > 0, PQnfields(result) > 0, PQgetisnull(result, 0, 0) == 0,
-        let value = PQgetvalue(result, 0, 0)
-      else { return nil }
-      return Data(bytes: value, count: Int(PQgetlength(result, 0, 0)))
+    guard let result = run(from: 0) else {
+      throw PostgresError(sqlState: nil, message: Self.errorText(handle), sql: sql)
     }
+    if let failure = failure(of: result, sql: sql) {
+      PQclear(result)
+      throw failure
+    }
+    guard PQntuples(result) > 0, PQnfields(result) > 0, PQgetisnull(result, 0, 0) == 0,
+      let value = PQgetvalue(result, 0, 0)
+    else {
+      PQclear(result)
+      return nil
+    }
+    // The value stays in libpq's result, freed with the last copy of the data.
+    return Data(
+      bytesNoCopy: value, count: Int(PQgetlength(result, 0, 0)),
+      deallocator: .custom { _, _ in PQclear(result) })
   }
 
   /// Runs several statements separated by `;`, without parameters (a schema script).
@@ -160,15 +173,19 @@ public final class PostgresConnection {
       throw PostgresError(sqlState: nil, message: Self.errorText(handle), sql: sql)
     }
     defer { PQclear(result) }
-    let status = PQresultStatus(result)
-    guard status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK else {
-      throw PostgresError(
-        sqlState: PQresultErrorField(result, Int32(UInt8(ascii: "C"))).map { String(cString: $0) },
-        message: String(cString: PQresultErrorMessage(result))
-          .trimmingCharacters(in: .whitespacesAndNewlines),
-        sql: sql)
-    }
+    if let failure = failure(of: result, sql: sql) { throw failure }
     return read(result)
+  }
+
+  /// What `result` says went wrong, if it failed.
+  private func failure(of result: OpaquePointer, sql: String) -> PostgresError? {
+    let status = PQresultStatus(result)
+    guard status != PGRES_COMMAND_OK, status != PGRES_TUPLES_OK else { return nil }
+    return PostgresError(
+      sqlState: PQresultErrorField(result, Int32(UInt8(ascii: "C"))).map { String(cString: $0) },
+      message: String(cString: PQresultErrorMessage(result))
+        .trimmingCharacters(in: .whitespacesAndNewlines),
+      sql: sql)
   }
 
   /// Runs `body` in a transaction: COMMIT when it returns, ROLLBACK when it throws.

@@ -92,27 +92,42 @@ public enum SyncFiles {
       + "/\(digest.prefix(2))/\(digest)"
   }
 
-  /// The file, when it is here and whole.
+  /// The file, when it is here and whole. Mapped, not copied: a file under its digest is
+  /// never changed, only replaced whole by rename.
   static func read(_ digest: String, plugin: String, databasePath: String) -> Data? {
-    let path = path(digest, plugin: plugin, databasePath: databasePath)
-    guard let data = FileManager.default.contents(atPath: path), SHA256.hex(data) == digest
+    let url = URL(fileURLWithPath: path(digest, plugin: plugin, databasePath: databasePath))
+    guard let data = try? Data(contentsOf: url, options: .alwaysMapped),
+      SHA256.hex(data) == digest
     else { return nil }
     return data
   }
 
-  /// Writes file `digest` whole: to a temporary name, then renamed.
+  /// Writes file `digest` whole and durably: to a temporary name, synced, then renamed, and
+  /// the rename synced, so that a hub that then records the file as fetched never holds a
+  /// name without its bytes after a crash.
   static func write(_ data: Data, digest: String, plugin: String, databasePath: String) throws {
     let target = URL(fileURLWithPath: path(digest, plugin: plugin, databasePath: databasePath))
-    try FileManager.default.createDirectory(
-      at: target.deletingLastPathComponent(), withIntermediateDirectories: true)
-    let temporary = target.deletingLastPathComponent()
-      .appendingPathComponent(".\(digest).\(getpid()).sync.tmp")
-    try data.write(to: temporary)
-    guard rename(temporary.path, target.path) == 0 else {
-      let code = POSIXErrorCode(rawValue: errno) ?? .EIO
+    let directory = target.deletingLastPathComponent()
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    let temporary = directory.appendingPathComponent(".\(digest).\(getpid()).sync.tmp")
+    do {
+      guard FileManager.default.createFile(atPath: temporary.path, contents: nil) else {
+        throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
+      }
+      let file = try FileHandle(forWritingTo: temporary)
+      defer { try? file.close() }
+      try file.write(contentsOf: data)
+      try file.synchronize()
+      guard rename(temporary.path, target.path) == 0 else {
+        throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
+      }
+    } catch {
       try? FileManager.default.removeItem(at: temporary)
-      throw POSIXError(code)
+      throw error
     }
+    let parent = try FileHandle(forReadingFrom: directory)
+    defer { try? parent.close() }
+    try parent.synchronize()
   }
 
   /// Queues the files `records` name that are not here.

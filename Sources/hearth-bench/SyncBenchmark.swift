@@ -24,15 +24,17 @@ let syncBenchPlugin = PluginRegistration(
         """)
   ])
 
-/// A hub syncing with `server`, and the bench plugin on it, its table declared synced.
+/// A hub of person `role` syncing with `server`, and the bench plugin on it, its table
+/// declared synced.
 struct SyncBenchHub {
   let directory: BenchmarkDirectory
   let hub: BenchHub
   let plugin: HubDatabase
 
-  init(_ server: PostgresServer) throws {
+  init(_ server: PostgresServer, role: String = "hearth") throws {
     directory = try BenchmarkDirectory()
-    hub = try BenchHub(directory: directory, configure: { $0.syncServer = server.conninfo() })
+    hub = try BenchHub(
+      directory: directory, configure: { $0.syncServer = server.conninfo(user: role) })
     plugin = try HubDatabase(syncBenchPlugin, paths: hub.paths)
     try plugin.sync(tables: ["syncItems"])
   }
@@ -120,9 +122,11 @@ private func syncLatencyFigures(_ postgres: PostgresServer, rounds: Int) async t
 /// `rows` rows made on A, pushed; then a new hub C syncs them all. Push and first sync are
 /// timed against one local transaction writing the same rows.
 private func initialSyncFigures(_ postgres: PostgresServer, rows: Int) throws -> [Figure] {
-  let a = try SyncBenchHub(postgres)
+  // A person of their own, so that the zone holds these rows and no others.
+  let person = "rows\(rows)"
+  _ = try postgres.executeOnce("CREATE ROLE \(person) LOGIN")
+  let a = try SyncBenchHub(postgres, role: person)
   defer { a.hub.stop() }
-  let before = try a.count()
   let insert = { (db: Database) in
     for index in 0..<rows {
       try db.execute(
@@ -131,17 +135,16 @@ private func initialSyncFigures(_ postgres: PostgresServer, rows: Int) throws ->
     }
   }
   let write = try timed { try a.plugin.write(insert) }
-  let push = try timed { try a.wait(rows: before + rows) }
+  let push = try timed { try a.wait(rows: rows) }
   let directory = try BenchmarkDirectory()
   let local = try DatabaseQueue(path: directory.path("local.sqlite"))
   try local.write { db in
     try db.execute(sql: syncBenchPlugin.migrations[0].sql)
   }
   let baseline = try timed { try local.write(insert) }
-  let total = before + rows
   let first = try timed {
-    let c = try SyncBenchHub(postgres)
-    try c.wait(rows: total)
+    let c = try SyncBenchHub(postgres, role: person)
+    try c.wait(rows: rows)
     c.hub.stop()
   }
   let size = try postgres.executeOnce(
