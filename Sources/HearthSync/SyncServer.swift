@@ -17,7 +17,7 @@ public final class SyncServer {
   /// record not shared with someone else.
   public let zone: String
   /// The server schema's version; a newer one on the server is refused.
-  public static let schemaVersion = 5
+  public static let schemaVersion = 6
 
   /// Connects as the person `conninfo` names; `zone` is the name of their private zone.
   public init(_ conninfo: String, zone: String = "default") throws {
@@ -62,7 +62,7 @@ public final class SyncServer {
       }
       for (number, script) in [
         (1, serverSchemaV1), (2, serverSchemaV2), (3, serverSchemaV3), (4, serverSchemaV4),
-        (5, serverSchemaV5),
+        (5, serverSchemaV5), (6, serverSchemaV6),
       ]
       where number > version {
         try connection.executeScript(script)

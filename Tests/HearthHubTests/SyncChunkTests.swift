@@ -79,5 +79,68 @@ extension SyncSuites {
       #expect(rest.records.map(\.name) == ["k1"])
       #expect(rest.last == SyncCursor(seq: third.seq))
     }
+
+    /// A compaction writes the zone's merged records as parts of at most `chunkRecords`,
+    /// numbered as the last chunks they replace; a hub pulling from the start pages through
+    /// them and gets every row; the zone is not compacted again for a few more edits.
+    @Test func aCompactionWritesPartsAHubPagesThrough() throws {
+      let postgres = try PostgresServer()
+      defer { postgres.stop() }
+      let server = try SyncServer(postgres.conninfo())
+      _ = try server.connection.execute(
+        "UPDATE hearth.meta SET value = '3' WHERE key = 'chunkRecords'")
+      var seqs: [Int64] = []
+      for push in 0..<10 {
+        let time = Self.time(1_000_000_000_000 + Int64(push), "a")
+        seqs.append(
+          try server.push(
+            [
+              Self.record("r\(push)a", ["title": "t"], at: time, created: true),
+              Self.record("r\(push)b", ["title": "t"], at: time, created: true),
+            ], hub: "a"
+          ).seq)
+      }
+      func names() throws -> [String] {
+        try server.connection.execute(
+          "SELECT record_name FROM hearth.merged($1) ORDER BY record_name", [server.zone]
+        ).rows.map { $0[0] ?? "" }
+      }
+      let before = try names()
+      #expect(before.count == 20)
+      // Every hub of the zone pulls past them; then the zone is compacted.
+      _ = try server.pullPage(after: .start, limit: 100, hub: "a", pushed: seqs.last!)
+      #expect(try server.collectTombstones() == 0)
+      let chunks = try server.connection.execute(
+        "SELECT seq, size, origin FROM hearth.chunks WHERE zone = $1 ORDER BY seq", [server.zone]
+      ).rows.map { ($0[0].flatMap { Int64($0 ?? "") }, Int($0[1] ?? "") ?? 0, $0[2] ?? "") }
+      #expect(chunks.count == 7)
+      #expect(chunks.allSatisfy { $0.1 <= 3 && $0.2 == "collect" })
+      #expect(chunks.map(\.0) == seqs.suffix(7).map { $0 })
+      #expect(try names() == before)
+      // A new hub pulls from the start, a part a page.
+      var cursor = SyncCursor.start
+      var pulled: [String] = []
+      var pages = 0
+      while true {
+        let page = try server.pullPage(after: cursor, limit: 3, hub: "new", pushed: 0)
+        pulled += page.records.map(\.name)
+        pages += 1
+        guard !page.complete, let last = page.last else { break }
+        cursor = last
+      }
+      #expect(pages == 7)
+      #expect(pulled.sorted() == before)
+      // Two more records are not a quarter of the compacted ones: no compaction.
+      let later = try server.push(
+        [Self.record("s", ["title": "t"], at: Self.time(1_000_000_000_100, "a"), created: true)],
+        hub: "a")
+      _ = try server.pullPage(after: .start, limit: 100, hub: "a", pushed: later.seq)
+      _ = try server.pullPage(after: .start, limit: 100, hub: "new", pushed: 0)
+      #expect(try server.collectTombstones() == 0)
+      #expect(
+        try server.connection.execute(
+          "SELECT count(*) FROM hearth.chunks WHERE zone = $1", [server.zone]
+        ).rows.first?.first == "8")
+    }
   }
 }
