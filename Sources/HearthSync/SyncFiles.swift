@@ -102,32 +102,11 @@ public enum SyncFiles {
     return data
   }
 
-  /// Writes file `digest` whole and durably: to a temporary name, synced, then renamed, and
-  /// the rename synced, so that a hub that then records the file as fetched never holds a
-  /// name without its bytes after a crash.
+  /// Writes file `digest` whole and durably (`DurableFile`), so that a hub that then
+  /// records the file as fetched never holds a name without its bytes after a crash.
   static func write(_ data: Data, digest: String, plugin: String, databasePath: String) throws {
-    let target = URL(fileURLWithPath: path(digest, plugin: plugin, databasePath: databasePath))
-    let directory = target.deletingLastPathComponent()
-    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-    let temporary = directory.appendingPathComponent(".\(digest).\(getpid()).sync.tmp")
-    do {
-      guard FileManager.default.createFile(atPath: temporary.path, contents: nil) else {
-        throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
-      }
-      let file = try FileHandle(forWritingTo: temporary)
-      defer { try? file.close() }
-      try file.write(contentsOf: data)
-      try file.synchronize()
-      guard rename(temporary.path, target.path) == 0 else {
-        throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
-      }
-    } catch {
-      try? FileManager.default.removeItem(at: temporary)
-      throw error
-    }
-    let parent = try FileHandle(forReadingFrom: directory)
-    defer { try? parent.close() }
-    try parent.synchronize()
+    try DurableFile.write(
+      data, to: URL(fileURLWithPath: path(digest, plugin: plugin, databasePath: databasePath)))
   }
 
   /// Queues the files `records` name that are not here.

@@ -128,22 +128,19 @@ package struct ImageStore {
   }
 
   /// Stores `data` under its digest (once: the same bytes are the same file) and returns the
-  /// digest. Written to a temporary name and renamed, so a file under a digest is complete.
+  /// digest. Written whole and durably (`DurableFile`), so a file under a digest is
+  /// complete, and stays so through a crash once the row naming it is written.
   func store(_ data: Data) throws -> String {
     let digest = SHA256.hex(data)
     let target = url(digest)
     if FileManager.default.fileExists(atPath: target.path), (try? verify(digest)) == true {
       return digest
     }
-    try FileManager.default.createDirectory(
-      at: target.deletingLastPathComponent(), withIntermediateDirectories: true)
-    let temporary = target.deletingLastPathComponent()
-      .appendingPathComponent(".\(digest).\(getpid()).tmp")
-    try data.write(to: temporary, options: .atomic)
-    if rename(temporary.path, target.path) != 0 {
-      try? FileManager.default.removeItem(at: temporary)
+    do {
+      try DurableFile.write(data, to: target)
+    } catch {
       throw CommandError(
-        "cannot store the image in \(directory.path): \(String(cString: strerror(errno)))")
+        "cannot store the image in \(directory.path): \(error.localizedDescription)")
     }
     return digest
   }
