@@ -158,6 +158,11 @@ public final class PostgresConnection {
       deallocator: .custom { _, _ in PQclear(result) })
   }
 
+  /// What stops the statement this connection is running, from another thread.
+  public func canceller() -> PostgresCanceller? {
+    PQgetCancel(handle).map(PostgresCanceller.init)
+  }
+
   /// Runs several statements separated by `;`, without parameters (a schema script).
   public func executeScript(_ sql: String) throws {
     discardSent()
@@ -275,6 +280,24 @@ public struct PostgresResult: Sendable {
       }
     }
     changedRows = Int(String(cString: PQcmdTuples(result))) ?? 0
+  }
+}
+
+/// Asks the server to stop the statement a connection is running (libpq's cancel request,
+/// on a connection of its own): the statement fails with SQLSTATE 57014 and its
+/// transaction is rolled back; when none is running, nothing happens.
+public final class PostgresCanceller: @unchecked Sendable {
+  // Safe to share: libpq's `PQcancel` may be called from any thread with the same
+  // `PGcancel` (it only reads it); `PQfreeCancel` runs once, when nothing can call it.
+  private let handle: OpaquePointer
+
+  init(_ handle: OpaquePointer) { self.handle = handle }
+
+  deinit { PQfreeCancel(handle) }
+
+  public func cancel() {
+    var error = [CChar](repeating: 0, count: 256)
+    _ = PQcancel(handle, &error, Int32(error.count))
   }
 }
 

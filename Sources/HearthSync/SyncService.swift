@@ -65,6 +65,9 @@ public final class SyncService: Sendable {
   let logger = Logger(label: "hearthd.sync")
   private let bell: Doorbell
   private let stopping = Locked(false)
+  /// What stops the statement the server is running for this service: `stop()` uses it,
+  /// so that no long statement (a zone's compaction, a large page) holds the hub's stop.
+  private let canceller = Locked<PostgresCanceller?>(nil)
   /// Rounds begun and finished, and what the next round must do: push after a local
   /// commit, pull after the server's doorbell, both when asked (`requestRound`) and every
   /// `pollInterval` — so a hub busy with tables it does not sync asks nothing of the server.
@@ -116,6 +119,7 @@ public final class SyncService: Sendable {
   public func stop() {
     stopping.withLock { $0 = true }
     bell.ring()
+    canceller.withLock { $0 }?.cancel()
   }
 
   private var isStopping: Bool { stopping.withLock { $0 } }
@@ -161,7 +165,7 @@ public final class SyncService: Sendable {
         if due.push && due.pull || !outcomes.isEmpty { try refreshShares(connected) }
         if due.push { try pushAll(connected) }
         if due.pull { try pullAll(connected) }
-        if due.push && due.pull { try collectIfDue(connected) }
+        if due.push && due.pull, !isStopping { try collectIfDue(connected) }
         publish(outcomes)
         rounds.withLock { $0.finished = $0.begun }
         delay = settings.retryDelay.lowerBound
@@ -208,6 +212,9 @@ public final class SyncService: Sendable {
 
   private func connect() throws -> SyncServer {
     let server = try SyncServer(settings.server, zone: settings.zone)
+    canceller.withLock { $0 = server.connection.canceller() }
+    // A stop that came before the canceller did not cancel.
+    if isStopping { throw CancellationError() }
     try server.listen()
     logger.notice("connected to the sync server (zone \(settings.zone))")
     _ = try writer.write { db in try SyncStore.setValue(nil, for: "lastError", db) }

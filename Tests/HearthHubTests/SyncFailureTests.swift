@@ -127,6 +127,49 @@ extension SyncSuites {
 
     /// A hub killed while it pulls 3,000 records, 50 a page, resumes from the last page it
     /// applied and ends with every row once.
+    /// A hub stopped while the server holds its statement (here a push waiting for a lock;
+    /// in life, a large zone's compaction) stops at once: the statement is cancelled and
+    /// rolled back, nothing is acknowledged, and the next run pushes it.
+    @Test func aHubStopsAtOnceWhileTheServerHoldsItsStatement() throws {
+      let server = try PostgresServer()
+      defer { server.stop() }
+      let a = try SyncingHubProcess("a", server: server)
+      defer { a.stopAndRemove() }
+      try a.todo.write { db in
+        try db.execute(sql: "INSERT INTO lists (id, title) VALUES ('first', 'Home')")
+      }
+      try eventually { try a.status()["pending"] as? Int == 0 }
+      // Another session holds the chunks for 10 s: the next push waits for it.
+      let holder = try PostgresConnection(server.conninfo())
+      try holder.send(
+        "DO $$ BEGIN LOCK TABLE hearth.chunks IN ACCESS EXCLUSIVE MODE; "
+          + "PERFORM pg_sleep(10); END $$")
+      try a.todo.write { db in
+        try db.execute(sql: "INSERT INTO lists (id, title) VALUES ('second', 'Work')")
+      }
+      let watcher = try PostgresConnection(server.conninfo())
+      try eventually(timeout: .seconds(10)) {
+        try watcher.execute(
+          "SELECT count(*) FROM pg_locks WHERE NOT granted AND relation = 'hearth.chunks'::regclass"
+        ).rows.first?.first == "1"
+      }
+      let start = ContinuousClock.now
+      #expect(a.process.terminate() == 0)
+      let stop = ContinuousClock.now - start
+      #expect(stop < .seconds(4), "the stop took \(stop)")
+      // The push was rolled back: once the lock goes, the server has the first row only,
+      // and the next run pushes the second.
+      _ = try holder.receive()
+      #expect(
+        try watcher.execute("SELECT count(*) FROM hearth.records WHERE record_type = 'lists'")
+          .rows.first?.first == "1")
+      try a.restart()
+      try eventually(timeout: .seconds(30)) {
+        try watcher.execute("SELECT count(*) FROM hearth.records WHERE record_type = 'lists'")
+          .rows.first?.first == "2"
+      }
+    }
+
     @Test func aHubKilledInTheMiddleOfAPullResumesAndEndsEqual() throws {
       let server = try PostgresServer()
       defer { server.stop() }
