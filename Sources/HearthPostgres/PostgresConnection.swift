@@ -285,7 +285,8 @@ public struct PostgresResult: Sendable {
 
 /// Asks the server to stop the statement a connection is running (libpq's cancel request,
 /// on a connection of its own): the statement fails with SQLSTATE 57014 and its
-/// transaction is rolled back; when none is running, nothing happens.
+/// transaction is rolled back; when none is running, nothing happens. `cancel` connects to
+/// the server and waits for its answer, with no timeout of its own.
 public final class PostgresCanceller: @unchecked Sendable {
   // Safe to share: libpq's `PQcancel` may be called from any thread with the same
   // `PGcancel` (it only reads it); `PQfreeCancel` runs once, when nothing can call it.

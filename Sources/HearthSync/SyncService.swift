@@ -119,7 +119,11 @@ public final class SyncService: Sendable {
   public func stop() {
     stopping.withLock { $0 = true }
     bell.ring()
-    canceller.withLock { $0 }?.cancel()
+    // Beside the caller: libpq's cancel connects to the server and waits for its answer,
+    // without a timeout, and a server that cannot be reached must not hold the stop.
+    if let canceller = canceller.withLock({ $0 }) {
+      DispatchQueue.global().async { canceller.cancel() }
+    }
   }
 
   private var isStopping: Bool { stopping.withLock { $0 } }
