@@ -41,8 +41,8 @@ public enum SyncOutbox {
       var record = SyncRecord(
         type: name, name: key, created: pending[SyncRow.createdKey],
         deleted: pending[SyncRow.deletedKey])
-      if let table = tables[name.lowercased()],
-        let values = try Row.fetchOne(db, sql: selects[table.name.lowercased()]!, arguments: [key])
+      if let table = tables[name.lowercased()], let select = selects[name.lowercased()],
+        let values = try Row.fetchOne(db, sql: select, arguments: [key])
       {
         for column in table.columns {
           guard let time = pending[column], values.hasColumn(column) else { continue }
