@@ -101,9 +101,22 @@ public final class Hub: Sendable {
 
   /// A file that exists must be a SQLite database, of this hub's format, before the hub
   /// touches it. (This reads the schema, not every page: `hearth check` runs the full
-  /// integrity check.)
+  /// integrity check.) A file refused is left as it was found: a header that says WAL has
+  /// SQLite make a `-wal` and `-shm` even for this read-only look, and those go again.
   static func checkExistingFile(_ path: String) throws {
     guard FileManager.default.fileExists(atPath: path) else { return }
+    let made = ["-wal", "-shm"].map { path + $0 }.filter {
+      !FileManager.default.fileExists(atPath: $0)
+    }
+    do {
+      try checkFormat(path)
+    } catch {
+      for file in made { try? FileManager.default.removeItem(atPath: file) }
+      throw error
+    }
+  }
+
+  private static func checkFormat(_ path: String) throws {
     var configuration = Configuration()
     configuration.readonly = true
     var format: String?

@@ -102,8 +102,9 @@ func diskFull(_ options: Options) throws -> String {
     + "writes resumed once space returned; integrity ok"
 }
 
-/// A database that is not one (garbage behind a SQLite header), and one of another hub
-/// format: hearthd refuses each with a message and leaves the file as it was.
+/// A database that is not one (garbage behind a SQLite header, one saying WAL too), and one
+/// of another hub format: hearthd refuses each with a message and leaves the file, and the
+/// directory, as they were.
 func badDatabase(_ options: Options) throws -> String {
   let directory = try temporaryDirectory()
   defer { try? FileManager.default.removeItem(at: directory) }
@@ -111,6 +112,13 @@ func badDatabase(_ options: Options) throws -> String {
   var bytes = Data("SQLite format 3\0".utf8)
   bytes.append(contentsOf: (0..<(64 << 10)).map { _ in UInt8.random(in: 0...255) })
   try bytes.write(to: corrupt)
+
+  // The same with a header that says WAL (file format versions 2), for which SQLite makes
+  // a -wal and -shm even to look.
+  let corruptWAL = directory.appendingPathComponent("corrupt-wal.sqlite")
+  bytes[18] = 2
+  bytes[19] = 2
+  try bytes.write(to: corruptWAL)
 
   let otherFormat = directory.appendingPathComponent("other.sqlite")
   let queue = try DatabaseQueue(path: otherFormat.path)
@@ -122,7 +130,10 @@ func badDatabase(_ options: Options) throws -> String {
   }
 
   var established: [String] = []
-  for (file, expected) in [(corrupt, "not a sound database"), (otherFormat, "hub format 99")] {
+  for (file, expected) in [
+    (corrupt, "not a sound database"), (corruptWAL, "not a sound database"),
+    (otherFormat, "hub format 99"),
+  ] {
     let before = try Data(contentsOf: file)
     let hub = try HubProcess(directory: directory, databasePath: file.path)
     try waitUntil("hearthd refusing \(file.lastPathComponent)", timeout: .seconds(20)) {
