@@ -98,6 +98,8 @@ let package = Package(
     .systemLibrary(name: "CPostgreSQL", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
     // No pkgConfig: libmicrohttpd.pc adds p11-kit's include directory, which it does not need.
     .systemLibrary(name: "CMicroHTTPD", providers: [.apt(["libmicrohttpd-dev"])]),
+    // The kernel's own headers (linux-libc-dev), for calls Glibc's module leaves out.
+    .systemLibrary(name: "CLinux"),
     .systemLibrary(name: "CICal", pkgConfig: "libical", providers: [.apt(["libical-dev"])]),
     // The bottom: a lock ThreadSanitizer understands and the logger; then dependencies
     // (date, UUID, clock, error reporting), which everything above may read.
@@ -166,7 +168,7 @@ let package = Package(
       name: "HearthHub",
       dependencies: [
         "HearthWire", "HearthTransport", "HearthSQLite", "HearthDependencies", "HearthService",
-        "HearthSupport", "HearthSync", "HearthCommandLine",
+        "HearthSupport", "HearthSync", "HearthCommandLine", "CLinux",
       ],
       swiftSettings: strict),
     .target(
@@ -304,7 +306,7 @@ let package = Package(
       dependencies: [
         "HearthHub", "HearthPlugin", "HearthWire", "HearthTransport", "HearthDataTestSupport",
         "AttachmentsFeature", "FactsFeature", "RemindersFeature",
-        "HearthTestbed", "HearthPostgres", "HearthSync",
+        "HearthTestbed", "HearthPostgres", "HearthSync", "CLinux",
       ],
       swiftSettings: strict),
     // Each feature's actions, in-process on a local database (the CLI tests in HearthHubTests

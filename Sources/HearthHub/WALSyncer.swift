@@ -1,3 +1,4 @@
+import CLinux
 import Foundation
 import HearthService
 import HearthTransport
@@ -28,10 +29,10 @@ import Synchronization
 /// later sync can vouch for them. The hub then stops without acknowledging anything more
 /// (see `failure`); SQLite recovers what reached the disk at the next start.
 final class WALSyncer: Service, @unchecked Sendable {
-  // Safe to share: `requested`, `synced`, `issued`, `isStopping` and `hasEnded` are read
-  // and written only with `condition` locked; `log` only by the syncing thread and
-  // `hereLog` only by the hub's (each a descriptor of its own); the rest is atomic or
-  // immutable.
+  // Safe to share: `requested`, `synced`, `issued`, `isStopping`, `hasEnded` and
+  // `waitingForDurable` are read and written only with `condition` locked; `log` only by the
+  // syncing thread and `hereLog` only by the hub's (each a descriptor of its own); the rest is
+  // atomic or immutable.
   private let condition = NSCondition()
   private var requested = 1
   private var isStopping = false
@@ -40,6 +41,9 @@ final class WALSyncer: Service, @unchecked Sendable {
   private var synced = 0
   /// The last ticket issued.
   private var issued = 1
+  /// How many threads wait in `makeDurable`: a sync made on the hub's thread wakes nobody
+  /// else (the syncing thread, waiting for a ticket, would only wake to sleep again).
+  private var waitingForDurable = 0
   private var log: LogFile
   private var hereLog: LogFile
   private let durableTicket = Atomic<Int>(0)
@@ -82,6 +86,8 @@ final class WALSyncer: Service, @unchecked Sendable {
       requested = ticket
       condition.broadcast()
     }
+    waitingForDurable += 1
+    defer { waitingForDurable -= 1 }
     while durable < ticket {
       if let failure { throw HubError("the write-ahead log could not be made durable: \(failure)") }
       if hasEnded { throw HubError("the hub is stopping") }
@@ -120,7 +126,7 @@ final class WALSyncer: Service, @unchecked Sendable {
       // No bell: the caller sends what this made durable at once.
       durableTicket.max(ticket, ordering: .releasing)
       condition.lock()
-      condition.broadcast()
+      if waitingForDurable > 0 { condition.broadcast() }
       condition.unlock()
     }
     return true
@@ -197,13 +203,15 @@ private struct LogFile {
 
   /// Syncs the log as it is now; nil when it is on the disk, else what failed.
   mutating func sync() -> String? {
-    var status = stat()
     // The file held is still linked: SQLite only ever deletes its log (never renames one
-    // over it), so it is still the log, and no path look-up is needed.
-    if descriptor >= 0, fstat(descriptor, &status) == 0, status.st_nlink > 0 {
+    // over it), so it is still the log, and no path look-up is needed. Only the link count
+    // is asked for: asking for the file's times before each sync would have every write
+    // after it dirty the inode, and every sync write the inode as well (`hearth_link_count`).
+    if descriptor >= 0, hearth_link_count(descriptor) > 0 {
       return fdatasync(descriptor) == 0
         ? nil : "fdatasync \(walPath): \(String(cString: strerror(errno)))"
     }
+    var status = stat()
     guard stat(walPath, &status) == 0 else {
       // No log: SQLite removed it after a full checkpoint, which synced the database file;
       // syncing the file again costs little and vouches for it.

@@ -1,3 +1,4 @@
+import CLinux
 import Foundation
 import HearthSQLite
 import HearthTestbed
@@ -122,6 +123,24 @@ import Testing
     running.stop()
     _ = syncer.issueTicket()
     #expect(throws: HubError.self) { try syncer.makeDurable() }
+  }
+
+  /// The syncer's look at whether the log it holds is still linked: the link count of the
+  /// open file, 0 once its name is gone, and an error for no descriptor.
+  @Test func theLinkCountOfAnOpenLogFollowsItsName() throws {
+    let directory = try Self.directory()
+    defer { try? FileManager.default.removeItem(atPath: directory) }
+    let path = directory + "/hearth.sqlite-wal"
+    FileManager.default.createFile(atPath: path, contents: Data(count: 4096))
+    let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+    #expect(descriptor >= 0)
+    #expect(hearth_link_count(descriptor) == 1)
+    #expect(link(path, directory + "/second") == 0)
+    #expect(hearth_link_count(descriptor) == 2)
+    #expect(unlink(path) == 0 && unlink(directory + "/second") == 0)
+    #expect(hearth_link_count(descriptor) == 0)
+    close(descriptor)
+    #expect(hearth_link_count(-1) == -1 && errno == EBADF)
   }
 
   @Test func aFailedSyncIsFinalAndVouchesForNothing() throws {
