@@ -64,6 +64,11 @@ public final class BusSocket {
   private var isClosed = false
   /// The `ZMQ_RCVTIMEO` last set (libzmq's default: -1, wait as long as it takes).
   private var receiveTimeout: Int32 = -1
+  /// The socket's `ZMQ_FD`, once asked for (see `wait(orDescriptors:timeout:)`).
+  private var notifier: Int32?
+  /// Whether `ZMQ_EVENTS` was read after the socket was last used: its descriptor then
+  /// signals the next change (see `wait(orDescriptors:timeout:)`).
+  private var isSettled = false
   /// Keeps the context alive as long as the socket.
   private let context: BusContext
 
@@ -88,6 +93,7 @@ public final class BusSocket {
   }
 
   public func bind(_ endpoint: String) throws {
+    isSettled = false
     guard zmq_bind(handle, endpoint) == 0 else {
       throw BusError.last("bind", kind: kind.description, endpoint: endpoint)
     }
@@ -95,6 +101,7 @@ public final class BusSocket {
   }
 
   public func connect(_ endpoint: String) throws {
+    isSettled = false
     guard zmq_connect(handle, endpoint) == 0 else {
       throw BusError.last("connect", kind: kind.description, endpoint: endpoint)
     }
@@ -102,6 +109,7 @@ public final class BusSocket {
   }
 
   public func disconnect(_ endpoint: String) throws {
+    isSettled = false
     guard zmq_disconnect(handle, endpoint) == 0 else {
       throw BusError.last("disconnect", kind: kind.description, endpoint: endpoint)
     }
@@ -121,6 +129,7 @@ public final class BusSocket {
   /// Sends one message of several frames. With `dontWait`, throws `EAGAIN` instead of
   /// waiting when the high-water mark is reached.
   public func send(_ frames: [Data], dontWait: Bool = false) throws {
+    isSettled = false
     precondition(!frames.isEmpty, "a message has at least one frame")
     for (index, frame) in frames.enumerated() {
       var flags: Int32 = index < frames.count - 1 ? ZMQ_SNDMORE : 0
@@ -157,6 +166,7 @@ public final class BusSocket {
   /// calls of its own even when a message is already queued, and this is on every request
   /// and every reply. A signal that interrupts the wait returns nil, as a timeout does.
   public func receiveMessage(timeout: Duration? = nil) throws -> ReceivedMessage? {
+    isSettled = false
     let wait = timeout.map { Int32($0.milliseconds) } ?? -1
     if wait != receiveTimeout {
       try set(ZMQ_RCVTIMEO, wait)
@@ -209,6 +219,7 @@ public final class BusSocket {
 
   /// Waits until the socket has one of `events`, or `timeout` passes (false).
   public func poll(for events: Events, timeout: Duration) throws -> Bool {
+    isSettled = false
     var item = zmq_pollitem_t(socket: handle, fd: 0, events: events.rawValue, revents: 0)
     let result = zmq_poll(&item, 1, Int(timeout.milliseconds))
     if result < 0 {
@@ -233,34 +244,58 @@ public final class BusSocket {
   /// Waits until the socket is readable or one of `descriptors` has one of its events (an
   /// error or a hang-up counts as readable), or `timeout` passes: whether the socket is
   /// readable, and what each descriptor has.
+  ///
+  /// One `poll(2)`, with the socket's own descriptor (`ZMQ_FD`) beside the others. That
+  /// descriptor becomes readable when libzmq has news for the socket, and its news is taken
+  /// (and the socket's state read) by `ZMQ_EVENTS` — and by every send and receive, which is
+  /// why the state is read again before a wait once the socket has been used (`isSettled`).
+  /// Unused since, the descriptor alone says when something comes: a wait then costs one
+  /// system call where `zmq_poll` makes four or five.
   public func wait(orDescriptors descriptors: [(fd: Int32, events: Events)], timeout: Duration)
     throws -> (socket: Bool, ready: [Events])
   {
-    var items =
-      [zmq_pollitem_t(socket: handle, fd: 0, events: Int16(ZMQ_POLLIN), revents: 0)]
-      + descriptors.map {
-        zmq_pollitem_t(socket: nil, fd: $0.fd, events: $0.events.rawValue, revents: 0)
-      }
-    let result = zmq_poll(&items, Int32(items.count), Int(timeout.milliseconds))
-    if result < 0 {
-      if zmq_errno() == EINTR { return (false, descriptors.map { _ in [] }) }
-      throw BusError.last("poll", kind: kind.description)
+    let notifier = try notifierDescriptor()
+    var readableFirst = false
+    if !isSettled { readableFirst = try hasMessage() }
+    var polled =
+      [pollfd(fd: notifier, events: Int16(POLLIN), revents: 0)]
+      + descriptors.map { pollfd(fd: $0.fd, events: $0.events.pollEvents, revents: 0) }
+    guard
+      try Descriptors.poll(&polled, milliseconds: readableFirst ? 0 : timeout.milliseconds)
+    else { return (readableFirst, descriptors.map { _ in [] }) }
+    var socket = readableFirst
+    if !socket, polled[0].revents != 0 { socket = try hasMessage() }
+    return (socket, polled.dropFirst().map { Events(polled: $0.revents) })
+  }
+
+  /// The socket's `ZMQ_FD` (asked for once).
+  private func notifierDescriptor() throws -> Int32 {
+    if let notifier { return notifier }
+    var descriptor: Int32 = -1
+    var size = MemoryLayout<Int32>.size
+    guard zmq_getsockopt(handle, ZMQ_FD, &descriptor, &size) == 0 else {
+      throw BusError.last("getsockopt(ZMQ_FD)", kind: kind.description)
     }
-    let failed = Int16(ZMQ_POLLERR)
-    return (
-      items[0].revents != 0,
-      items.dropFirst().map {
-        var ready = Events(
-          rawValue: $0.revents & (Events.readable.rawValue | Events.writable.rawValue))
-        if $0.revents & failed != 0 { ready.insert(.readable) }
-        return ready
-      }
-    )
+    notifier = descriptor
+    return descriptor
+  }
+
+  /// Whether a message waits (`ZMQ_EVENTS`, which also takes libzmq's news for the socket:
+  /// until the socket is used again, its descriptor signals what comes next).
+  private func hasMessage() throws -> Bool {
+    var events: Int32 = 0
+    var size = MemoryLayout<Int32>.size
+    guard zmq_getsockopt(handle, ZMQ_EVENTS, &events, &size) == 0 else {
+      throw BusError.last("getsockopt(ZMQ_EVENTS)", kind: kind.description)
+    }
+    isSettled = true
+    return events & ZMQ_POLLIN != 0
   }
 
   // MARK: - Options
 
   func set(_ option: Int32, _ value: Int32) throws {
+    isSettled = false
     var value = value
     guard zmq_setsockopt(handle, option, &value, MemoryLayout<Int32>.size) == 0 else {
       throw BusError.last("setsockopt(\(option))", kind: kind.description)
@@ -268,6 +303,7 @@ public final class BusSocket {
   }
 
   func set(_ option: Int32, _ value: Int64) throws {
+    isSettled = false
     var value = value
     guard zmq_setsockopt(handle, option, &value, MemoryLayout<Int64>.size) == 0 else {
       throw BusError.last("setsockopt(\(option))", kind: kind.description)
@@ -275,6 +311,7 @@ public final class BusSocket {
   }
 
   func set(_ option: Int32, _ bytes: Data) throws {
+    isSettled = false
     let result = bytes.withUnsafeBytes { zmq_setsockopt(handle, option, $0.baseAddress, $0.count) }
     guard result == 0 else { throw BusError.last("setsockopt(\(option))", kind: kind.description) }
   }

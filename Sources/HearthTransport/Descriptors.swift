@@ -1,7 +1,10 @@
 import CZMQ
+import Glibc
 
-/// Waiting on plain file descriptors (sockets, pipes), through the same `zmq_poll` as the bus
-/// sockets: the one place besides `BusSocket` that waits on a descriptor.
+/// Waiting on plain file descriptors (sockets, pipes, a ZeroMQ socket's `ZMQ_FD`) with one
+/// `poll(2)`: the one place besides `BusSocket` that waits on a descriptor. (`zmq_poll` on
+/// plain descriptors first polls with no timeout and then again with it: two system calls
+/// for every wait that blocks.)
 public enum Descriptors {
   /// Waits until one of `items` has one of its events (an error or a hang-up counts as
   /// readable), or `timeout` passes (rounded up to a millisecond: under one left is not yet
@@ -10,20 +13,38 @@ public enum Descriptors {
   public static func wait(
     _ items: [(fd: Int32, events: BusSocket.Events)], timeout: Duration
   ) throws -> [BusSocket.Events] {
-    var polled = items.map {
-      zmq_pollitem_t(socket: nil, fd: $0.fd, events: $0.events.rawValue, revents: 0)
+    var polled = items.map { pollfd(fd: $0.fd, events: $0.events.pollEvents, revents: 0) }
+    let milliseconds = Int32(clamping: Int((timeout / .milliseconds(1)).rounded(.up)))
+    guard try poll(&polled, milliseconds: max(0, milliseconds)) else {
+      return items.map { _ in [] }
     }
-    let milliseconds = Int((timeout / .milliseconds(1)).rounded(.up))
-    let result = zmq_poll(&polled, Int32(polled.count), max(0, milliseconds))
+    return polled.map { BusSocket.Events(polled: $0.revents) }
+  }
+
+  /// One `poll(2)` of `descriptors`: false when a signal interrupted it.
+  static func poll(_ descriptors: inout [pollfd], milliseconds: Int32) throws -> Bool {
+    let result = descriptors.withUnsafeMutableBufferPointer {
+      Glibc.poll($0.baseAddress, nfds_t($0.count), milliseconds)
+    }
     if result < 0 {
-      if zmq_errno() == EINTR { return items.map { _ in [] } }
+      if errno == EINTR { return false }
       throw BusError.last("poll")
     }
-    let readableOrWritable = BusSocket.Events.readable.rawValue | BusSocket.Events.writable.rawValue
-    return polled.map {
-      var ready = BusSocket.Events(rawValue: $0.revents & readableOrWritable)
-      if $0.revents & Int16(ZMQ_POLLERR) != 0 { ready.insert(.readable) }
-      return ready
-    }
+    return true
+  }
+}
+
+extension BusSocket.Events {
+  /// The same events as `poll(2)` spells them (ZeroMQ numbers them its own way).
+  var pollEvents: Int16 {
+    (contains(.readable) ? Int16(POLLIN) : 0) | (contains(.writable) ? Int16(POLLOUT) : 0)
+  }
+
+  /// What `poll(2)` reported: an error, a hang-up or a bad descriptor counts as readable
+  /// (the read that follows finds out which).
+  init(polled revents: Int16) {
+    self = []
+    if revents & Int16(POLLIN | POLLERR | POLLHUP | POLLNVAL) != 0 { insert(.readable) }
+    if revents & Int16(POLLOUT) != 0 { insert(.writable) }
   }
 }
