@@ -33,7 +33,9 @@ public final class RequestStreams {
     case open(userID: String, principal: String)
   }
 
-  private struct Connection {
+  /// A class, not a struct: the hub's thread changes a connection in place on every frame,
+  /// where a copy taken out of `connections` and stored back would copy its buffers.
+  private final class Connection {
     let fd: Int32
     var state = State.greeting
     /// The handshake's ciphers, from the hub's answer on: every frame after it is sealed.
@@ -48,6 +50,11 @@ public final class RequestStreams {
     var deadline: Duration?
     /// Closed once its output is out (it was refused).
     var closing = false
+
+    init(fd: Int32, deadline: Duration) {
+      self.fd = fd
+      self.deadline = deadline
+    }
   }
 
   /// What the stream holds at most (see `StreamLimits`).
@@ -372,13 +379,12 @@ public final class RequestStreams {
   /// word, when it does not decrypt: it was not sealed by the client of this handshake, or
   /// was changed, replayed or reordered.
   private func unseal(_ id: UInt64, _ sealed: Data) -> Data? {
-    guard var session = connections[id]?.session,
-      let frame = try? session.receive.decrypt(sealed)
+    guard let connection = connections[id], connection.session != nil,
+      let frame = try? connection.session?.receive.decrypt(sealed)
     else {
       drop(id)
       return nil
     }
-    connections[id]?.session = session
     return frame
   }
 
@@ -419,17 +425,15 @@ public final class RequestStreams {
   /// Queues `body` for the connection, sealed once the handshake has its ciphers (in the
   /// order the frames go out, as their counter says).
   private func enqueue(_ id: UInt64, _ plain: Data) {
-    guard var connection = connections[id] else { return }
+    guard let connection = connections[id] else { return }
     var body = plain
-    if var session = connection.session {
-      guard let sealed = try? session.send.encrypt(plain) else { return drop(id) }
-      connection.session = session
+    if connection.session != nil {
+      guard let sealed = try? connection.session?.send.encrypt(plain) else { return drop(id) }
       body = sealed
     }
     connection.output.append((FrameBuffer.header(body.count), body))
     connection.waitingBytes += 4 + body.count
     outputBytes += 4 + body.count
-    connections[id] = connection
     guard connection.waitingBytes <= maximumOutput else {
       counters.closedForReplies += 1
       return drop(id)
@@ -458,14 +462,12 @@ public final class RequestStreams {
 
   /// Sends waiting frames until the socket would block.
   private func flush(_ id: UInt64) {
-    guard var connection = connections[id] else { return }
-    defer { if connections[id] != nil { connections[id] = connection } }
+    guard let connection = connections[id] else { return }
     while let (header, body) = connection.output.first {
       let sent = sendFrame(connection.fd, header: header, body: body, from: connection.sentOfFirst)
       if sent < 0 {
         if errno == EINTR { continue }
         if errno == EAGAIN || errno == EWOULDBLOCK { return }
-        connections[id] = connection
         return drop(id)
       }
       connection.sentOfFirst += sent
@@ -476,10 +478,7 @@ public final class RequestStreams {
         connection.sentOfFirst = 0
       }
     }
-    if connection.closing {
-      connections[id] = connection
-      drop(id)
-    }
+    if connection.closing { drop(id) }
   }
 
   private static func error() -> String { String(cString: strerror(errno)) }
