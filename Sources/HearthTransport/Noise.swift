@@ -111,21 +111,24 @@ public struct NoiseCipher: Sendable {
   public mutating func encrypt(_ plaintext: Data, associated: Data = Data()) throws -> Data {
     guard let key else { return plaintext }
     guard nonce < UInt64.max else { throw Noise.Failure.exhausted }
-    var out = [UInt8](repeating: 0, count: plaintext.count + Noise.tagSize)
-    var length: UInt64 = 0
-    let iv = Self.iv(nonce)
-    plaintext.withUnsafeBytes { plain in
-      associated.withUnsafeBytes { ad in
-        key.withUnsafeBytes { key in
-          _ = crypto_aead_chacha20poly1305_ietf_encrypt(
-            &out, &length, plain.bindMemory(to: UInt8.self).baseAddress, UInt64(plain.count),
-            ad.bindMemory(to: UInt8.self).baseAddress, UInt64(ad.count), nil, iv,
-            key.bindMemory(to: UInt8.self).baseAddress!)
+    var out = Data(count: plaintext.count + Noise.tagSize)
+    Self.withIV(nonce) { iv in
+      out.withUnsafeMutableBytes { out in
+        plaintext.withUnsafeBytes { plain in
+          associated.withUnsafeBytes { ad in
+            key.withUnsafeBytes { key in
+              _ = crypto_aead_chacha20poly1305_ietf_encrypt(
+                out.bindMemory(to: UInt8.self).baseAddress!, nil,
+                plain.bindMemory(to: UInt8.self).baseAddress, UInt64(plain.count),
+                ad.bindMemory(to: UInt8.self).baseAddress, UInt64(ad.count), nil, iv,
+                key.bindMemory(to: UInt8.self).baseAddress!)
+            }
+          }
         }
       }
     }
     nonce += 1
-    return Data(out)
+    return out
   }
 
   /// The plaintext of `ciphertext`; throws `decryption` when its tag does not verify (the
@@ -134,26 +137,37 @@ public struct NoiseCipher: Sendable {
     guard let key else { return ciphertext }
     guard nonce < UInt64.max else { throw Noise.Failure.exhausted }
     guard ciphertext.count >= Noise.tagSize else { throw Noise.Failure.decryption }
-    var out = [UInt8](repeating: 0, count: ciphertext.count - Noise.tagSize)
-    var length: UInt64 = 0
-    let iv = Self.iv(nonce)
-    let status = ciphertext.withUnsafeBytes { sealed in
-      associated.withUnsafeBytes { ad in
-        key.withUnsafeBytes { key in
-          crypto_aead_chacha20poly1305_ietf_decrypt(
-            &out, &length, nil, sealed.bindMemory(to: UInt8.self).baseAddress!,
-            UInt64(sealed.count), ad.bindMemory(to: UInt8.self).baseAddress, UInt64(ad.count), iv,
-            key.bindMemory(to: UInt8.self).baseAddress!)
+    // One byte at least: libsodium is given somewhere to write even for an empty plaintext.
+    let length = ciphertext.count - Noise.tagSize
+    var out = Data(count: max(1, length))
+    let status = Self.withIV(nonce) { iv in
+      out.withUnsafeMutableBytes { out in
+        ciphertext.withUnsafeBytes { sealed in
+          associated.withUnsafeBytes { ad in
+            key.withUnsafeBytes { key in
+              crypto_aead_chacha20poly1305_ietf_decrypt(
+                out.bindMemory(to: UInt8.self).baseAddress!, nil, nil,
+                sealed.bindMemory(to: UInt8.self).baseAddress!, UInt64(sealed.count),
+                ad.bindMemory(to: UInt8.self).baseAddress, UInt64(ad.count), iv,
+                key.bindMemory(to: UInt8.self).baseAddress!)
+            }
+          }
         }
       }
     }
     guard status == 0 else { throw Noise.Failure.decryption }
     nonce += 1
-    return Data(out)
+    return length == 0 ? Data() : out
   }
 
-  private static func iv(_ nonce: UInt64) -> [UInt8] {
-    [0, 0, 0, 0] + (0..<8).map { UInt8(truncatingIfNeeded: nonce >> (8 * $0)) }
+  /// Calls `body` with the 96-bit nonce of `counter`: four zero bytes, then the counter
+  /// little-endian.
+  private static func withIV<R>(_ counter: UInt64, _ body: (UnsafePointer<UInt8>) -> R) -> R {
+    var iv: (UInt32, UInt32, UInt32) = (
+      0, UInt32(truncatingIfNeeded: counter).littleEndian,
+      UInt32(truncatingIfNeeded: counter >> 32).littleEndian
+    )
+    return withUnsafeBytes(of: &iv) { body($0.bindMemory(to: UInt8.self).baseAddress!) }
   }
 }
 

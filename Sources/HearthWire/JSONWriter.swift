@@ -75,8 +75,29 @@ package struct JSONWriter {
 
   /// An integer in decimal.
   package mutating func integer(_ value: some BinaryInteger) {
-    bytes.append(contentsOf: String(value).utf8)
+    if let small = Int64(exactly: value) {
+      decimal(small)
+    } else {
+      bytes.append(contentsOf: String(value).utf8)
+    }
     isFirst = false
+  }
+
+  /// `value`'s decimal digits, written straight into the output (`String(value)` goes
+  /// through the generic radix conversion and a string of its own).
+  private mutating func decimal(_ value: Int64) {
+    if value < 0 { bytes.append(UInt8(ascii: "-")) }
+    var magnitude = value.magnitude
+    var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)  // 24 bytes: room for Int64's 19 digits
+    withUnsafeMutableBytes(of: &digits) { buffer in
+      var start = buffer.count
+      repeat {
+        start -= 1
+        buffer[start] = UInt8(ascii: "0") + UInt8(magnitude % 10)
+        magnitude /= 10
+      } while magnitude > 0
+      bytes.append(contentsOf: buffer[start...])
+    }
   }
 
   package mutating func bool(_ value: Bool) {
@@ -99,7 +120,7 @@ package struct JSONWriter {
       bytes.append(contentsOf: "null".utf8)
     case .integer(let integer):
       bytes.append(contentsOf: #"{"int":""#.utf8)
-      bytes.append(contentsOf: String(integer).utf8)
+      decimal(integer)
       bytes.append(contentsOf: #""}"#.utf8)
     case .double(let double):
       guard !double.isNaN else {
