@@ -64,8 +64,11 @@ struct HubSession {
   /// within `timeout`, the queue, a batch of pruning and the heartbeat when they are due.
   /// False once the hub's stop bell has rung (`Hub.stop()`): the loop ends after this turn.
   mutating func serveOnce(waitingAtMost timeout: Duration) throws -> Bool {
+    // The keys' watch, when there is one, is polled last of the bells (-1: none; poll(2)
+    // leaves a negative descriptor alone).
     let bells = [
       hub.sync.jobs.bell.descriptor, hub.syncer.bell.descriptor, hub.stopBell.descriptor,
+      identities.descriptor ?? -1,
     ]
     let (readable, ready) = try router.wait(
       orDescriptors: bells.map { ($0, .readable) } + streams.descriptors(),
@@ -80,9 +83,11 @@ struct HubSession {
     }
     // The stop bell is never cleared: every later wait returns at once.
     let isStopping = !ready[2].isEmpty
-    // The keys are looked at (one `stat`) only when something has come.
-    if readable || ready.dropFirst(bells.count).contains(where: { !$0.isEmpty }) {
-      identities.refresh()
+    // The keys are read again when their watch says they changed; with no watch, they are
+    // looked at (one `stat`) when something has come.
+    let keysChanged = !ready[3].isEmpty
+    if keysChanged || readable || ready.dropFirst(bells.count).contains(where: { !$0.isEmpty }) {
+      identities.refresh(watchFired: keysChanged)
     }
     let known = identities
     let principal = { (userID: String?) in

@@ -24,21 +24,48 @@ struct Identities {
   /// (the monotonic clock, in nanoseconds).
   private var stale = true
   private var readAt: UInt64 = 0
+  /// Reports each change of the plugins directory; while it watches, the keys are read
+  /// again only when it says so (nil: the directory is looked at by `stat`).
+  private var watch: DirectoryWatch?
+  private var watchTriedAt: UInt64 = 0
 
   init(keyring: Keyring) {
     self.keyring = keyring
-    refresh()
+    watchTriedAt = DispatchTime.now().uptimeNanoseconds
+    watch = DirectoryWatch(path: keyring.pluginsDirectory)
+    reload(stamp: keyring.stamp())
   }
 
-  /// Rereads the issued keys when the keyring's plugins directory has changed (one `stat`).
-  /// A directory's time moves in clock ticks of a few milliseconds, so a change in the tick
-  /// of the last reading would not move it: while the last change is under two seconds
-  /// old, the keys are read again every 20 ms (and before any refusal, see `refusal`).
-  mutating func refresh() {
+  /// What to poll for the keys' changes, beside the hub's sockets (nil: nothing to poll;
+  /// `refresh` looks at the directory itself).
+  var descriptor: Int32? { watch?.isWatching == true ? watch?.descriptor : nil }
+
+  /// Rereads the issued keys when they may have changed: when the directory watch reported
+  /// a change (`watchFired`, its descriptor readable), or, with no watch, when the keyring's
+  /// plugins directory has (one `stat`). A directory's time moves in clock ticks of a few
+  /// milliseconds, so a change in the tick of the last reading would not move it: without a
+  /// watch, while the last change is under two seconds old, the keys are read again every
+  /// 20 ms (and before any refusal, see `refusal`).
+  mutating func refresh(watchFired: Bool) {
+    if let watch, watch.isWatching {
+      guard watchFired else { return }
+      // Drained before the keys are read: a change after this is reported again.
+      watch.drain()
+      return reload(stamp: watch.isWatching ? nil : keyring.stamp())
+    }
+    // No watch (the directory did not exist, or went away): watching is tried again once
+    // a second, and its first turn reads the keys.
+    let clockNow = DispatchTime.now().uptimeNanoseconds
+    if clockNow - watchTriedAt > 1_000_000_000 {
+      watchTriedAt = clockNow
+      watch = DirectoryWatch(path: keyring.pluginsDirectory)
+    } else {
+      watch = nil
+    }
     let now = keyring.stamp()
     let changed = now?.tv_sec != stamp?.tv_sec || now?.tv_nsec != stamp?.tv_nsec
-    let elapsed = DispatchTime.now().uptimeNanoseconds - readAt
-    guard changed || (stale && elapsed > 20_000_000) else { return }
+    let elapsed = clockNow - readAt
+    guard watch != nil || changed || (stale && elapsed > 20_000_000) else { return }
     reload(stamp: now)
   }
 
