@@ -281,15 +281,17 @@ public final class BusSocket {
   }
 
   /// Whether a message waits (`ZMQ_EVENTS`, which also takes libzmq's news for the socket:
-  /// until the socket is used again, its descriptor signals what comes next).
+  /// when none waits, its descriptor signals the next until the socket is used again; one
+  /// that waits is looked for again at the next wait, whoever receives it).
   private func hasMessage() throws -> Bool {
     var events: Int32 = 0
     var size = MemoryLayout<Int32>.size
     guard zmq_getsockopt(handle, ZMQ_EVENTS, &events, &size) == 0 else {
       throw BusError.last("getsockopt(ZMQ_EVENTS)", kind: kind.description)
     }
-    isSettled = true
-    return events & ZMQ_POLLIN != 0
+    let readable = events & ZMQ_POLLIN != 0
+    isSettled = !readable
+    return readable
   }
 
   // MARK: - Options
