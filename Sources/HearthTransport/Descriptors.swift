@@ -1,4 +1,3 @@
-import CZMQ
 import Glibc
 
 /// Waiting on plain file descriptors (sockets, pipes, a ZeroMQ socket's `ZMQ_FD`) with one

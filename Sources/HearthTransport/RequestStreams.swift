@@ -379,8 +379,7 @@ public final class RequestStreams {
   /// word, when it does not decrypt: it was not sealed by the client of this handshake, or
   /// was changed, replayed or reordered.
   private func unseal(_ id: UInt64, _ sealed: Data) -> Data? {
-    guard let connection = connections[id], connection.session != nil,
-      let frame = try? connection.session?.receive.decrypt(sealed)
+    guard let frame = try? connections[id]?.session?.receive.decrypt(sealed)
     else {
       drop(id)
       return nil

@@ -125,8 +125,6 @@ extension SyncSuites {
       #expect(records.rows.first?[0] == "500" && records.rows.first?[1] == "500")
     }
 
-    /// A hub killed while it pulls 3,000 records, 50 a page, resumes from the last page it
-    /// applied and ends with every row once.
     /// A hub stopped while the server holds its statement (here a push waiting for a lock;
     /// in life, a large zone's compaction) stops at once: the statement is cancelled and
     /// rolled back, nothing is acknowledged, and the next run pushes it.
@@ -170,6 +168,8 @@ extension SyncSuites {
       }
     }
 
+    /// A hub killed while it pulls 3,000 records, 50 a page, resumes from the last page it
+    /// applied and ends with every row once.
     @Test func aHubKilledInTheMiddleOfAPullResumesAndEndsEqual() throws {
       let server = try PostgresServer()
       defer { server.stop() }
